@@ -1,0 +1,24 @@
+// Shared Jest settings: ts-jest transpiles only (type checking is the `typecheck` target),
+// and the workspace path aliases resolve to library sources.
+const path = require('node:path');
+
+const root = __dirname;
+const alias = (p) => path.join(root, p);
+
+module.exports = {
+  testEnvironment: 'node',
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: alias('tsconfig.base.json'), isolatedModules: true, diagnostics: false }],
+  },
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  moduleNameMapper: {
+    '^@qim/store-core$': alias('libs/store-core/src/index.ts'),
+    '^@qim/store-memory$': alias('libs/store-memory/src/index.ts'),
+    '^@qim/store-redis$': alias('libs/store-redis/src/index.ts'),
+    '^@qim/store-scylla$': alias('libs/store-scylla/src/index.ts'),
+    '^@qim/store-contract/testing$': alias('libs/store-contract/src/testing.ts'),
+    '^@qim/bus$': alias('libs/bus/src/index.ts'),
+    '^@qim/service-kit$': alias('libs/service-kit/src/index.ts'),
+  },
+  testMatch: ['**/*.spec.ts'],
+};

@@ -1,0 +1,89 @@
+/**
+ * Domain errors: one tagged class per situation, each with a literal `code`. No HTTP status here;
+ * each app maps `code` → status in one error handler. Every backend raises the same error for the
+ * same situation (the contract suite checks the class and the code).
+ */
+export abstract class StoreError extends Error {
+  abstract readonly code: string;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Same commit key (or dispatch) with different content. */
+export class ConflictError extends StoreError {
+  readonly code = 'CONFLICT' as const;
+}
+/** The history authorizer refused the viewer; nothing was read. */
+export class ForbiddenError extends StoreError {
+  readonly code = 'FORBIDDEN' as const;
+}
+/** The cursor points below trim or into an expired retention gap: the device must resync. */
+export class CursorExpiredError extends StoreError {
+  readonly code = 'CURSOR_EXPIRED' as const;
+  constructor(message: string, readonly boundary: bigint) {
+    super(message);
+  }
+}
+/** Stored data is missing, undecodable or inconsistent. Fails closed; never skipped. */
+export class CorruptEntryError extends StoreError {
+  readonly code = 'CORRUPT_ENTRY' as const;
+}
+/** A dispatch carries a GC marker: reads, replays, chunk writes and watermark moves are refused. */
+export class GcNotSafeError extends StoreError {
+  readonly code = 'GC_NOT_SAFE' as const;
+}
+/** A mailbox seq belongs to another epoch than the store's `ShardEpoch`. */
+export class EpochMismatchError extends StoreError {
+  readonly code = 'EPOCH_MISMATCH' as const;
+}
+/** A dispatch id seen again with a different digest or manifest. */
+export class DispatchConflictError extends StoreError {
+  readonly code = 'DISPATCH_CONFLICT' as const;
+}
+/** A state transition was asked from a state that does not allow it (commit FSM, chunk, lane). */
+export class InvalidStateError extends StoreError {
+  readonly code = 'INVALID_STATE' as const;
+}
+/** The thing an operation needs does not exist (commit, dispatch, chunk). */
+export class NotFoundError extends StoreError {
+  readonly code = 'NOT_FOUND' as const;
+}
+/** A lane watermark CAS lost (W ≠ expected), or a floor move not allowed. */
+export class WatermarkConflictError extends StoreError {
+  readonly code = 'WATERMARK_CONFLICT' as const;
+}
+/** A lane cannot advance: the next source offset is missing (a hole) or its chunks are incomplete. */
+export class WatermarkStalledError extends StoreError {
+  readonly code = 'WATERMARK_STALLED' as const;
+}
+/** The durable watermark and its recomputation from completion facts disagree: not ready. */
+export class WatermarkNotReadyError extends StoreError {
+  readonly code = 'WATERMARK_NOT_READY' as const;
+}
+/** A rule the code itself must keep was broken (u64 bit 63, impossible state). Nothing is written. */
+export class InvariantViolationError extends StoreError {
+  readonly code = 'INVARIANT_VIOLATION' as const;
+}
+/** Caller input is malformed (id format, sizes, budgets). Nothing is written. */
+export class InvalidInputError extends StoreError {
+  readonly code = 'INVALID_INPUT' as const;
+}
+/** The backend cannot answer now (server down, quorum unavailable, timeout). Safe to retry. */
+export class UnavailableError extends StoreError {
+  readonly code = 'UNAVAILABLE' as const;
+}
+
+/** Why a codec refused bytes. */
+export type CodecFailure = 'BAD_MAGIC' | 'UNKNOWN_VERSION' | 'TRUNCATED' | 'TRAILING_BYTES' | 'OUT_OF_RANGE' | 'NOT_CANONICAL';
+
+/** A codec refused to decode (or encode) a value. Backends wrap it in `CorruptEntryError` when it comes from storage. */
+export class CodecError extends StoreError {
+  readonly code = 'CODEC_ERROR' as const;
+  constructor(readonly codec: string, readonly failure: CodecFailure, detail: string) {
+    super(`${codec}: ${failure}: ${detail}`);
+  }
+}
+
+export type StoreErrorCode = StoreError['code'];
