@@ -1,0 +1,55 @@
+import type { Id128 } from '../model/ids';
+import type { CommitIntent, MessageRecord } from '../model/message';
+import { recordFromIntent } from '../rules/record-from-intent';
+import { ByteReader } from './byte-reader';
+import { ByteWriter } from './byte-writer';
+import { MAX_CODEC_RECIPIENTS, MAX_MESSAGE_RECORD_BYTES } from './codec-limits';
+import { readSortedIds, writeSortedIds } from './fields';
+import { decodeMessageRecord, encodeMessageRecord } from './message-record';
+
+/** The value of a Kafka `qim.messages` record: the committed message and its recipient snapshot. */
+export interface MessageEvent {
+  readonly record: MessageRecord;
+  /** The intent's recipient snapshot: sorted ascending, unique. */
+  readonly recipients: readonly Id128[];
+}
+
+/**
+ * Message event codec (Kafka topic `qim.messages`, value bytes).
+ *
+ * Layout v1 (big-endian, exact length):
+ * ```
+ * "QEV" 0x01
+ * record: u32 len + a complete `MessageRecord` encoding ("QMR"…, ≤ MAX_MESSAGE_RECORD_BYTES)
+ * recipients: u32 count (≤ MAX_CODEC_RECIPIENTS) + count × 16, strictly ascending
+ * ```
+ * The event is a pure function of the intent (`messageEventOf`), so a re-publication after a crash
+ * is byte-identical.
+ *
+ * Tail compatibility: v1 is exact-length. New fields are appended after `recipients` under a new
+ * version byte whose decoder also accepts v1; consumers must be upgraded before producers write it.
+ */
+const CODEC = 'message-event';
+const MAGIC = 'QEV';
+const VERSION = 1;
+
+export function encodeMessageEvent(e: MessageEvent): Buffer {
+  const w = new ByteWriter(CODEC).header(MAGIC, VERSION);
+  w.bytes(encodeMessageRecord(e.record), MAX_MESSAGE_RECORD_BYTES, 'record');
+  writeSortedIds(w, e.recipients, MAX_CODEC_RECIPIENTS, 'recipients');
+  return w.finish();
+}
+
+export function decodeMessageEvent(b: Uint8Array): MessageEvent {
+  const r = new ByteReader(CODEC, b);
+  r.header(MAGIC, [VERSION]);
+  const record = decodeMessageRecord(r.bytes(MAX_MESSAGE_RECORD_BYTES, 'record'));
+  const recipients = readSortedIds(r, MAX_CODEC_RECIPIENTS, 'recipients');
+  r.end();
+  return { record, recipients };
+}
+
+/** The outbox event of a commit: `recordFromIntent(intent)` and the intent's recipient snapshot. Pure. */
+export function messageEventOf(intent: CommitIntent): MessageEvent {
+  return { record: recordFromIntent(intent), recipients: [...intent.recipients] };
+}
