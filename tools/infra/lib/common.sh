@@ -49,8 +49,8 @@ tail_logs() {
   local f
   for f in "$@"; do
     [[ -s "$f" ]] || continue
-    printf '[infra] ---- last 40 lines of %s ----\n' "$f" >&2
-    tail -n 40 "$f" >&2
+    printf '[infra] ---- last 30 lines of %s (long lines cut) ----\n' "$f" >&2
+    tail -n 30 "$f" | cut -c1-300 >&2
   done
 }
 
@@ -100,7 +100,8 @@ spawn() {
   printf '\n==== %s starting: %s\n' "$(date -u +%FT%TZ)" "$*" >> "$out"
   # In a non-interactive script the background child is not a process-group leader, so
   # setsid execs in place and $! is the pid of the service itself.
-  setsid "$@" >> "$out" 2>&1 < /dev/null &
+  # fd 9 is the lock taken by `infra up`; a long-lived child must not inherit (and hold) it.
+  setsid "$@" >> "$out" 2>&1 < /dev/null 9>&- &
   printf '%s\n' "$!" > "$pidfile"
 }
 

@@ -101,9 +101,9 @@ kafka_down() {
 kafka_status() {
   local pid
   if pid="$(kafka_owned_pid)"; then
-    echo "kafka       running  pid $pid  127.0.0.1:$KAFKA_PORT (controller :$KAFKA_CONTROLLER_PORT)"
+    echo "kafka             running  pid $pid  127.0.0.1:$KAFKA_PORT (controller :$KAFKA_CONTROLLER_PORT)"
   else
-    echo "kafka       stopped  127.0.0.1:$KAFKA_PORT"
+    echo "kafka             stopped  127.0.0.1:$KAFKA_PORT"
     return 1
   fi
 }

@@ -26,8 +26,8 @@ classpath_file() {
   t0=$(now_ms)
   log "resolving $name jars with Maven (first run on an empty ~/.m2 downloads them; log: ${mlog#"$REPO_ROOT"/})"
   # JAVA_HOME pins Maven itself to Java 17 too, so it behaves the same on machines whose default
-  # java is newer. The cassandra-parent pom logs model errors about system-scoped JMC/VisualVM
-  # artifacts; they do not affect resolution, so the log is only shown when Maven fails.
+  # java is newer. Cassandra's poms make Maven print harmless warnings (invalid sjk-* poms), so
+  # the log is only shown when Maven fails.
   if ! JAVA_HOME="$(dirname "$(dirname "$(readlink -f "$JAVA_BIN")")")" \
       mvn -B -f "$pom" dependency:build-classpath \
         -Dmdep.outputFile="$out.tmp" -Dmdep.includeScope=runtime > "$mlog" 2>&1; then

@@ -52,7 +52,8 @@ appendfsync $REDIS_APPENDFSYNC
 save ""
 EOF
   log "redis: starting redis-server on 127.0.0.1:$REDIS_PORT (appendonly yes, appendfsync $REDIS_APPENDFSYNC)"
-  redis-server "$REDIS_DIR/redis.conf" || { tail_logs "$REDIS_LOG"; die "redis-server failed to start"; }
+  # 9>&-: the daemon must not inherit the lock fd of `infra up` (see spawn in common.sh).
+  redis-server "$REDIS_DIR/redis.conf" 9>&- || { tail_logs "$REDIS_LOG"; die "redis-server failed to start"; }
 
   local deadline=$(( $(date +%s) + 30 ))
   until redis_ping; do
@@ -79,11 +80,11 @@ redis_down() {
 redis_status() {
   local pid
   if pid="$(redis_owned_pid)" && redis_ping; then
-    echo "redis       running  pid $pid  127.0.0.1:$REDIS_PORT  (ours, appendonly)"
+    echo "redis             running  pid $pid  127.0.0.1:$REDIS_PORT  (ours, appendonly)"
   elif redis_ping; then
-    echo "redis       running  127.0.0.1:$REDIS_PORT  (external, reused)"
+    echo "redis             running  127.0.0.1:$REDIS_PORT  (external, reused)"
   else
-    echo "redis       stopped  127.0.0.1:$REDIS_PORT"
+    echo "redis             stopped  127.0.0.1:$REDIS_PORT"
     return 1
   fi
 }

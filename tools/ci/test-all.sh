@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The test command (README): brings up the real servers the tests need through the project's own
+# infrastructure entry point, then runs lint, typecheck and every Jest project (unit, contract suites
+# on Memory/Redis/Cassandra, services end to end), and prints one closing count.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+export NX_DAEMON=false NX_NO_CLOUD=true NX_TUI=false
+export QIM_ENV=${QIM_ENV:-test}
+
+stop_infra() { [ "${QIM_KEEP_INFRA:-}" = 1 ] || tools/infra/infra down || true; }
+trap stop_infra EXIT
+
+step() { printf '\n=== %s (%s)\n' "$1" "$(date -u +%H:%M:%S)"; }
+
+step "infrastructure up"
+tools/infra/infra up
+eval "$(tools/infra/infra env)"
+
+step "lint + typecheck"
+npx nx run-many -t lint typecheck --output-style=static
+
+step "store-core line coverage (threshold 90%)"
+npx jest -c libs/store-core/jest.config.js --coverage --coverageReporters=text-summary --silent
+
+step "all test projects"
+mkdir -p .infra/reports
+set +e
+npx jest -c jest.config.js --maxWorkers=2 --json --outputFile=.infra/reports/jest.json
+set -e
+node tools/ci/summarize-jest.mjs .infra/reports/jest.json

@@ -1,0 +1,11 @@
+// Smoke tests for the local infrastructure (tools/infra/smoke). They need the real servers:
+//   tools/infra/infra up && eval "$(tools/infra/infra env)" && npx jest -c tools/infra/jest.config.js
+module.exports = {
+  ...require('../../jest.preset.js'),
+  displayName: 'infra',
+  rootDir: __dirname,
+  testMatch: ['<rootDir>/smoke/**/*.spec.ts'],
+  // The three suites talk to three servers; running them one after another keeps the
+  // 2-core machine responsive and the failure output readable.
+  maxWorkers: 1,
+};
