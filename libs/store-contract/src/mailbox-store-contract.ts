@@ -1,0 +1,34 @@
+import type { MailboxHarnessFactory } from './harness';
+import { appendCases } from './mailbox/append-cases';
+import { chunkCases } from './mailbox/chunk-cases';
+import { dispatchCases } from './mailbox/dispatch-cases';
+import { gcCases } from './mailbox/gc-cases';
+import { useMailboxContext } from './mailbox/mailbox-fixtures';
+import { retentionCases } from './mailbox/retention-cases';
+import { scanCases } from './mailbox/scan-cases';
+import { watermarkCases } from './mailbox/watermark-cases';
+
+/**
+ * The one MailboxStore contract suite. Every backend's spec calls it with a factory that opens a
+ * fresh harness per case; each case uses a fresh random shard, epoch and tenant, so backends may
+ * share storage between cases. Time-dependent cases move the harness clock, or pick short real
+ * TTLs (retention and GC delay computed from "now") and wait when it is null; no case is skipped.
+ */
+export function describeMailboxStoreContract(name: string, factory: MailboxHarnessFactory): void {
+  describe(`MailboxStore contract: ${name}`, () => {
+    const ctx = useMailboxContext(factory);
+    it('capabilities.injectableClock matches the harness clock', async () => {
+      const c = ctx();
+      const store = await c.open();
+      expect(store.capabilities.injectableClock).toBe(c.harness.clock !== null);
+      expect(store.shardEpoch).toEqual(c.shardEpoch);
+    });
+    appendCases(ctx);
+    scanCases(ctx);
+    retentionCases(ctx);
+    dispatchCases(ctx);
+    chunkCases(ctx);
+    watermarkCases(ctx);
+    gcCases(ctx);
+  });
+}

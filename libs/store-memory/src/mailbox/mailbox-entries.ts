@@ -1,0 +1,133 @@
+import {
+  CorruptEntryError,
+  InvalidInputError,
+  applyAppend,
+  applyInspect,
+  assertSeqInEpoch,
+  assertU64,
+  canonicalizeEvents,
+  checkCursor,
+  cutBatch,
+  dayOf,
+  decodeMailboxEntry,
+  encodeMailboxEntry,
+  entryExpiry,
+  expiredLedgerDays,
+  isId128,
+  mergeBucketProof,
+} from '@qim/store-core';
+import type { AppendReport, BucketProof, Id128, MailboxEntry, MailboxEntryInput, RangeScanPage } from '@qim/store-core';
+import { decodeStored } from '../storage/decode-stored';
+import { proofClustering, userKey } from './memory-mailbox-backend';
+import { readDayProof, readRetentionMeta, writeRetentionMeta } from './mailbox-scope';
+import type { MailboxScope } from './mailbox-scope';
+
+interface Prepared {
+  readonly entry: MailboxEntry;
+  readonly bytes: Buffer;
+  readonly day: number;
+}
+
+/** Validates and encodes one input (nothing is written before every input of a batch passed). */
+function prepare(s: MailboxScope, input: MailboxEntryInput): Prepared {
+  if (!isId128(input.tenantId) || !isId128(input.userId)) throw new InvalidInputError('entry ids must be canonical');
+  const { offset } = assertSeqInEpoch(input.mailboxSeq, s.shardEpoch.epoch);
+  if (offset === null) throw new InvalidInputError('an entry cannot sit at the start-of-epoch seq');
+  if (typeof input.createdAt !== 'bigint' || input.createdAt < 0n) throw new InvalidInputError('createdAt must be a u64');
+  assertU64(input.createdAt, 'createdAt');
+  const events = canonicalizeEvents(input.events);
+  const entry: MailboxEntry = { ...input, events, expiresAt: entryExpiry(input.createdAt, s.gc.entryRetentionMs) };
+  return { entry, bytes: encodeMailboxEntry(entry), day: dayOf(input.createdAt) };
+}
+
+/**
+ * `appendBatch`: validate and encode every group first (a bad one → nothing written), then per
+ * entry: bucket proof → the one meta write (`applyAppend`) → the entry with its fixed absolute
+ * expiry, unless it is an expired replay (proof and gap only).
+ */
+export function appendEntries(s: MailboxScope, inputs: readonly MailboxEntryInput[]): AppendReport {
+  const prepared = inputs.map((i) => prepare(s, i));
+  const seen = new Set<string>();
+  for (const p of prepared) {
+    const k = `${userKey(p.entry.tenantId, p.entry.userId)}:${p.entry.mailboxSeq}`;
+    if (seen.has(k)) throw new InvalidInputError(`two groups for one (user, seq) in a batch: ${k}`);
+    seen.add(k);
+  }
+  let written = 0;
+  let expired = 0;
+  for (const { entry, bytes, day } of prepared) {
+    const now = s.clock.nowMs();
+    const uk = userKey(entry.tenantId, entry.userId);
+    const ck = proofClustering(day, s.shardEpoch.epoch);
+    const prevProof = s.backend.proofs.get(uk, ck, now);
+    s.backend.proofs.put(uk, ck, mergeBucketProof(prevProof, day, entry.mailboxSeq, entry.expiresAt), null);
+
+    const meta = readRetentionMeta(s, entry.tenantId, entry.userId, now);
+    const outcome = applyAppend(meta, { day, seq: entry.mailboxSeq, expiresAt: entry.expiresAt }, now);
+    if (outcome.changed) writeRetentionMeta(s, entry.tenantId, entry.userId, meta?.generation ?? null, outcome.meta, now);
+
+    if (outcome.expiredReplay) {
+      expired++;
+      continue;
+    }
+    s.backend.entries.put(uk, entry.mailboxSeq, bytes, entry.expiresAt);
+    written++;
+  }
+  return { written, expired };
+}
+
+function decodeEntryAt(uk: string, seq: bigint, bytes: Buffer, tenantId: Id128, userId: Id128): MailboxEntry {
+  const e = decodeStored('mailbox entry', () => decodeMailboxEntry(bytes));
+  if (e.tenantId !== tenantId || e.userId !== userId || e.mailboxSeq !== seq) throw new CorruptEntryError(`entry at ${uk}/${seq} carries other coordinates`);
+  return e;
+}
+
+/**
+ * `rangeScan`: epoch check of both ends; `after > upTo` → `([], after)`; no meta → trim check then
+ * `([], upTo)`; else lazily inspect expired ledger days (each needs its bucket proof), write the
+ * meta, check the cursor against `max(trim, gap)`, and cut the live entries of `(after, upTo]`.
+ */
+export function scanEntries(s: MailboxScope, tenantId: Id128, userId: Id128, after: bigint, upTo: bigint, limit: number): RangeScanPage {
+  if (!isId128(tenantId) || !isId128(userId)) throw new InvalidInputError('rangeScan: ids must be canonical');
+  assertSeqInEpoch(after, s.shardEpoch.epoch);
+  assertSeqInEpoch(upTo, s.shardEpoch.epoch);
+  if (!Number.isInteger(limit) || limit < 1) throw new InvalidInputError(`rangeScan: limit must be an integer ≥ 1: ${limit}`);
+  if (after > upTo) return { entries: [], next: after, hasMore: false };
+
+  const now = s.clock.nowMs();
+  const uk = userKey(tenantId, userId);
+  const trim = s.backend.trims.get(uk, now);
+  const meta = readRetentionMeta(s, tenantId, userId, now);
+  if (meta === null) {
+    checkCursor(after, trim, null);
+    return { entries: [], next: upTo, hasMore: false };
+  }
+  const days = expiredLedgerDays(meta, now);
+  let current = meta;
+  if (days.length > 0) {
+    const proofs = new Map<number, BucketProof>();
+    for (const day of days) {
+      const proof = readDayProof(s, tenantId, userId, day, now);
+      if (proof !== null) proofs.set(day, proof);
+    }
+    current = applyInspect(meta, now, proofs);
+    writeRetentionMeta(s, tenantId, userId, meta.generation, current, now);
+  }
+  checkCursor(after, trim, current.gap);
+
+  const rows = s.backend.entries.scan(uk, now).filter(([seq]) => seq > after && seq <= upTo);
+  const entries = rows.map(([seq, bytes]) => decodeEntryAt(uk, seq, bytes, tenantId, userId));
+  const { taken, cut } = cutBatch(entries, limit);
+  if (cut) return { entries: taken, next: taken[taken.length - 1]!.mailboxSeq, hasMore: true };
+  return { entries: taken, next: upTo, hasMore: false };
+}
+
+/** `truncateBefore`: monotonic raise of the user's trim (epoch-checked). */
+export function raiseTrim(s: MailboxScope, tenantId: Id128, userId: Id128, seq: bigint): void {
+  if (!isId128(tenantId) || !isId128(userId)) throw new InvalidInputError('truncateBefore: ids must be canonical');
+  assertSeqInEpoch(seq, s.shardEpoch.epoch);
+  const uk = userKey(tenantId, userId);
+  const now = s.clock.nowMs();
+  const trim = s.backend.trims.get(uk, now);
+  if (trim === null || seq > trim) s.backend.trims.put(uk, seq, null);
+}

@@ -1,0 +1,78 @@
+import {
+  CorruptEntryError,
+  LANE_COUNT,
+  InvalidInputError,
+  checkRetentionMeta,
+  decodeActiveLedger,
+  decodeDispatchManifest,
+  encodeActiveLedger,
+  gapFromStored,
+  gapToStored,
+} from '@qim/store-core';
+import type { BucketProof, Clock, DispatchManifest, Id128, MailboxGcConfig, RetentionMeta, ShardEpoch } from '@qim/store-core';
+import { decodeStored } from '../storage/decode-stored';
+import { chunkKey, userKey } from './memory-mailbox-backend';
+import type { MemoryMailboxBackend, ProgressRow } from './memory-mailbox-backend';
+
+/** What every mailbox operation of one store works with. */
+export interface MailboxScope {
+  readonly backend: MemoryMailboxBackend;
+  readonly shardEpoch: ShardEpoch;
+  readonly gc: MailboxGcConfig;
+  readonly clock: Clock;
+}
+
+/** The user's V4 retention meta, decoded and checked (null for a user that never had an entry). */
+export function readRetentionMeta(s: MailboxScope, tenantId: Id128, userId: Id128, now: bigint): RetentionMeta | null {
+  const row = s.backend.retention.get(userKey(tenantId, userId), now);
+  if (row === null) return null;
+  const ledger = decodeStored('active ledger', () => decodeActiveLedger(row.ledger));
+  return checkRetentionMeta({ version: row.version, generation: row.generation, inspectedThrough: row.inspectedThrough, gap: gapFromStored(row.gap), ledger });
+}
+
+/**
+ * The single meta write: a compare-and-set on the whole stored meta (version, generation,
+ * inspected-through, gap, ledger blob). Memory operations run without interleaving between the
+ * read and this write, so the condition always holds; it is checked anyway as an invariant.
+ */
+export function writeRetentionMeta(s: MailboxScope, tenantId: Id128, userId: Id128, expectedGeneration: bigint | null, meta: RetentionMeta, now: bigint): void {
+  const key = userKey(tenantId, userId);
+  const current = s.backend.retention.get(key, now);
+  if ((current?.generation ?? null) !== expectedGeneration) throw new CorruptEntryError(`retention meta of ${key} changed under its writer`);
+  s.backend.retention.put(key, { version: meta.version, generation: meta.generation, inspectedThrough: meta.inspectedThrough, gap: gapToStored(meta.gap), ledger: encodeActiveLedger(meta.ledger) }, null);
+}
+
+/** The day's bucket proof: the highest of its per-epoch rows (seqs of a later epoch are higher), or null. */
+export function readDayProof(s: MailboxScope, tenantId: Id128, userId: Id128, day: number, now: bigint): BucketProof | null {
+  const prefix = `${String(day).padStart(10, '0')}:`;
+  let best: BucketProof | null = null;
+  for (const [ck, proof] of s.backend.proofs.scan(userKey(tenantId, userId), now)) {
+    if (!ck.startsWith(prefix)) continue;
+    if (proof.day !== day) throw new CorruptEntryError(`bucket proof ${ck} carries day ${proof.day}`);
+    if (best === null || proof.maxSeq > best.maxSeq) best = proof;
+  }
+  return best;
+}
+
+/** The stored manifest of a progress row, decoded (damage → `CorruptEntryError`). */
+export function manifestOf(row: ProgressRow): DispatchManifest {
+  return decodeStored('dispatch manifest', () => decodeDispatchManifest(row.manifest));
+}
+
+/** Completed chunk ids of one lane of a dispatch (all of them must be declared, else `CorruptEntryError`). */
+export function completedChunksOf(s: MailboxScope, manifest: DispatchManifest, lane: number, now: bigint): number[] {
+  const ids = s.backend.chunks.scan(chunkKey(s.shardEpoch.shard, manifest.dispatchId, lane), now).map(([id]) => Number(id));
+  const declared = manifest.lanes[lane]?.chunks.length ?? 0;
+  if (ids.some((id) => id >= declared)) throw new CorruptEntryError(`dispatch ${manifest.dispatchId} lane ${lane} has completion facts of undeclared chunks`);
+  return ids;
+}
+
+/** True when every chunk the manifest declares for `lane` has its completion fact (an empty lane is complete). */
+export function laneComplete(s: MailboxScope, manifest: DispatchManifest, lane: number, now: bigint): boolean {
+  return completedChunksOf(s, manifest, lane, now).length === (manifest.lanes[lane]?.chunks.length ?? 0);
+}
+
+/** Lane numbers are 0 … 63. */
+export function checkLane(lane: number): void {
+  if (!Number.isInteger(lane) || lane < 0 || lane >= LANE_COUNT) throw new InvalidInputError(`lane must be 0…${LANE_COUNT - 1}: ${lane}`);
+}

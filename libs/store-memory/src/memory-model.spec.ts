@@ -1,0 +1,118 @@
+import { CodecError, CorruptEntryError, DAY_MS, InvalidInputError, ManualClock, UnavailableError, commitKeyString, composeMailboxSeq, epochStartSeq, recordFromIntent } from '@qim/store-core';
+import type { Id128, SendRequest } from '@qim/store-core';
+import { randomBytes } from 'node:crypto';
+import { MemoryMailboxBackend } from './mailbox/memory-mailbox-backend';
+import { MemoryMailboxStore } from './mailbox/memory-mailbox-store';
+import { MemoryMessageBackend } from './message/memory-message-backend';
+import { COMMIT_AUX_TTL_MS, MemoryMessageStore } from './message/memory-message-store';
+import { MEMORY_CLOCK_START } from './testing/memory-harnesses';
+
+// Memory-only behaviour the contract leaves to each backend: exact housekeeping counts, the
+// cause of a CorruptEntryError, shared backends, configuration checks and closing.
+
+const id = (): Id128 => randomBytes(16).toString('hex') as Id128;
+const HOUR = 3_600_000n;
+
+function request(tenantId: Id128, conversationId: Id128, over: Partial<SendRequest> = {}): SendRequest {
+  return { tenantId, senderId: id(), clientMessageId: id(), conversationId, kind: 'normal', control: false, contentType: 'text/plain', body: Buffer.from('hi'), retention: { kind: 'default' }, ...over };
+}
+
+describe('MemoryMessageStore model', () => {
+  const setup = () => {
+    const clock = new ManualClock(MEMORY_CLOCK_START);
+    const backend = new MemoryMessageBackend();
+    return { clock, backend, store: new MemoryMessageStore({ clock, backend }), tenant: id(), conv: id() };
+  };
+
+  it('keeps auxiliary commit facts for 2 h by default', () => {
+    expect(COMMIT_AUX_TTL_MS).toBe(2n * HOUR);
+    expect(setup().store.commitAuxTtlMs).toBe(COMMIT_AUX_TTL_MS);
+  });
+
+  it('gcCommittedAuxiliary physically drops expired commit and recovery rows, bounded and counted, never live ones', async () => {
+    const { clock, store, tenant, conv } = setup();
+    for (let i = 0; i < 3; i++) await store.reserve({ request: request(tenant, conv), messageId: id(), createdAt: clock.nowMs(), recipients: [] });
+    expect(await store.gcCommittedAuxiliary(clock.nowMs() + 3n * HOUR, 100)).toEqual({ examined: 0, reclaimed: 0, more: false });
+    clock.advance(2n * HOUR);
+    expect(await store.gcCommittedAuxiliary(clock.nowMs(), 4)).toEqual({ examined: 4, reclaimed: 4, more: true });
+    expect(await store.gcCommittedAuxiliary(clock.nowMs(), 100)).toEqual({ examined: 2, reclaimed: 2, more: false });
+    expect(await store.gcCommittedAuxiliary(clock.nowMs(), 100)).toEqual({ examined: 0, reclaimed: 0, more: false });
+  });
+
+  it('gcExpiredHistory drops expired ephemeral records and their index rows only', async () => {
+    const { clock, store, tenant, conv } = setup();
+    for (const retention of [{ kind: 'ephemeral', ttlSeconds: 1 }, { kind: 'default' }, { kind: 'ephemeral', ttlSeconds: 1 }] as const) {
+      const { snapshot } = await store.reserve({ request: request(tenant, conv, { retention }), messageId: id(), createdAt: clock.nowMs(), recipients: [] });
+      await store.putRecord(snapshot.intent, recordFromIntent(snapshot.intent));
+    }
+    clock.advance(1_000n);
+    expect(await store.gcExpiredHistory(clock.nowMs(), 100)).toEqual({ examined: 4, reclaimed: 4, more: false });
+    const [summary] = await store.conversationSummaries({ tenantId: tenant, userId: id() }, [{ conversationId: conv, readSeq: 0n }]);
+    expect([summary!.headSeq, summary!.unread]).toEqual([2n, 1]);
+  });
+
+  it('an undecodable commit row is CorruptEntryError caused by the CodecError', async () => {
+    const { clock, backend, store, tenant, conv } = setup();
+    const { snapshot } = await store.reserve({ request: request(tenant, conv), messageId: id(), createdAt: clock.nowMs(), recipients: [] });
+    const ks = commitKeyString(snapshot.intent.key);
+    const row = backend.commits.get(ks, clock.nowMs())!;
+    backend.commits.damage(ks, { ...row, intent: row.intent.subarray(0, row.intent.length - 1) });
+    const err = await store.loadCommit(snapshot.intent.key).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CorruptEntryError);
+    expect((err as CorruptEntryError).cause).toBeInstanceOf(CodecError);
+  });
+
+  it('an identity column that disagrees with the intent blob is CorruptEntryError', async () => {
+    const { clock, backend, store, tenant, conv } = setup();
+    const { snapshot } = await store.reserve({ request: request(tenant, conv), messageId: id(), createdAt: clock.nowMs(), recipients: [] });
+    const ks = commitKeyString(snapshot.intent.key);
+    backend.commits.damage(ks, { ...backend.commits.get(ks, clock.nowMs())!, identity: Buffer.alloc(32) });
+    await expect(store.loadCommit(snapshot.intent.key)).rejects.toBeInstanceOf(CorruptEntryError);
+  });
+
+  it('two stores on one backend are two writers of one keyspace', async () => {
+    const { clock, backend, store, tenant, conv } = setup();
+    const other = new MemoryMessageStore({ clock, backend });
+    const req = request(tenant, conv);
+    const first = await store.reserve({ request: req, messageId: id(), createdAt: clock.nowMs(), recipients: [] });
+    const second = await other.reserve({ request: req, messageId: id(), createdAt: clock.nowMs(), recipients: [] });
+    expect(second).toEqual({ snapshot: first.snapshot, created: false });
+  });
+
+  it('a closed store answers UnavailableError', async () => {
+    const { store } = setup();
+    await store.close();
+    await expect(store.loadCommitForRequest(request(id(), id()))).rejects.toBeInstanceOf(UnavailableError);
+  });
+});
+
+describe('MemoryMailboxStore model', () => {
+  const gc = { entryRetentionMs: 7n * DAY_MS, dispatchGcDelayMs: 60_000n };
+
+  it('refuses a shard or epoch outside 0…65535', () => {
+    const clock = new ManualClock(MEMORY_CLOCK_START);
+    expect(() => new MemoryMailboxStore({ shardEpoch: { shard: 65_536, epoch: 0 }, gc, clock })).toThrow(InvalidInputError);
+    expect(() => new MemoryMailboxStore({ shardEpoch: { shard: 0, epoch: -1 }, gc, clock })).toThrow(InvalidInputError);
+  });
+
+  it('a damaged ledger blob or entry is CorruptEntryError caused by the CodecError', async () => {
+    const clock = new ManualClock(MEMORY_CLOCK_START);
+    const backend = new MemoryMailboxBackend();
+    const store = new MemoryMailboxStore({ shardEpoch: { shard: 1, epoch: 2 }, gc, clock, backend });
+    const [tenant, user] = [id(), id()];
+    const seq = composeMailboxSeq(2, 5n);
+    await store.appendBatch([{ tenantId: tenant, userId: user, mailboxSeq: seq, createdAt: clock.nowMs(), events: [{ ordinal: 0, eventId: id(), payload: Buffer.from('x') }] }]);
+    const scan = () => store.rangeScan(tenant, user, epochStartSeq(2), composeMailboxSeq(2, 9n), 10).catch((e: unknown) => e);
+
+    backend.entries.damage(`${tenant}:${user}`, seq, Buffer.from('QME\x01'));
+    const entryErr = await scan();
+    expect(entryErr).toBeInstanceOf(CorruptEntryError);
+    expect((entryErr as CorruptEntryError).cause).toBeInstanceOf(CodecError);
+
+    const meta = backend.retention.get(`${tenant}:${user}`, clock.nowMs())!;
+    backend.retention.damage(`${tenant}:${user}`, { ...meta, ledger: Buffer.concat([meta.ledger, Buffer.alloc(1)]) });
+    const ledgerErr = await scan();
+    expect(ledgerErr).toBeInstanceOf(CorruptEntryError);
+    expect((ledgerErr as CorruptEntryError).cause).toBeInstanceOf(CodecError);
+  });
+});

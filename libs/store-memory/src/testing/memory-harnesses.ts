@@ -1,0 +1,61 @@
+import { ManualClock } from '@qim/store-core';
+import type { MailboxHarnessFactory, MessageHarnessFactory } from '@qim/store-contract/testing';
+import { MemoryMailboxInspector } from '../mailbox/mailbox-inspection';
+import { MemoryMailboxBackend } from '../mailbox/memory-mailbox-backend';
+import { MemoryMailboxStore } from '../mailbox/memory-mailbox-store';
+import { MemoryMessageBackend } from '../message/memory-message-backend';
+import { COMMIT_AUX_TTL_MS, MemoryMessageStore } from '../message/memory-message-store';
+
+/** 2026-03-14T12:00:00Z: the manual clock's start (mid-day, so "yesterday" and "today" buckets both exist). */
+export const MEMORY_CLOCK_START = 1_773_489_600_000n;
+
+/** A fresh Memory MessageStore with a manual clock, its counted reads and its fault hooks. */
+export const memoryMessageHarness: MessageHarnessFactory = async () => {
+  const clock = new ManualClock(MEMORY_CLOCK_START);
+  const backend = new MemoryMessageBackend();
+  const store = new MemoryMessageStore({ clock, backend });
+  const startReads = backend.reads;
+  return {
+    store,
+    clock,
+    commitAuxTtlMs: COMMIT_AUX_TTL_MS,
+    corruptRecord: async (t, c, seq) => {
+      if (!backend.corruptRecord(t, c, seq)) throw new Error(`no record ${t}/${c}/${seq} to corrupt`);
+    },
+    removeRecord: async (t, c, seq) => {
+      if (!backend.removeRecord(t, c, seq)) throw new Error(`no record ${t}/${c}/${seq} to remove`);
+    },
+    readCount: () => backend.reads - startReads,
+    close: () => store.close(),
+  };
+};
+
+/** A fresh Memory mailbox backend shared by every store the harness opens, with a manual clock. */
+export const memoryMailboxHarness: MailboxHarnessFactory = async () => {
+  const clock = new ManualClock(MEMORY_CLOCK_START);
+  const backend = new MemoryMailboxBackend();
+  const inspect = new MemoryMailboxInspector(backend);
+  const stores: MemoryMailboxStore[] = [];
+  return {
+    clock,
+    open: async (shardEpoch, gc) => {
+      const store = new MemoryMailboxStore({ shardEpoch, gc, clock, backend });
+      stores.push(store);
+      return store;
+    },
+    removeBucketProof: async (t, u, epoch, day) => {
+      if (!inspect.removeBucketProof(t, u, epoch, day)) throw new Error(`no bucket proof ${t}/${u}/${epoch}/${day} to remove`);
+    },
+    readTrim: async (t, u) => inspect.readTrim(t, u, clock.nowMs()),
+    corruptEntry: async (t, u, seq) => {
+      if (!inspect.corruptEntry(t, u, seq)) throw new Error(`no entry ${t}/${u}/${seq} to corrupt`);
+    },
+    removeChunkCompletion: async (shard, dispatchId, lane, chunkId) => {
+      if (!inspect.removeChunkCompletion(shard, dispatchId, lane, chunkId)) throw new Error(`no completion of chunk ${chunkId} to remove`);
+    },
+    countDispatchFacts: async (shard, dispatchId) => inspect.countDispatchFacts(shard, dispatchId, clock.nowMs()),
+    close: async () => {
+      await Promise.all(stores.map((s) => s.close()));
+    },
+  };
+};
