@@ -23,7 +23,9 @@ export default [
             // store-core knows no driver, no HTTP stack, nothing of ours.
             { sourceTag: 'type:core', onlyDependOnLibsWithTags: [], bannedExternalImports: [...drivers, ...httpStack] },
             // each backend knows core (and, in its specs, the contract suite) and only its own driver.
-            { sourceTag: 'driver:none', bannedExternalImports: [...drivers, ...httpStack] },
+            { sourceTag: 'driver:none', bannedExternalImports: drivers },
+            { sourceTag: 'type:backend', bannedExternalImports: httpStack },
+            { sourceTag: 'type:testing', bannedExternalImports: [...drivers, ...httpStack] },
             { sourceTag: 'driver:redis', bannedExternalImports: ['cassandra-driver', 'kafkajs', ...httpStack] },
             { sourceTag: 'driver:cql', bannedExternalImports: ['ioredis', 'kafkajs', ...httpStack] },
             { sourceTag: 'driver:kafka', bannedExternalImports: ['ioredis', 'cassandra-driver', ...httpStack] },

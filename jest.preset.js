@@ -9,7 +9,10 @@ module.exports = {
   testEnvironment: 'node',
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: alias('tsconfig.base.json'), isolatedModules: true, diagnostics: false }],
+    // light-my-request (Fastify's inject) requires `cookie` 2.x, which ships ESM only: transpile it for Jest.
+    '/node_modules/cookie/.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022' }, isolatedModules: true, diagnostics: false }],
   },
+  transformIgnorePatterns: ['/node_modules/(?!cookie/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
     '^@qim/store-core$': alias('libs/store-core/src/index.ts'),

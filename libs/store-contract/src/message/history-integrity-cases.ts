@@ -41,14 +41,15 @@ export function historyIntegrityCases(ctx: () => MessageContext): void {
           (await recordMessage(c.store, makeReserve(makeRequest(c.tenantId, conv, retention), c.time.now()))).intent.seq;
         const start = c.time.now();
         const s1 = await send({ retention: { kind: 'default' } });
-        const s2 = await send({ retention: { kind: 'ephemeral', ttlSeconds: 1 } });
+        const s2 = await send({ retention: { kind: 'ephemeral', ttlSeconds: 3 } });
         const s3 = await send({ retention: { kind: 'tenant_custom' } });
-        const s4 = await send({ retention: { kind: 'ephemeral', ttlSeconds: 1 } });
+        const s4 = await send({ retention: { kind: 'ephemeral', ttlSeconds: 3 } });
         const s5 = await send({ retention: { kind: 'compliance_hold' } });
         const seqs = async (query: HistoryQuery) => (await c.store.historyPage(allowAll, v, conv, query)).items.map((i) => i.record.seq);
         expect(await seqs(all('newer'))).toEqual([s1, s2, s3, s4, s5]);
 
-        await c.time.reach(start + 1000n);
+        // 3 s, not 1 s: server TTLs count whole seconds, so a 1 s TTL can end within milliseconds.
+        await c.time.reach(start + 3000n);
         expect(await seqs(all('newer'))).toEqual([s1, s3, s5]);
         expect(await seqs(all('older'))).toEqual([s5, s3, s1]);
         expect(await seqs({ ...all('older'), anchor: s3, maxItems: 1 })).toEqual([s1]);

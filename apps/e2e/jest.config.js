@@ -1,0 +1,15 @@
+const preset = require('../../jest.preset.js');
+
+/**
+ * End-to-end specs: the built services (esbuild bundles) as child processes over real Redis and
+ * Kafka. They need QIM_REDIS_URL and QIM_KAFKA_BROKERS (`eval "$(tools/infra/infra env)"`) and FAIL
+ * without them. Serial: they start processes and share the brokers.
+ */
+module.exports = {
+  ...preset,
+  displayName: 'e2e',
+  rootDir: __dirname,
+  testMatch: ['<rootDir>/src/**/*.e2e.spec.ts'],
+  testTimeout: 180_000,
+  maxWorkers: 1,
+};

@@ -1,0 +1,49 @@
+import { ConfigError, listenWithSignals, parseEnv, startWriterRuntime, writerEnvSchema } from '@qim/service-kit';
+import type { WriterConfig } from '@qim/service-kit';
+import fastify from 'fastify';
+import { writerApp } from './app';
+
+/** Parses the environment or exits 2 naming every refused variable. */
+function loadConfig(): WriterConfig {
+  try {
+    return parseEnv(writerEnvSchema, process.env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${JSON.stringify({ level: 'fatal', service: 'writer', code: err.code, msg: err.message, issues: err.issues })}\n`);
+    process.exit(2);
+  }
+}
+
+/** The writer process: config → logger → runtime (fail closed) → HTTP → signals. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const app = fastify({
+    logger: { level: config.logLevel, base: { service: 'writer' } },
+    bodyLimit: config.http.bodyLimit,
+    return503OnClosing: true,
+  });
+  let runtime;
+  try {
+    runtime = await startWriterRuntime(config, app.log);
+  } catch (err) {
+    app.log.fatal({ err }, `start-up refused: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  }
+  await app.register(writerApp, {
+    serviceToken: config.serviceToken,
+    sender: runtime.sender,
+    store: runtime.store,
+    membership: runtime.membership,
+    authorizer: runtime.authorizer,
+    maxFanout: config.maxFanout,
+    metrics: runtime.metrics,
+    readiness: runtime.readiness,
+  });
+  await listenWithSignals({ app, stack: runtime.stack, host: config.http.host, port: config.http.port, shutdownGraceMs: config.shutdownGraceMs });
+  app.log.info({ writerId: runtime.writerId, backend: config.backend.kind }, 'writer ready');
+}
+
+void main().catch((err: unknown) => {
+  process.stderr.write(`${JSON.stringify({ level: 'fatal', service: 'writer', msg: err instanceof Error ? err.message : String(err) })}\n`);
+  process.exit(1);
+});

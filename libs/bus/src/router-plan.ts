@@ -1,0 +1,34 @@
+import type { DispatchRecord, Id128, MailboxEvent, MessageEvent } from '@qim/store-core';
+import { compareId128, dispatchIdOf, encodeMessageRecord, shardOf } from '@qim/store-core';
+
+/**
+ * The mailbox router's pure plan for one `qim.messages` event: recipients grouped by
+ * `shardOf(tenant, user, shardCount)`, one `DispatchRecord` per shard that has recipients,
+ * `dispatchId = dispatchIdOf(messageId, shard)`, ascending shard order. Every recipient gets the
+ * same one-event group: ordinal 0, event id = message id, payload = the canonical record bytes.
+ * Deterministic: the same event always yields byte-identical dispatch records.
+ */
+export function dispatchRecordsOf(event: MessageEvent, shardCount: number): DispatchRecord[] {
+  const r = event.record;
+  const events: MailboxEvent[] = [{ ordinal: 0, eventId: r.messageId, payload: encodeMessageRecord(r) }];
+  const byShard = new Map<number, Id128[]>();
+  for (const user of event.recipients) {
+    const shard = shardOf(r.tenantId, user, shardCount);
+    const list = byShard.get(shard) ?? [];
+    list.push(user);
+    byShard.set(shard, list);
+  }
+  return [...byShard.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([shard, users]) => ({
+      dispatchId: dispatchIdOf(r.messageId, shard),
+      tenantId: r.tenantId,
+      shard,
+      messageId: r.messageId,
+      conversationId: r.conversationId,
+      seq: r.seq,
+      createdAt: r.createdAt,
+      recipients: [...new Set(users)].sort(compareId128),
+      events,
+    }));
+}

@@ -1,0 +1,29 @@
+import type { MailboxGcConfig, MailboxStore, MessageStore } from '@qim/store-core';
+import type { ReadinessCheck } from '../http/readiness';
+
+/** An opened message backend: migrated (scylla), connected and proven ready. */
+export interface MessageBackend {
+  readonly kind: string;
+  readonly store: MessageStore;
+  /** The backend's real readiness check (re-run by `/readyz`). */
+  readonly readiness: ReadinessCheck;
+  close(): Promise<void>;
+}
+
+/** An opened mailbox backend: one `MailboxStore` per shard of the configured epoch. */
+export interface MailboxBackend {
+  readonly kind: string;
+  /** The store bound to `ShardEpoch{shard, epoch}` (cached: one per shard per process). */
+  storeFor(shard: number): Promise<MailboxStore>;
+  readonly readiness: ReadinessCheck;
+  close(): Promise<void>;
+}
+
+/** What the mailbox stores are bound to. */
+export interface MailboxBinding {
+  readonly epoch: number;
+  readonly gc: MailboxGcConfig;
+}
+
+/** Progress lines of the start-up steps (migrate → connect → readiness). */
+export type StartupLog = (step: string, detail?: object) => void;

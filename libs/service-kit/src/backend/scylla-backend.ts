@@ -1,0 +1,82 @@
+import type { TableSpec, ScyllaSession } from '@qim/store-scylla';
+import {
+  MAILBOX_TABLES,
+  MESSAGE_TABLES,
+  PRODUCTION_MIN_RF,
+  ScyllaMailboxStore,
+  ScyllaMessageStore,
+  checkReadiness,
+  connectSession,
+  migrate,
+  productionScyllaConfig,
+  testScyllaConfig,
+} from '@qim/store-scylla';
+import { UnavailableError } from '@qim/store-core';
+import type { BackendConfig } from '../config/service-env';
+import type { ReadinessCheck } from '../http/readiness';
+import type { MailboxBackend, MailboxBinding, MessageBackend, StartupLog } from './backend-types';
+import { StoreCache } from './store-cache';
+
+type ScyllaBackendConfig = Extract<BackendConfig, { kind: 'scylla' }>;
+
+/**
+ * Scylla/Cassandra start-up, fail closed: connect (opens the pool only) → explicit `migrate` of this
+ * service's tables (create or verify; never ALTER KEYSPACE; tablets off on ScyllaDB) → readiness
+ * (system schema, DC/RF re-checked). Any failure closes the session and throws; no fallback.
+ * The config schema already refused RF < 3 outside development/test; the backend re-checks it.
+ */
+async function openSession(cfg: ScyllaBackendConfig, tables: readonly TableSpec[], step: StartupLog): Promise<ScyllaSession> {
+  const input = { contactPoints: cfg.hosts, keyspace: cfg.keyspace, localDataCenter: cfg.localDataCenter, replicationFactor: cfg.replicationFactor };
+  const config = cfg.replicationFactor >= PRODUCTION_MIN_RF ? productionScyllaConfig(input) : testScyllaConfig(input);
+  const session = await connectSession(config);
+  try {
+    step('scylla connect', { hosts: cfg.hosts, dc: cfg.localDataCenter });
+    const report = await migrate(session, tables);
+    step('scylla migrate', { ...report });
+    const ready = await checkReadiness(session, tables);
+    if (!ready.ready) throw new UnavailableError(`scylla not ready: ${ready.problems.join('; ')}`);
+    step('scylla readiness', { dialect: ready.dialect });
+    return session;
+  } catch (err) {
+    await session.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+function readinessOf(session: ScyllaSession, tables: readonly TableSpec[]): ReadinessCheck {
+  return {
+    name: 'store',
+    check: async () => {
+      const r = await checkReadiness(session, tables);
+      return { ok: r.ready, detail: { backend: 'scylla', dialect: r.dialect, problems: r.problems } };
+    },
+  };
+}
+
+export async function scyllaMessageBackend(cfg: ScyllaBackendConfig, step: StartupLog): Promise<MessageBackend> {
+  const session = await openSession(cfg, MESSAGE_TABLES, step);
+  const store = new ScyllaMessageStore(session);
+  return {
+    kind: 'scylla',
+    store,
+    readiness: readinessOf(session, MESSAGE_TABLES),
+    close: async () => {
+      await store.close();
+      await session.close();
+    },
+  };
+}
+
+export async function scyllaMailboxBackend(cfg: ScyllaBackendConfig, binding: MailboxBinding, step: StartupLog): Promise<MailboxBackend> {
+  const session = await openSession(cfg, MAILBOX_TABLES, step);
+  const cache = new StoreCache(async (shard) => new ScyllaMailboxStore({ session, shardEpoch: { shard, epoch: binding.epoch }, gc: binding.gc }));
+  return {
+    kind: 'scylla',
+    storeFor: (s) => cache.get(s),
+    readiness: readinessOf(session, MAILBOX_TABLES),
+    close: async () => {
+      await cache.closeAll();
+      await session.close();
+    },
+  };
+}

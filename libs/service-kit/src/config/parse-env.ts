@@ -1,0 +1,33 @@
+import type { z } from 'zod';
+import type { ConfigIssue } from './config-error';
+import { ConfigError } from './config-error';
+import { mailboxEnvShape } from './mailbox-config';
+import { writerEnvShape } from './writer-config';
+
+/** Every QIM_* variable either service reads. `QIM_TEST_*` belong to test gates and are ignored here. */
+export const KNOWN_QIM_VARIABLES: ReadonlySet<string> = new Set([...Object.keys(writerEnvShape), ...Object.keys(mailboxEnvShape)]);
+
+/**
+ * Parses the QIM_* variables of `env` with a service schema. Unknown QIM_* names (typos) are
+ * refused too, so a misspelt variable never silently falls back to a default.
+ * Throws `ConfigError` naming each refused variable.
+ */
+export function parseEnv<S extends z.ZodType>(schema: S, env: Readonly<Record<string, string | undefined>>): z.output<S> {
+  const picked: Record<string, string> = {};
+  const issues: ConfigIssue[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (!name.startsWith('QIM_') || name.startsWith('QIM_TEST_') || value === undefined) continue;
+    if (!KNOWN_QIM_VARIABLES.has(name)) issues.push({ variable: name, message: 'unknown QIM_* variable' });
+    else picked[name] = value;
+  }
+  const parsed = schema.safeParse(picked);
+  if (!parsed.success) {
+    for (const i of parsed.error.issues) {
+      const variable = String(i.path[0] ?? 'environment');
+      const absent = picked[variable] === undefined && i.code === 'invalid_type';
+      issues.push({ variable, message: absent ? 'is required' : i.message });
+    }
+  }
+  if (issues.length > 0) throw new ConfigError(issues);
+  return parsed.data as z.output<S>;
+}

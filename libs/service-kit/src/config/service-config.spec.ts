@@ -1,0 +1,129 @@
+import { ConfigError } from './config-error';
+import { mailboxEnvSchema } from './mailbox-config';
+import { parseEnv } from './parse-env';
+import { writerEnvSchema } from './writer-config';
+
+const base = {
+  QIM_SERVICE_TOKEN: 'a-long-enough-service-token',
+  QIM_KAFKA_BROKERS: '127.0.0.1:19092',
+  QIM_REDIS_URL: 'redis://127.0.0.1:16379',
+};
+const scylla = {
+  ...base,
+  QIM_STORE_BACKEND: 'scylla',
+  QIM_SCYLLA_HOSTS: 'n1,n2:9043',
+  QIM_SCYLLA_KEYSPACE: 'qim',
+  QIM_SCYLLA_DC: 'dc1',
+  QIM_SCYLLA_RF: '3',
+};
+const mailbox = { QIM_MAILBOX_SHARDS: '4', QIM_MAILBOX_EPOCH: '0' };
+
+function refusal(schema: typeof writerEnvSchema | typeof mailboxEnvSchema, env: Record<string, string>): ConfigError {
+  try {
+    parseEnv(schema, env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+const variables = (e: ConfigError) => e.issues.map((i) => i.variable).sort();
+
+describe('writer environment', () => {
+  it('defaults to production + redis and resolves every setting', () => {
+    const c = parseEnv(writerEnvSchema, base);
+    expect(c.env).toBe('production');
+    expect(c.backend).toEqual({ kind: 'redis', redisUrl: 'redis://127.0.0.1:16379', namespace: 'qim' });
+    expect(c.redisUrl).toBe('redis://127.0.0.1:16379');
+    expect(c.kafka.brokers).toEqual(['127.0.0.1:19092']);
+    expect(c.kafka.messagesTopic).toBe('qim.messages');
+    expect(c.http.port).toBe(8080);
+  });
+
+  it('names a missing token and missing brokers', () => {
+    const e = refusal(writerEnvSchema, { QIM_REDIS_URL: base.QIM_REDIS_URL });
+    expect(variables(e)).toEqual(['QIM_KAFKA_BROKERS', 'QIM_SERVICE_TOKEN']);
+    expect(e.message).toContain('QIM_SERVICE_TOKEN');
+  });
+
+  it('refuses an unknown backend instead of defaulting', () => {
+    const e = refusal(writerEnvSchema, { ...base, QIM_STORE_BACKEND: 'mongo' });
+    expect(variables(e)).toEqual(['QIM_STORE_BACKEND']);
+    expect(e.issues[0]!.message).toContain('redis | scylla | memory');
+  });
+
+  it('allows memory only in development/test', () => {
+    expect(variables(refusal(writerEnvSchema, { ...base, QIM_STORE_BACKEND: 'memory' }))).toEqual(['QIM_STORE_BACKEND']);
+    expect(variables(refusal(writerEnvSchema, { ...base, QIM_STORE_BACKEND: 'memory', QIM_ENV: 'staging' }))).toEqual(['QIM_STORE_BACKEND']);
+    const c = parseEnv(writerEnvSchema, { ...base, QIM_STORE_BACKEND: 'memory', QIM_ENV: 'test' });
+    expect(c.backend).toEqual({ kind: 'memory' });
+    expect(c.redisUrl).toBeNull();
+  });
+
+  it('requires every scylla variable in scylla mode, naming each', () => {
+    const e = refusal(writerEnvSchema, { ...base, QIM_STORE_BACKEND: 'scylla' });
+    expect(variables(e)).toEqual(['QIM_SCYLLA_DC', 'QIM_SCYLLA_HOSTS', 'QIM_SCYLLA_KEYSPACE', 'QIM_SCYLLA_RF']);
+  });
+
+  it('refuses RF < 3 in production and allows RF 1 in test', () => {
+    const e = refusal(writerEnvSchema, { ...scylla, QIM_SCYLLA_RF: '1' });
+    expect(variables(e)).toEqual(['QIM_SCYLLA_RF']);
+    expect(e.issues[0]!.message).toMatch(/≥ 3/);
+    const c = parseEnv(writerEnvSchema, { ...scylla, QIM_SCYLLA_RF: '1', QIM_ENV: 'test' });
+    expect(c.backend).toMatchObject({ kind: 'scylla', replicationFactor: 1, hosts: ['n1:9042', 'n2:9043'] });
+  });
+
+  it('needs Redis in scylla mode (leases, membership)', () => {
+    const { QIM_REDIS_URL: _omit, ...noRedis } = scylla;
+    expect(variables(refusal(writerEnvSchema, noRedis))).toEqual(['QIM_REDIS_URL']);
+  });
+
+  it('refuses malformed values and unknown QIM_* variables, ignores QIM_TEST_*', () => {
+    const e = refusal(writerEnvSchema, {
+      ...base,
+      QIM_SCYLLA_KEYSPACE: 'Bad-Name',
+      QIM_MAX_FANOUT: 'many',
+      QIM_KAFKA_BROKERS: 'nohostport',
+      QIM_TYPO_VARIABLE: '1',
+      QIM_TEST_SCYLLA_ADDR: 'x',
+    });
+    expect(variables(e)).toEqual(['QIM_KAFKA_BROKERS', 'QIM_MAX_FANOUT', 'QIM_SCYLLA_KEYSPACE', 'QIM_TYPO_VARIABLE']);
+  });
+
+  it('refuses a short token', () => {
+    expect(variables(refusal(writerEnvSchema, { ...base, QIM_SERVICE_TOKEN: 'short' }))).toEqual(['QIM_SERVICE_TOKEN']);
+  });
+});
+
+describe('mailbox environment', () => {
+  it('requires shards and epoch', () => {
+    expect(variables(refusal(mailboxEnvSchema, base))).toEqual(['QIM_MAILBOX_EPOCH', 'QIM_MAILBOX_SHARDS']);
+  });
+
+  it('resolves the mailbox settings', () => {
+    const c = parseEnv(mailboxEnvSchema, { ...base, ...mailbox, QIM_MAILBOX_RETENTION_DAYS: '2' });
+    expect(c.shards).toBe(4);
+    expect(c.epoch).toBe(0);
+    expect(c.entryRetentionMs).toBe(2n * 86_400_000n);
+    expect(c.kafka.dispatchTopic).toBe('qim.mailbox.dispatch');
+    expect(c.shardGroup).toBe('qim-mailbox-shards-e0');
+  });
+
+  it('does not need Redis in scylla mode', () => {
+    const { QIM_REDIS_URL: _omit, ...noRedis } = scylla;
+    const c = parseEnv(mailboxEnvSchema, { ...noRedis, ...mailbox });
+    expect(c.backend.kind).toBe('scylla');
+  });
+
+  it('needs Redis in redis mode', () => {
+    const { QIM_REDIS_URL: _omit, ...noRedis } = base;
+    expect(variables(refusal(mailboxEnvSchema, { ...noRedis, ...mailbox }))).toEqual(['QIM_REDIS_URL']);
+  });
+
+  it('range-checks numbers', () => {
+    expect(variables(refusal(mailboxEnvSchema, { ...base, QIM_MAILBOX_SHARDS: '0', QIM_MAILBOX_EPOCH: '70000' }))).toEqual([
+      'QIM_MAILBOX_EPOCH',
+      'QIM_MAILBOX_SHARDS',
+    ]);
+  });
+});

@@ -1,0 +1,18 @@
+import { StoreError } from '@qim/store-core';
+
+/** The caller presented no or a wrong bearer token. */
+export class UnauthorizedError extends StoreError {
+  readonly code = 'UNAUTHORIZED' as const;
+}
+/** A conversation would exceed `QIM_MAX_FANOUT` members (its outbox event would be too large). */
+export class FanoutLimitError extends StoreError {
+  readonly code = 'FANOUT_LIMIT' as const;
+}
+/** The writer lost its writer-id lease: it must not issue message ids until it holds one again. */
+export class LeaseLostError extends StoreError {
+  readonly code = 'UNAVAILABLE' as const;
+}
+/** No route matches the request. */
+export class RouteNotFoundError extends StoreError {
+  readonly code = 'NOT_FOUND' as const;
+}

@@ -1,0 +1,48 @@
+import { UnavailableError } from '@qim/store-core';
+import type { LeaseGrant, WriterLeaseStore } from './writer-lease';
+
+interface Held {
+  token: string;
+  expiresAt: number;
+}
+
+/** In-process writer leases for memory mode (development/test only): one process, one writer. */
+export class MemoryLeaseStore implements WriterLeaseStore {
+  private readonly held = new Map<number, Held>();
+  private readonly floors = new Map<number, bigint>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async acquire(slots: number, ttlMs: number, token: string): Promise<LeaseGrant> {
+    for (let id = 0; id < slots; id++) {
+      const h = this.held.get(id);
+      if (h && h.expiresAt > this.now()) continue;
+      this.held.set(id, { token, expiresAt: this.now() + ttlMs });
+      return { writerId: id, token, hlcFloor: this.floors.get(id) ?? 0n };
+    }
+    throw new UnavailableError(`all ${slots} writer ids are leased`);
+  }
+
+  async renew(grant: LeaseGrant, ttlMs: number, hlc: bigint): Promise<boolean> {
+    const h = this.held.get(grant.writerId);
+    if (!h || h.token !== grant.token || h.expiresAt <= this.now()) return false;
+    h.expiresAt = this.now() + ttlMs;
+    this.floors.set(grant.writerId, hlc);
+    return true;
+  }
+
+  async release(grant: LeaseGrant, hlc: bigint): Promise<void> {
+    const h = this.held.get(grant.writerId);
+    if (h?.token === grant.token) {
+      this.held.delete(grant.writerId);
+      this.floors.set(grant.writerId, hlc);
+    }
+  }
+
+  /** Test hook: expire a lease as if its owner had stalled past its TTL. */
+  expire(writerId: number): void {
+    this.held.delete(writerId);
+  }
+
+  async close(): Promise<void> {}
+}

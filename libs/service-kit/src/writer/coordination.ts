@@ -1,0 +1,46 @@
+import type { StartupLog } from '../backend/backend-types';
+import { openRedisCommands } from '../backend/open-redis';
+import type { ReadinessCheck } from '../http/readiness';
+import type { MembershipDirectory } from '../membership/membership-directory';
+import { MemoryMembership } from '../membership/memory-membership';
+import { RedisMembership } from '../membership/redis-membership';
+import { MemoryLeaseStore } from '../writer-identity/memory-lease-store';
+import { RedisLeaseStore } from '../writer-identity/redis-lease-store';
+import type { WriterLeaseStore } from '../writer-identity/writer-lease';
+
+/** The writer's membership directory and writer-id leases, behind their small interfaces. */
+export interface Coordination {
+  readonly membership: MembershipDirectory;
+  readonly leases: WriterLeaseStore;
+  readonly readiness: ReadinessCheck;
+  close(): Promise<void>;
+}
+
+/**
+ * Redis (`redisUrl` given: redis and scylla modes) or in-process (null: memory mode, development/
+ * test only — membership and leases then live and die with the process, one writer at a time).
+ */
+export async function openCoordination(redisUrl: string | null, namespace: string, step: StartupLog): Promise<Coordination> {
+  if (redisUrl === null) {
+    step('coordination', { kind: 'memory' });
+    return {
+      membership: new MemoryMembership(),
+      leases: new MemoryLeaseStore(),
+      readiness: { name: 'coordination', check: async () => ({ ok: true, detail: 'in-process (memory mode)' }) },
+      close: async () => {},
+    };
+  }
+  const redis = await openRedisCommands(redisUrl);
+  step('coordination', { kind: 'redis' });
+  return {
+    membership: new RedisMembership(redis, namespace),
+    leases: new RedisLeaseStore(redis, namespace),
+    readiness: {
+      name: 'coordination',
+      check: async () => ({ ok: (await redis.ping()) === 'PONG', detail: 'redis ping' }),
+    },
+    close: async () => {
+      await redis.quit();
+    },
+  };
+}

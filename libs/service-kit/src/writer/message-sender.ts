@@ -1,0 +1,47 @@
+import type { DurableMessageCommitter, SendOutcome, SendRequest } from '@qim/store-core';
+import { ForbiddenError, validateSendRequest } from '@qim/store-core';
+import { FanoutLimitError } from '../errors/service-errors';
+import type { MembershipDirectory } from '../membership/membership-directory';
+import type { ServiceMetrics } from '../metrics/service-metrics';
+import type { IssuedId } from '../writer-identity/message-id-source';
+
+export interface MessageSenderDeps {
+  readonly membership: MembershipDirectory;
+  readonly committer: Pick<DurableMessageCommitter, 'send'>;
+  /** Issues a fresh candidate id; throws when the writer lease is not held. */
+  readonly issueId: () => IssuedId;
+  readonly maxFanout: number;
+  readonly metrics: ServiceMetrics;
+}
+
+/**
+ * The writer's send path: validate → sender ∈ members (else FORBIDDEN, nothing written) →
+ * member snapshot within `maxFanout` (else FANOUT_LIMIT) → candidate id from the leased HLC id
+ * source → `DurableMessageCommitter.send` (replay returns the first answer; other content for the
+ * same client id → CONFLICT).
+ */
+export class MessageSender {
+  constructor(private readonly deps: MessageSenderDeps) {}
+
+  async send(request: SendRequest): Promise<SendOutcome> {
+    const { membership, metrics } = this.deps;
+    try {
+      validateSendRequest(request);
+      const members = await membership.members(request.tenantId, request.conversationId);
+      if (!members.includes(request.senderId)) {
+        throw new ForbiddenError('the sender is not a member of the conversation');
+      }
+      if (members.length > this.deps.maxFanout) {
+        throw new FanoutLimitError(`conversation has ${members.length} members; the limit (QIM_MAX_FANOUT) is ${this.deps.maxFanout}`);
+      }
+      const { messageId, createdAt } = this.deps.issueId();
+      const outcome = await this.deps.committer.send({ request, messageId, createdAt, recipients: members });
+      metrics.commits.inc({ outcome: outcome.replay ? 'replay' : 'committed' });
+      return outcome;
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      metrics.commits.inc({ outcome: typeof code === 'string' ? code.toLowerCase() : 'failed' });
+      throw err;
+    }
+  }
+}

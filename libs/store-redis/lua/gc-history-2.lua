@@ -1,0 +1,37 @@
+--[[
+  Bounded housekeeping of expired Ephemeral history in one conversation: for each expiry member
+  with score ≤ now (at most `limit`), whose index row's expiry ≤ now, deletes the record, the
+  index row and the expiry member (reclaimed). Rows not yet expired are never touched.
+
+  Input:
+    KEYS[1] history index zset  {cv:<tenant><conv>}:index
+    KEYS[2] expiry zset         {cv:<tenant><conv>}:expiry
+
+    ARGV[1] now score       decimal ms
+    ARGV[2] now             caller clock, 16-hex ms
+    ARGV[3] limit           expiry members examined at most
+    ARGV[4] record prefix   "<ns>:{cv:<tenant><conv>}:rec:"
+
+  Output:
+    {examined, reclaimed, more, next}
+      more = 1 when expired members remain beyond the limit;
+      next = score of the earliest remaining expiry member, or '' when none remain
+]]
+--- @include "history-index"
+
+local limit = tonumber(ARGV[3])
+local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, limit + 1)
+local examined, reclaimed = 0, 0
+for i, seq in ipairs(due) do
+  if i > limit then break end
+  examined = examined + 1
+  local row = rowOf(KEYS[1], seq)
+  if not row or not rowLive(row, ARGV[2]) then
+    if row then redis.call('ZREM', KEYS[1], row) end
+    redis.call('DEL', ARGV[4] .. seq)
+    redis.call('ZREM', KEYS[2], seq)
+    reclaimed = reclaimed + 1
+  end
+end
+local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+return { examined, reclaimed, #due > limit and 1 or 0, first[2] or '' }

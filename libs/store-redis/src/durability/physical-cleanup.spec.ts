@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto';
+import { DAY_MS, ManualClock, buildManifest, composeMailboxSeq, dayOf, entryExpiry, epochStartSeq, manifestDigest, recordFromIntent } from '@qim/store-core';
+import type { Id128, SendRequest } from '@qim/store-core';
+import type { Redis } from 'ioredis';
+import { RedisMailboxStore } from '../mailbox/redis-mailbox-store';
+import { RedisMessageStore } from '../message/redis-message-store';
+import { COMMIT_AUX_TTL_MS } from '../redis/store-options';
+import { dropNamespace, testClient, testNamespace } from '../testing/redis-test-env';
+
+const rid = (): Id128 => randomBytes(16).toString('hex') as Id128;
+const GRACE = 60_000n;
+
+/**
+ * Physical clean-up under caller time: Redis-native expiry is set once at (logical expiry + grace),
+ * never renewed, never before a logical expiry; bounded housekeeping deletes only what is logically
+ * expired and counts it.
+ */
+describe('physical clean-up of the Redis backends', () => {
+  let redis: Redis;
+  let namespace: string;
+  let clock: ManualClock;
+  beforeEach(() => {
+    redis = testClient();
+    namespace = testNamespace();
+    clock = new ManualClock(BigInt(Date.now()));
+  });
+  afterEach(async () => {
+    await dropNamespace(redis, namespace);
+    await redis.quit();
+  });
+  const pexpiretime = async (key: string): Promise<number> => Number(await redis.call('PEXPIRETIME', key));
+
+  it('commit facts: physical expiry at aux expiry + grace; gcCommittedAuxiliary reclaims them after the logical expiry', async () => {
+    const store = new RedisMessageStore({ redis, namespace, clock, physicalGraceMs: GRACE, ownsConnection: false });
+    const req: SendRequest = { tenantId: rid(), senderId: rid(), clientMessageId: rid(), conversationId: rid(), kind: 'normal', control: false, contentType: 't', body: Buffer.from('x'), retention: { kind: 'default' } };
+    const reservedAt = clock.nowMs();
+    const { snapshot } = await store.reserve({ request: req, messageId: rid(), createdAt: reservedAt, recipients: [] });
+    const keys = store.keys.commit(snapshot.intent.key);
+    expect(await pexpiretime(keys.hash)).toBe(Number(reservedAt + COMMIT_AUX_TTL_MS + GRACE));
+    clock.advance(1000n);
+    await store.putRecord(snapshot.intent, recordFromIntent(snapshot.intent));
+    expect(await pexpiretime(keys.hash)).toBe(Number(reservedAt + COMMIT_AUX_TTL_MS + GRACE));
+    expect(await redis.pttl(store.keys.conversation(req.tenantId, req.conversationId).record(snapshot.intent.seq))).toBe(-1);
+
+    expect(await store.gcCommittedAuxiliary(clock.nowMs(), 10)).toEqual({ examined: 0, reclaimed: 0, more: false });
+    clock.set(reservedAt + COMMIT_AUX_TTL_MS);
+    expect(await store.gcCommittedAuxiliary(clock.nowMs(), 10)).toEqual({ examined: 1, reclaimed: 1, more: false });
+    expect(await redis.exists(keys.hash)).toBe(0);
+    expect(await redis.zcard(keys.recovery)).toBe(0);
+    expect(await redis.zcard(keys.aux)).toBe(0);
+  });
+
+  it('ephemeral history: record expiry at created_at + ttl + grace; gcExpiredHistory deletes record and index row, bounded and counted', async () => {
+    const store = new RedisMessageStore({ redis, namespace, clock, physicalGraceMs: GRACE, ownsConnection: false });
+    const tenantId = rid();
+    const conv = rid();
+    const seqs: bigint[] = [];
+    for (let i = 0; i < 3; i++) {
+      const req: SendRequest = { tenantId, senderId: rid(), clientMessageId: rid(), conversationId: conv, kind: 'normal', control: false, contentType: 't', body: Buffer.from('x'), retention: { kind: 'ephemeral', ttlSeconds: 5 } };
+      const { snapshot } = await store.reserve({ request: req, messageId: rid(), createdAt: clock.nowMs(), recipients: [] });
+      await store.putRecord(snapshot.intent, recordFromIntent(snapshot.intent));
+      seqs.push(snapshot.intent.seq);
+    }
+    const c = store.keys.conversation(tenantId, conv);
+    expect(await pexpiretime(c.record(seqs[0]!))).toBe(Number(clock.nowMs() + 5000n + GRACE));
+    expect(await store.gcExpiredHistory(clock.nowMs(), 10)).toMatchObject({ reclaimed: 0 });
+    clock.advance(5000n);
+    expect(await store.gcExpiredHistory(clock.nowMs(), 2)).toEqual({ examined: 2, reclaimed: 2, more: true });
+    expect(await store.gcExpiredHistory(clock.nowMs(), 10)).toEqual({ examined: 1, reclaimed: 1, more: false });
+    for (const s of seqs) expect(await redis.exists(c.record(s))).toBe(0);
+    expect(await redis.zcard(c.index)).toBe(0);
+    expect(await redis.zscore(c.registry, c.member)).toBeNull();
+  });
+
+  it('mailbox: entry expiry set once (a replay never renews it); a live day’s proof has none until its day is consumed', async () => {
+    const store = new RedisMailboxStore({ redis, namespace, clock, physicalGraceMs: GRACE, ownsConnection: false, shardEpoch: { shard: 3, epoch: 4 }, gc: { entryRetentionMs: DAY_MS, dispatchGcDelayMs: 1000n } });
+    const tenantId = rid();
+    const userId = rid();
+    const createdAt = clock.nowMs();
+    const entry = { tenantId, userId, mailboxSeq: composeMailboxSeq(4, 10n), createdAt, events: [{ ordinal: 0, eventId: rid(), payload: Buffer.from('p') }] };
+    await store.appendBatch([entry]);
+    const u = store.keys.user(tenantId, userId);
+    const expiry = entryExpiry(createdAt, DAY_MS);
+    expect(await pexpiretime(u.entry(entry.mailboxSeq))).toBe(Number(expiry + GRACE));
+    expect(await pexpiretime(u.dayIndex(4, dayOf(createdAt)))).toBe(Number(expiry + GRACE));
+    expect(await redis.pttl(u.proof(dayOf(createdAt)))).toBe(-1);
+    clock.advance(3_600_000n);
+    await store.appendBatch([entry]);
+    expect(await pexpiretime(u.entry(entry.mailboxSeq))).toBe(Number(expiry + GRACE));
+
+    clock.set(expiry);
+    const top = composeMailboxSeq(4, 100n);
+    await expect(store.rangeScan(tenantId, userId, epochStartSeq(4), top, 10)).rejects.toMatchObject({ code: 'CURSOR_EXPIRED', boundary: entry.mailboxSeq });
+    expect(await pexpiretime(u.proof(dayOf(createdAt)))).toBe(Number(expiry + GRACE));
+    expect(await redis.exists(u.entry(entry.mailboxSeq))).toBe(1);
+  });
+
+  it('dispatch GC: scheduled facts get deadline + grace; after the deadline the next pass deletes them all', async () => {
+    const store = new RedisMailboxStore({ redis, namespace, clock, physicalGraceMs: GRACE, ownsConnection: false, shardEpoch: { shard: 5, epoch: 1 }, gc: { entryRetentionMs: DAY_MS, dispatchGcDelayMs: 10_000n } });
+    const manifest = buildManifest({ dispatchId: rid(), tenantId: rid(), recipients: [], chunkSize: 2 });
+    await store.beginDispatch(manifest.dispatchId, 7n, manifest, manifestDigest(manifest));
+    for (let lane = 0; lane < 64; lane++) {
+      await store.advanceWatermark(lane, null, 7n);
+      await store.advanceFloor(lane, null, 7n);
+    }
+    const s = store.keys.shard(5);
+    const d = manifest.dispatchId;
+    const facts = [s.dispatch(d), s.observations(d), s.source(7n), s.completed(d)];
+    for (const k of facts) expect(await redis.pttl(k)).toBe(-1);
+    expect(await store.gcCompletedDispatches(clock.nowMs(), 10)).toEqual({ examined: 1, reclaimed: 1, more: false });
+    const deadline = clock.nowMs() + 10_000n;
+    for (const k of facts) expect(await pexpiretime(k)).toBe(Number(deadline + GRACE));
+    clock.advance(5_000n);
+    expect(await store.gcCompletedDispatches(clock.nowMs(), 10)).toEqual({ examined: 1, reclaimed: 0, more: false });
+    for (const k of facts) expect(await pexpiretime(k)).toBe(Number(deadline + GRACE));
+    clock.set(deadline);
+    expect(await store.gcCompletedDispatches(clock.nowMs(), 10)).toEqual({ examined: 0, reclaimed: 0, more: false });
+    for (const k of facts) expect(await redis.exists(k)).toBe(0);
+    expect(await redis.zcard(s.sourceIndex)).toBe(0);
+    expect(await redis.zcard(s.completedIndex)).toBe(0);
+    expect(await redis.zcard(s.deadlines)).toBe(0);
+    expect(await store.laneWatermark(0)).toEqual({ lane: 0, w: 7n, floor: 7n });
+  });
+});

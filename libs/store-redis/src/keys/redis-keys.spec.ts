@@ -1,0 +1,52 @@
+import { InvalidInputError } from '@qim/store-core';
+import type { Id128 } from '@qim/store-core';
+import { COMMIT_SHARDS, EPHEMERAL_REGISTRY_SHARDS, RedisKeys } from './redis-keys';
+import { hashTagOf } from './hash-tag';
+
+const id = (c: string): Id128 => c.repeat(32) as Id128;
+
+describe('RedisKeys', () => {
+  const keys = new RedisKeys('qim');
+
+  it('refuses namespaces that could break the key grammar or a hash tag', () => {
+    for (const bad of ['', 'a{b', 'a}b', 'with space', 'x'.repeat(65)]) expect(() => new RedisKeys(bad)).toThrow(InvalidInputError);
+  });
+
+  it('commit keys: one shard tag holds the commit hash, its recovery index and aux index', () => {
+    const k = keys.commit({ tenantId: id('a'), senderId: id('b'), clientMessageId: id('c') });
+    expect(k.shard).toBeGreaterThanOrEqual(0);
+    expect(k.shard).toBeLessThan(COMMIT_SHARDS);
+    expect(k.member).toBe(`${id('a')}${id('b')}${id('c')}`);
+    expect(k.hash).toBe(`qim:{cs:${k.shard}}:commit:${k.member}`);
+    expect(new Set([k.hash, k.recovery, k.aux, `${k.commitPrefix}x`].map(hashTagOf))).toEqual(new Set([`cs:${k.shard}`]));
+  });
+
+  it('commit shards spread keys (deterministic, all shards used)', () => {
+    const seen = new Set<number>();
+    for (let i = 0; i < 2000; i++) {
+      const hex = i.toString(16).padStart(32, '0') as Id128;
+      seen.add(keys.commitShardOf({ tenantId: id('1'), senderId: id('2'), clientMessageId: hex }));
+    }
+    expect(seen.size).toBe(COMMIT_SHARDS);
+    const k = { tenantId: id('1'), senderId: id('2'), clientMessageId: id('3') };
+    expect(keys.commitShardOf(k)).toBe(keys.commitShardOf({ ...k }));
+  });
+
+  it('conversation keys share the conversation tag; records are keyed by 16-hex seq', () => {
+    const c = keys.conversation(id('a'), id('d'));
+    expect(c.record(10n)).toBe(`qim:{cv:${id('a')}${id('d')}}:rec:000000000000000a`);
+    expect(new Set([c.seq, c.index, c.expiry, c.record(1n), `${c.recordPrefix}x`, `${c.prefix}x`].map(hashTagOf))).toEqual(new Set([`cv:${id('a')}${id('d')}`]));
+    expect(c.registry).toMatch(new RegExp(`^qim:\\{eg:(\\d+)\\}:conversations$`));
+    expect(Number(hashTagOf(c.registry).slice(3))).toBeLessThan(EPHEMERAL_REGISTRY_SHARDS);
+  });
+
+  it('user and shard keys share their tags', () => {
+    const u = keys.user(id('a'), id('e'));
+    expect(new Set([u.meta, u.trim, u.proof(20_000), u.entry(5n), u.dayIndex(3, 20_000), `${u.prefix}x`].map(hashTagOf))).toEqual(new Set([`mu:${id('a')}${id('e')}`]));
+    const s = keys.shard(42);
+    const d = id('f');
+    expect(
+      new Set([s.watermarks, s.sourceIndex, s.completedIndex, s.deadlines, s.dispatch(d), s.chunks(d), s.observations(d), s.completed(d), s.source(7n), `${s.prefix}x`].map(hashTagOf)),
+    ).toEqual(new Set(['ms:42']));
+  });
+});

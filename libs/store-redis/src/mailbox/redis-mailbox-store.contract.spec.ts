@@ -1,0 +1,4 @@
+import { describeMailboxStoreContract } from '@qim/store-contract/testing';
+import { openRedisMailboxHarness } from '../testing/redis-mailbox-harness';
+
+describeMailboxStoreContract('redis', openRedisMailboxHarness);

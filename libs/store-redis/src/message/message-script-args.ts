@@ -1,0 +1,123 @@
+import { UNREAD_PRECISE_LIMIT } from '@qim/store-core';
+import type { HistoryQuery, Id128, MessageKind } from '@qim/store-core';
+import type { CommitKeys, ConversationKeys } from '../keys/redis-keys';
+import { msScore, u64ToHex16 } from '../redis/hex64';
+import type { ScriptCall } from '../redis/redis-io';
+
+/**
+ * Pure argument builders of the MessageStore scripts: each turns typed values into the exact
+ * KEYS/ARGV its `.lua` docblock documents. No I/O; unit-tested in `message-script-args.spec.ts`.
+ */
+
+/** Everything `reserve-commit-3.lua` needs. */
+export interface ReserveCommitArgs {
+  readonly now: bigint;
+  readonly identity: Uint8Array;
+  readonly intent: Buffer;
+  readonly messageId: Id128;
+  readonly createdAt: bigint;
+  readonly auxExpiresAt: bigint;
+  readonly graceMs: bigint;
+}
+
+export function reserveCommitCall(k: CommitKeys, a: ReserveCommitArgs): ScriptCall {
+  return {
+    script: 'reserveCommit',
+    keys: [k.hash, k.recovery, k.aux],
+    args: [
+      u64ToHex16(a.now, 'now'),
+      Buffer.from(a.identity),
+      a.intent,
+      a.messageId,
+      msScore(a.createdAt),
+      u64ToHex16(a.auxExpiresAt, 'aux expiry'),
+      msScore(a.auxExpiresAt),
+      k.member,
+      msScore(a.graceMs),
+    ],
+  };
+}
+
+export function markRecordedCall(k: CommitKeys, now: bigint, expectedIntent: Buffer): ScriptCall {
+  return { script: 'markRecorded', keys: [k.hash], args: [u64ToHex16(now, 'now'), expectedIntent] };
+}
+
+export function markOutboxedCall(k: CommitKeys, now: bigint, messageId: Id128, expectedIntent: Buffer, newIntent: Buffer): ScriptCall {
+  return { script: 'markOutboxed', keys: [k.hash], args: [u64ToHex16(now, 'now'), messageId, expectedIntent, newIntent] };
+}
+
+export function markCommittedCall(k: CommitKeys, now: bigint): ScriptCall {
+  return { script: 'markCommitted', keys: [k.hash, k.recovery], args: [u64ToHex16(now, 'now'), k.member] };
+}
+
+/** A history index member: seq | ephemeral expiry (zeros = never) | countable | sender (65 chars). */
+export function historyIndexMember(seq: bigint, expiresAt: bigint | null, countable: boolean, senderId: Id128): string {
+  return `${u64ToHex16(seq, 'seq')}${u64ToHex16(expiresAt ?? 0n, 'expiry')}${countable ? '1' : '0'}${senderId}`;
+}
+
+/** Whether a message counts as unread for someone other than its sender. */
+export function isCountable(kind: MessageKind, control: boolean): boolean {
+  return !control && (kind === 'normal' || kind === 'edited');
+}
+
+export interface PutRecordArgs {
+  readonly seq: bigint;
+  readonly record: Buffer;
+  /** Absolute expiry (ms) of an Ephemeral message; null = never. */
+  readonly expiresAt: bigint | null;
+  readonly countable: boolean;
+  readonly senderId: Id128;
+  readonly graceMs: bigint;
+}
+
+export function putRecordCall(c: ConversationKeys, a: PutRecordArgs): ScriptCall {
+  return {
+    script: 'putRecord',
+    keys: [c.index, c.record(a.seq), c.expiry],
+    args: [
+      u64ToHex16(a.seq, 'seq'),
+      historyIndexMember(a.seq, a.expiresAt, a.countable, a.senderId),
+      a.record,
+      a.expiresAt === null ? '' : msScore(a.expiresAt),
+      msScore(a.graceMs),
+    ],
+  };
+}
+
+export function historyPageCall(c: ConversationKeys, q: HistoryQuery, now: bigint): ScriptCall {
+  return {
+    script: 'historyPage',
+    keys: [c.index],
+    args: [q.direction, q.anchor === null ? '' : u64ToHex16(q.anchor, 'anchor'), String(q.maxItems), String(q.maxBytes), u64ToHex16(now, 'now'), c.recordPrefix],
+  };
+}
+
+export function conversationSummaryCall(c: ConversationKeys, now: bigint, readSeq: bigint, viewer: Id128): ScriptCall {
+  return {
+    script: 'conversationSummary',
+    keys: [c.index],
+    args: [u64ToHex16(now, 'now'), u64ToHex16(readSeq, 'readSeq'), String(UNREAD_PRECISE_LIMIT), viewer, c.recordPrefix],
+  };
+}
+
+export interface CommitShardKeys {
+  readonly recovery: string;
+  readonly aux: string;
+  readonly commitPrefix: string;
+}
+
+export function scanRecoveryCall(s: CommitShardKeys, cutoffMs: bigint, now: bigint, maxItems: number, examineCap: number): ScriptCall {
+  return {
+    script: 'scanRecovery',
+    keys: [s.recovery],
+    args: [msScore(cutoffMs), u64ToHex16(now, 'now'), String(maxItems), s.commitPrefix, String(examineCap)],
+  };
+}
+
+export function gcCommitAuxCall(s: CommitShardKeys, now: bigint, limit: number): ScriptCall {
+  return { script: 'gcCommitAux', keys: [s.aux, s.recovery], args: [msScore(now), u64ToHex16(now, 'now'), String(limit), s.commitPrefix] };
+}
+
+export function gcHistoryCall(c: ConversationKeys, now: bigint, limit: number): ScriptCall {
+  return { script: 'gcHistory', keys: [c.index, c.expiry], args: [msScore(now), u64ToHex16(now, 'now'), String(limit), c.recordPrefix] };
+}

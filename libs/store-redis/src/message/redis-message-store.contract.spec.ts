@@ -1,0 +1,5 @@
+import { describeCommitterContract, describeMessageStoreContract } from '@qim/store-contract/testing';
+import { openRedisMessageHarness } from '../testing/redis-message-harness';
+
+describeMessageStoreContract('redis', openRedisMessageHarness);
+describeCommitterContract('redis', openRedisMessageHarness);

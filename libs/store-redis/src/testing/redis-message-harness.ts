@@ -1,0 +1,37 @@
+import { ManualClock } from '@qim/store-core';
+import type { Id128 } from '@qim/store-core';
+import type { MessageStoreHarness } from '@qim/store-contract/testing';
+import { RedisMessageStore } from '../message/redis-message-store';
+import { COMMIT_AUX_TTL_MS } from '../redis/store-options';
+import { dropNamespace, testClient, testNamespace } from './redis-test-env';
+
+/**
+ * Contract harness of `RedisMessageStore`: a fresh namespace and client per harness, a ManualClock
+ * starting at the real time (so logical time only ever runs ahead of the server clock and
+ * Redis-native physical expiry, set beyond every logical expiry, cannot fire during a case).
+ */
+export async function openRedisMessageHarness(): Promise<MessageStoreHarness> {
+  const redis = testClient();
+  const admin = testClient();
+  const namespace = testNamespace();
+  const clock = new ManualClock(BigInt(Date.now()));
+  const store = new RedisMessageStore({ redis, namespace, clock, commitAuxTtlMs: COMMIT_AUX_TTL_MS });
+  const recordKey = (tenantId: Id128, conversationId: Id128, seq: bigint): string => store.keys.conversation(tenantId, conversationId).record(seq);
+  return {
+    store,
+    clock,
+    commitAuxTtlMs: COMMIT_AUX_TTL_MS,
+    corruptRecord: async (tenantId, conversationId, seq) => {
+      await admin.set(recordKey(tenantId, conversationId, seq), Buffer.from('not a record'), 'KEEPTTL');
+    },
+    removeRecord: async (tenantId, conversationId, seq) => {
+      await admin.del(recordKey(tenantId, conversationId, seq));
+    },
+    readCount: () => store.io.reads,
+    close: async () => {
+      await dropNamespace(admin, namespace);
+      await admin.quit();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import { spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+
+/** A free TCP port on 127.0.0.1 (bound then released). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * A dedicated `redis-server` for one spec: its own free port and temp directory, started and
+ * stopped by pid (SIGKILL for a crash, restart on the same port and directory). Fails loudly when
+ * the `redis-server` binary is missing.
+ */
+export class RedisServerProcess {
+  readonly dir: string;
+  private child: ChildProcess | null = null;
+
+  private constructor(
+    readonly port: number,
+    private readonly args: readonly string[],
+  ) {
+    this.dir = mkdtempSync(join(tmpdir(), 'qim-redis-'));
+  }
+
+  static async start(args: readonly string[]): Promise<RedisServerProcess> {
+    const found = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
+    if (found.error || found.status !== 0) throw new Error('redis-server binary not found on PATH (the durability spec starts its own server; it never skips)');
+    const server = new RedisServerProcess(await freePort(), args);
+    await server.launch();
+    return server;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  private async launch(): Promise<void> {
+    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', ...this.args], { stdio: 'ignore' });
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const probe = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+      try {
+        await probe.connect();
+        const info = await probe.info('persistence');
+        if (/^loading:0/m.test(info)) return;
+      } catch {
+        // not up yet
+      } finally {
+        probe.disconnect();
+      }
+      if (Date.now() > deadline) throw new Error(`redis-server on ${this.port} did not become ready`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /** SIGKILL (no shutdown save, no AOF rewrite: a crash), waiting for the process to be gone. */
+  async kill(): Promise<void> {
+    const child = this.child;
+    this.child = null;
+    if (child === null || child.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGKILL');
+    });
+  }
+
+  /** Starts again on the same port and directory (the AOF is replayed). */
+  async restart(): Promise<void> {
+    await this.kill();
+    await this.launch();
+  }
+
+  async stop(): Promise<void> {
+    await this.kill();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

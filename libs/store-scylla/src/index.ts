@@ -1,0 +1,17 @@
+export { KEYSPACE_RE, PRODUCTION_MIN_RF, productionScyllaConfig, testScyllaConfig } from './config/scylla-config';
+export type { ScyllaConfig, ScyllaConfigInput, ScyllaConfigMode } from './config/scylla-config';
+export { TEST_ENV_VARS, scyllaTestConfigFromEnv } from './config/test-env';
+export { connectSession } from './session/scylla-session';
+export type { ClientTuning, ScyllaSession } from './session/scylla-session';
+export type { TableSpec } from './schema/table-spec';
+export type { CqlDialect } from './schema/dialect';
+export { SchemaRefusedError } from './schema/schema-refused-error';
+export { ALL_TABLES } from './schema/all-tables';
+export { migrate } from './migrate/migrate';
+export type { MigrationReport } from './migrate/migrate';
+export { checkReadiness } from './readiness/readiness';
+export type { ReadinessReport } from './readiness/readiness';
+export { MESSAGE_TABLES } from './message/message-tables';
+export { COMMIT_AUX_TTL_MS, ScyllaMessageStore } from './message/scylla-message-store';
+export type { ScyllaMessageStoreOptions } from './message/scylla-message-store';
+export * from './mailbox/index';

@@ -1,0 +1,83 @@
+import type { Client, types } from 'cassandra-driver';
+import { InvariantViolationError } from '@qim/store-core';
+import { qualify } from '../../schema/table-spec';
+import { applied, mapDriverError } from '../../session/statements';
+import type { NamedStatement } from './named-statement';
+import type { StatementCounter } from './statement-counter';
+
+/** Rows per page of a multi-page read. */
+export const PAGE_ROWS = 1000;
+
+/** Result of an LWT: whether it applied and the current row the server returned when it did not. */
+export interface LwtResult {
+  readonly applied: boolean;
+  /** The row returned with `[applied] = false` (condition columns or the whole row); null when none. */
+  readonly current: types.Row | null;
+}
+
+/**
+ * Runs the mailbox store's named statements on one client and keyspace: always prepared, under the
+ * statement's profile and declared idempotence, driver errors mapped to domain errors, and every
+ * execution reported to the optional counter.
+ */
+export class MailboxCql {
+  private readonly cqlByName = new Map<string, string>();
+
+  constructor(
+    readonly client: Client,
+    readonly keyspace: string,
+    private readonly counter: StatementCounter | null,
+  ) {}
+
+  private cqlOf(s: NamedStatement): string {
+    let cql = this.cqlByName.get(s.name);
+    if (cql === undefined) {
+      cql = qualify(s.cql, this.keyspace);
+      this.cqlByName.set(s.name, cql);
+    }
+    return cql;
+  }
+
+  /** Executes `s`; `page` asks for one page of `fetchSize` rows starting at `pageState`. */
+  async run(s: NamedStatement, params: readonly unknown[], page?: { fetchSize: number; pageState?: string }): Promise<types.ResultSet> {
+    const cql = this.cqlOf(s);
+    this.counter?.record(s.name, s.profile === 'lwt');
+    try {
+      return await this.client.execute(cql, params as unknown[], {
+        prepare: true,
+        executionProfile: s.profile,
+        isIdempotent: s.idempotent,
+        ...(page ? { fetchSize: page.fetchSize, ...(page.pageState ? { pageState: page.pageState } : {}), autoPage: false } : {}),
+      });
+    } catch (err) {
+      throw mapDriverError(err, cql);
+    }
+  }
+
+  /** Executes an LWT and reads `[applied]`. */
+  async lwt(s: NamedStatement, params: readonly unknown[]): Promise<LwtResult> {
+    if (s.profile !== 'lwt') throw new InvariantViolationError(`${s.name} is not an LWT`);
+    const rs = await this.run(s, params);
+    const ok = applied(rs);
+    return { applied: ok, current: ok ? null : (rs.rows[0] ?? null) };
+  }
+
+  /** Executes a read and returns every row (all pages). */
+  async rows(s: NamedStatement, params: readonly unknown[]): Promise<types.Row[]> {
+    const out: types.Row[] = [];
+    let pageState: string | undefined;
+    do {
+      const rs = await this.run(s, params, { fetchSize: PAGE_ROWS, ...(pageState ? { pageState } : {}) });
+      out.push(...rs.rows);
+      pageState = rs.pageState ?? undefined;
+    } while (pageState);
+    return out;
+  }
+
+  /** Executes a read and returns its single row or null. */
+  async one(s: NamedStatement, params: readonly unknown[]): Promise<types.Row | null> {
+    const rows = await this.rows(s, params);
+    if (rows.length > 1) throw new InvariantViolationError(`${s.name} returned ${rows.length} rows for one key`);
+    return rows[0] ?? null;
+  }
+}

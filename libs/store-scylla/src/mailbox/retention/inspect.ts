@@ -1,0 +1,29 @@
+import { applyInspect, expiredLedgerDays, splitMailboxSeq } from '@qim/store-core';
+import type { RetentionMeta } from '@qim/store-core';
+import { RETRY, casLoop } from '../mailbox-context';
+import type { MailboxContext } from '../mailbox-context';
+import { readBucketProofs } from './bucket-proof';
+import { readMeta, writeMeta } from './meta-row';
+
+/**
+ * Lazy read-side inspection (seed order: ledger → bucket proof → gap). Every ledger item whose
+ * absolute expiry has passed must have its same-day bucket proof (in the epoch of the item's max
+ * seq) covering it, else `CorruptEntryError`; `applyInspect` merges the proofs' real max seqs into
+ * the gap boundary (never into trim) and removes the items, and ONE meta LWT compares the whole
+ * stored state (version, generation, inspected-through, gap, ledger blob). A concurrent append wins
+ * → re-read and inspect again. Returns the meta as of the inspection (null: clean user).
+ */
+export async function inspectRetention(ctx: MailboxContext, tenant: Buffer, user: Buffer): Promise<RetentionMeta | null> {
+  return casLoop('retention inspect', async () => {
+    const stored = await readMeta(ctx.cql, tenant, user);
+    if (stored === null) return null;
+    const now = ctx.clock.nowMs();
+    const days = expiredLedgerDays(stored.meta, now);
+    if (days.length === 0) return stored.meta;
+    const wanted = stored.meta.ledger.filter((i) => days.includes(i.day)).map((i) => ({ day: i.day, epoch: splitMailboxSeq(i.maxSeq).epoch }));
+    const proofs = await readBucketProofs(ctx.cql, tenant, user, wanted);
+    const next = applyInspect(stored.meta, now, proofs);
+    if (next === stored.meta) return next;
+    return (await writeMeta(ctx.cql, tenant, user, stored, next)) ? next : RETRY;
+  });
+}

@@ -1,0 +1,201 @@
+import { randomBytes } from 'node:crypto';
+import { types } from 'cassandra-driver';
+import { ConflictError, DurableMessageCommitter, InvalidInputError, InvariantViolationError, id128ToBytes, recordFromIntent } from '@qim/store-core';
+import type { Id128, OutboxPublisher, ReserveInput, SendRequest } from '@qim/store-core';
+import { FAULT_POINTS } from './fault-points';
+import type { FaultPoint } from './fault-points';
+import { COMMIT_CQL } from './tables/commit-table';
+import { HISTORY_INDEX_CQL } from './tables/history-index-table';
+import { RECORD_CQL } from './tables/record-table';
+import { RECOVERY_CQL } from './tables/recovery-table';
+import { SEQUENCE_CQL } from './tables/sequence-table';
+import { GATE_AUX_TTL_MS, GATE_CASE_TIMEOUT_MS, GATE_SETUP_TIMEOUT_MS, MessageGate } from './test-support/message-gate';
+
+/**
+ * Scylla gate, message store specifics beyond the shared contract: racing reserves from separate
+ * store instances (separate "processes"), crashes injected between every durable step followed by
+ * the recovery scan, the consistency every statement really ran with, and the u64 bit-63 rule.
+ */
+jest.setTimeout(GATE_CASE_TIMEOUT_MS);
+
+let gate: MessageGate;
+beforeAll(async () => {
+  gate = await MessageGate.open('gate');
+}, GATE_SETUP_TIMEOUT_MS);
+afterAll(async () => {
+  await gate?.drop();
+}, GATE_SETUP_TIMEOUT_MS);
+beforeEach(() => gate.clearRecoveryWindow());
+
+const id = (): Id128 => randomBytes(16).toString('hex') as Id128;
+const request = (tenantId: Id128, conversationId: Id128, body = 'hello'): SendRequest => ({
+  tenantId,
+  senderId: id(),
+  clientMessageId: id(),
+  conversationId,
+  kind: 'normal',
+  control: false,
+  contentType: 'text/plain',
+  body: Buffer.from(body),
+  retention: { kind: 'default' },
+});
+const input = (r: SendRequest, createdAt = BigInt(Date.now())): ReserveInput => ({ request: r, messageId: id(), createdAt, recipients: [r.senderId] });
+const publisher = (): OutboxPublisher & { count: number } => {
+  const p = { count: 0, publish: async () => ({ topic: 'qim.messages', partition: 0, offset: BigInt(p.count++) }) };
+  return p;
+};
+
+describe('racing reserves (separate store instances)', () => {
+  it('two concurrent reserves of one key: one intent wins, the other returns it; a different request under the key conflicts', async () => {
+    const [a, b, c] = [gate.store(), gate.store(), gate.store()];
+    const tenant = id();
+    const conv = id();
+    const req = request(tenant, conv);
+    const [x, y] = await Promise.all([a.reserve(input(req)), b.reserve(input(req))]);
+    expect([x.created, y.created].sort()).toEqual([false, true]);
+    expect(x.snapshot).toEqual(y.snapshot);
+    await expect(c.reserve(input({ ...req, body: Buffer.from('other') }))).rejects.toBeInstanceOf(ConflictError);
+    // the loser may have consumed a seq (a legal hole); the next commit is strictly above both
+    const next = await c.reserve(input(request(tenant, conv)));
+    expect(next.snapshot.intent.seq > x.snapshot.intent.seq).toBe(true);
+  });
+
+  it('64 concurrent reserves in one conversation from 4 instances: every seq distinct, none reused afterwards (holes allowed)', async () => {
+    const stores = [gate.store(), gate.store(), gate.store(), gate.store()];
+    const tenant = id();
+    const conv = id();
+    const results = await Promise.all(Array.from({ length: 64 }, (_, k) => stores[k % 4]!.reserve(input(request(tenant, conv)))));
+    const seqs = results.map((r) => r.snapshot.intent.seq);
+    expect(results.every((r) => r.created)).toBe(true);
+    expect(new Set(seqs).size).toBe(64);
+    const max = seqs.reduce((m, s) => (s > m ? s : m), 0n);
+    const after = await stores[0]!.reserve(input(request(tenant, conv)));
+    expect(after.snapshot.intent.seq > max).toBe(true);
+  });
+});
+
+describe('crash injection between every durable step, then the recovery scan', () => {
+  const crashAt = (point: FaultPoint) => ({
+    at: (p: FaultPoint) => {
+      if (p === point) throw new Error(`injected crash at ${p}`);
+    },
+  });
+
+  it.each(FAULT_POINTS.map((p) => [p]))('crash at %s: the scan recovers the commit or safely skips an orphan', async (point) => {
+    const tenant = id();
+    const conv = id();
+    const req = request(tenant, conv);
+    const created = BigInt(Date.now()) - 60_000n;
+    const dying = gate.store({}, crashAt(point));
+    const healthy = gate.store();
+    const committer = new DurableMessageCommitter(healthy, publisher());
+
+    const crashed = point.startsWith('reserve')
+      ? dying.reserve(input(req, created))
+      : healthy.reserve(input(req, created)).then((r) => dying.putRecord(r.snapshot.intent, recordFromIntent(r.snapshot.intent)));
+    await expect(crashed).rejects.toThrow(`injected crash at ${point}`);
+
+    const found = (await healthy.scanRecoverableCommits(BigInt(Date.now()) - 30_000n, 100)).filter((s) => s.intent.key.tenantId === tenant);
+    if (point === 'reserve:after-recovery-row' || point === 'reserve:after-seq') {
+      // the recovery row exists but no commit: an orphan, skipped; the client's retry creates the commit
+      expect(found).toEqual([]);
+      expect(await healthy.loadCommitForRequest(req)).toBeNull();
+      const retry = await committer.send(input(req, created));
+      expect(retry.replay).toBe(false);
+      if (point === 'reserve:after-seq') expect(retry.seq).toBe(2n); // seq 1 was issued to the dead reserve: a hole
+    } else {
+      expect(found).toHaveLength(1);
+      expect(found[0]!.state).toBe('RESERVED');
+      expect((await committer.resume(found[0]!)).state).toBe('COMMITTED');
+    }
+    const done = await healthy.loadCommitForRequest(req);
+    expect(done?.state).toBe('COMMITTED');
+    const page = await healthy.historyPage({ canReadHistory: async () => true }, { tenantId: tenant, userId: req.senderId }, conv, {
+      direction: 'newer',
+      anchor: null,
+      maxItems: 10,
+      maxBytes: 1 << 20,
+    });
+    expect(page.items.map((i) => i.record.messageId)).toEqual([done!.intent.messageId]);
+    expect((await healthy.scanRecoverableCommits(BigInt(Date.now()), 100)).filter((s) => s.intent.key.tenantId === tenant)).toEqual([]);
+  });
+});
+
+describe('statements: prepared, named profiles, LOCAL_QUORUM, LWTs also LOCAL_SERIAL', () => {
+  const all = { ...COMMIT_CQL, ...SEQUENCE_CQL, ...RECORD_CQL, ...HISTORY_INDEX_CQL, ...RECOVERY_CQL };
+
+  it('every declared statement: conditional ⇔ lwt profile; LWTs are not idempotent, everything else is', () => {
+    for (const [name, s] of Object.entries(all)) {
+      const conditional = /\sIF\s/.test(s.cql);
+      expect([name, s.profile === 'lwt']).toEqual([name, conditional]);
+      expect([name, s.idempotent]).toEqual([name, !conditional]);
+    }
+  });
+
+  it('what the driver really executed during a full commit, history page, summary and scan', async () => {
+    const store = gate.store();
+    const tenant = id();
+    const conv = id();
+    gate.recorder.statements.length = 0;
+    gate.recorder.recording = true;
+    try {
+      await new DurableMessageCommitter(store, publisher()).send(input(request(tenant, conv)));
+      await store.historyPage({ canReadHistory: async () => true }, { tenantId: tenant, userId: id() }, conv, { direction: 'older', anchor: null, maxItems: 5, maxBytes: 1000 });
+      await store.conversationSummaries({ tenantId: tenant, userId: id() }, [{ conversationId: conv, readSeq: 0n }]);
+      await store.scanRecoverableCommits(BigInt(Date.now()), 10);
+    } finally {
+      gate.recorder.recording = false;
+    }
+    const ran = gate.recorder.statements.filter((s) => s.cql.includes(gate.config.keyspace));
+    expect(ran.length).toBeGreaterThan(10);
+    const { localQuorum, localSerial } = types.consistencies;
+    for (const s of ran) {
+      expect({ cql: s.cql, prepared: s.prepared, consistency: s.consistency, ok: s.ok }).toEqual({ cql: s.cql, prepared: true, consistency: localQuorum, ok: true });
+      if (/\sIF\s/.test(s.cql)) expect({ cql: s.cql, serial: s.serialConsistency, idempotent: s.idempotent }).toEqual({ cql: s.cql, serial: localSerial, idempotent: false });
+      else expect({ cql: s.cql, idempotent: s.idempotent }).toEqual({ cql: s.cql, idempotent: true });
+    }
+    // LWTs of one commit in a fresh conversation: seq init, commit insert, three state moves
+    expect(ran.filter((s) => /\sIF\s/.test(s.cql))).toHaveLength(5);
+  });
+});
+
+describe('auxiliary facts expire whole (no ghost row from the TTL-carrying state moves)', () => {
+  it('after the aux TTL a fully moved commit row and its recovery row are gone entirely, not just their cells', async () => {
+    const store = gate.store();
+    const req = request(id(), id());
+    const sent = await new DurableMessageCommitter(store, publisher()).send(input(req));
+    const key = [id128ToBytes(req.tenantId), id128ToBytes(req.senderId), id128ToBytes(req.clientMessageId)];
+    const rows = async () => {
+      const commit = (await gate.exec('SELECT * FROM {ks}.message_commit WHERE tenant_id = ? AND sender_id = ? AND client_message_id = ?', key)) as types.ResultSet;
+      const recovery = (await gate.exec('SELECT * FROM {ks}.commit_recovery WHERE hour_bucket = ?', [sent.createdAt / 3_600_000n])) as types.ResultSet;
+      return commit.rows.length + recovery.rows.filter((r) => Buffer.from(r['client_message_id'] as Buffer).equals(key[2]!)).length;
+    };
+    expect(await rows()).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, Number(GATE_AUX_TTL_MS) + 2_100));
+    expect(await rows()).toBe(0);
+  });
+});
+
+describe('u64 bit 63', () => {
+  it('a createdAt with bit 63 set is refused before anything is written', async () => {
+    const store = gate.store();
+    const req = request(id(), id());
+    await expect(store.reserve(input(req, 1n << 63n))).rejects.toBeInstanceOf(InvalidInputError);
+    expect(await store.loadCommitForRequest(req)).toBeNull();
+  });
+
+  it('a seq that would need bit 63 is an InvariantViolation and no commit is written', async () => {
+    const store = gate.store();
+    const tenant = id();
+    const conv = id();
+    await gate.exec('INSERT INTO {ks}.conversation_sequence (tenant_id, conversation_id, next) VALUES (?, ?, ?)', [
+      id128ToBytes(tenant),
+      id128ToBytes(conv),
+      (1n << 63n) - 1n,
+    ]);
+    const req = request(tenant, conv);
+    await expect(store.reserve(input(req))).rejects.toBeInstanceOf(InvariantViolationError);
+    expect(await store.loadCommitForRequest(req)).toBeNull();
+  });
+});
+

@@ -1,0 +1,138 @@
+import { ConflictError, InvalidInputError, requestIdentity, systemClock } from '@qim/store-core';
+import type {
+  Clock,
+  CommitIntent,
+  CommitKey,
+  CommitSnapshot,
+  ConversationSummary,
+  HistoryAuthorizer,
+  HistoryPage,
+  HistoryQuery,
+  HousekeepingReport,
+  Id128,
+  MessageRecord,
+  MessageStore,
+  MessageStoreCapabilities,
+  Publication,
+  ReserveInput,
+  ReserveResult,
+  SendRequest,
+  SummaryQuery,
+  Viewer,
+} from '@qim/store-core';
+import type { ScyllaSession } from '../session/scylla-session';
+import { loadStoredCommit } from './commit-rows';
+import { NO_FAULTS } from './fault-points';
+import type { FaultPoints } from './fault-points';
+import { historyPage } from './history-page';
+import { createMessageContext } from './message-context';
+import type { MessageContext } from './message-context';
+import { gcCommittedAuxiliary, scanRecoverableCommits } from './recovery-scan';
+import { reserve } from './reserve';
+import { SequenceAllocator } from './sequence-allocator';
+import { conversationSummaries } from './summaries';
+import { markCommitted, markOutboxPublished, putRecord } from './transitions';
+
+/** Production lifetime of the auxiliary commit facts (commit row, recovery row): 2 hours. */
+export const COMMIT_AUX_TTL_MS = 7_200_000n;
+
+export interface ScyllaMessageStoreOptions {
+  /** "Now" for committed_at, remaining TTLs and the recovery window. Server TTLs still rule expiry. Default `systemClock`. */
+  readonly clock?: Clock;
+  /** Lifetime of auxiliary commit facts, ms (≥ 1000). Default `COMMIT_AUX_TTL_MS`; the contract gate uses a short one. */
+  readonly commitAuxTtlMs?: bigint;
+}
+
+/**
+ * `MessageStore` over CQL (ScyllaDB or Apache Cassandra), seed "MessageStore schema 与操作".
+ * Expects `migrate` to have run with `MESSAGE_TABLES`; it never touches schema. The store owns the
+ * session: `close()` shuts it down.
+ */
+export class ScyllaMessageStore implements MessageStore {
+  readonly capabilities: MessageStoreCapabilities = Object.freeze({ injectableClock: false });
+  private readonly ctx: MessageContext;
+  private readonly seqs: SequenceAllocator;
+
+  /**
+   * @param faults test seam only (see `FaultPoints`); production code never passes it.
+   */
+  constructor(
+    private readonly session: ScyllaSession,
+    options: ScyllaMessageStoreOptions = {},
+    faults: FaultPoints = NO_FAULTS,
+  ) {
+    const auxTtlMs = options.commitAuxTtlMs ?? COMMIT_AUX_TTL_MS;
+    if (typeof auxTtlMs !== 'bigint' || auxTtlMs < 1000n) throw new InvalidInputError('commitAuxTtlMs must be at least 1000 ms');
+    this.ctx = createMessageContext(session.client, session.config.keyspace, options.clock ?? systemClock, auxTtlMs, faults);
+    this.seqs = new SequenceAllocator(this.ctx);
+  }
+
+  /** Lifetime of the auxiliary commit facts this store writes (ms). */
+  get commitAuxTtlMs(): bigint {
+    return this.ctx.auxTtlMs;
+  }
+
+  /** LWT rounds spent on seq allocation so far (benchmarks). */
+  get seqLwtRounds(): number {
+    return this.seqs.lwtRounds;
+  }
+
+  reserve(input: ReserveInput): Promise<ReserveResult> {
+    return reserve(this.ctx, this.seqs, input);
+  }
+
+  putRecord(intent: CommitIntent, record: MessageRecord): Promise<CommitSnapshot> {
+    return putRecord(this.ctx, intent, record);
+  }
+
+  markOutboxPublished(key: CommitKey, messageId: Id128, publication: Publication): Promise<CommitSnapshot> {
+    return markOutboxPublished(this.ctx, key, messageId, publication);
+  }
+
+  markCommitted(key: CommitKey): Promise<CommitSnapshot> {
+    return markCommitted(this.ctx, key);
+  }
+
+  async loadCommit(key: CommitKey): Promise<CommitSnapshot | null> {
+    return (await loadStoredCommit(this.ctx, key))?.snapshot ?? null;
+  }
+
+  async loadCommitForRequest(request: SendRequest): Promise<CommitSnapshot | null> {
+    const key = { tenantId: request.tenantId, senderId: request.senderId, clientMessageId: request.clientMessageId };
+    const stored = await loadStoredCommit(this.ctx, key);
+    if (stored === null) return null;
+    if (!requestIdentity(request).equals(Buffer.from(stored.snapshot.intent.identity))) {
+      throw new ConflictError('the stored commit belongs to a different request');
+    }
+    return stored.snapshot;
+  }
+
+  scanRecoverableCommits(cutoffMs: bigint, maxItems: number): Promise<CommitSnapshot[]> {
+    return scanRecoverableCommits(this.ctx, cutoffMs, maxItems);
+  }
+
+  gcCommittedAuxiliary(nowMs: bigint, limit: number): Promise<HousekeepingReport> {
+    return gcCommittedAuxiliary(this.ctx, nowMs, limit);
+  }
+
+  /**
+   * Ephemeral records and index rows carry their own TTL and the server removes them; there is
+   * no per-expiry index to walk and no DELETE is ever sent, so this pass has nothing to examine.
+   */
+  async gcExpiredHistory(_nowMs: bigint, limit: number): Promise<HousekeepingReport> {
+    if (!Number.isInteger(limit) || limit < 1) throw new InvalidInputError('limit must be a positive integer');
+    return { examined: 0, reclaimed: 0, more: false };
+  }
+
+  historyPage(authorizer: HistoryAuthorizer, viewer: Viewer, conversationId: Id128, query: HistoryQuery): Promise<HistoryPage> {
+    return historyPage(this.ctx, authorizer, viewer, conversationId, query);
+  }
+
+  conversationSummaries(viewer: Viewer, queries: readonly SummaryQuery[]): Promise<ConversationSummary[]> {
+    return conversationSummaries(this.ctx, viewer, queries);
+  }
+
+  close(): Promise<void> {
+    return this.session.close();
+  }
+}

@@ -1,0 +1,29 @@
+import { statement } from '../../session/statements';
+import { defineTable } from '../../schema/table-spec';
+
+/**
+ * `conversation_sequence`: the highest seq issued in a conversation (`next`). Created by
+ * `INSERT … IF NOT EXISTS` (which itself issues seq 1), then moved one step at a time by
+ * `UPDATE … SET next = n + 1 IF next = n`. No range is ever pre-leased; a seq whose commit loses
+ * its race is a legal hole, never reused.
+ */
+export const SEQUENCE_TABLE = defineTable({
+  name: 'conversation_sequence',
+  create: `CREATE TABLE IF NOT EXISTS {ks}.conversation_sequence (
+    tenant_id blob, conversation_id blob, next bigint,
+    PRIMARY KEY ((tenant_id, conversation_id))
+  ) WITH default_time_to_live = 0`,
+  columns: { tenant_id: 'blob', conversation_id: 'blob', next: 'bigint' },
+  addable: [],
+});
+
+const KEY = 'tenant_id = ? AND conversation_id = ?';
+
+export const SEQUENCE_CQL = Object.freeze({
+  select: statement(`SELECT next FROM {ks}.conversation_sequence WHERE ${KEY}`, { profile: 'read', idempotent: true }),
+  init: statement(`INSERT INTO {ks}.conversation_sequence (tenant_id, conversation_id, next) VALUES (?, ?, ?) IF NOT EXISTS`, {
+    profile: 'lwt',
+    idempotent: false,
+  }),
+  step: statement(`UPDATE {ks}.conversation_sequence SET next = ? WHERE ${KEY} IF next = ?`, { profile: 'lwt', idempotent: false }),
+});

@@ -1,0 +1,78 @@
+import type { Client } from 'cassandra-driver';
+import { KEYSPACE_RE } from '../config/scylla-config';
+import type { ScyllaConfig } from '../config/scylla-config';
+import { mapDriverError } from '../session/statements';
+import type { ScyllaSession } from '../session/scylla-session';
+import { createKeyspaceCql } from '../schema/dialect';
+import type { CqlDialect } from '../schema/dialect';
+import { decideKeyspace } from '../schema/keyspace-decision';
+import { SchemaRefusedError } from '../schema/schema-refused-error';
+import { detectDialect, readColumns, readReplication, readScyllaKeyspace } from '../schema/system-schema';
+import { planTable } from '../schema/table-plan';
+import { qualify } from '../schema/table-spec';
+import type { TableSpec } from '../schema/table-spec';
+
+/** What an explicit migration did. */
+export interface MigrationReport {
+  readonly dialect: CqlDialect;
+  readonly keyspaceCreated: boolean;
+  readonly tablesCreated: readonly string[];
+  /** `table.column` added with `ALTER TABLE … ADD`. */
+  readonly columnsAdded: readonly string[];
+}
+
+/** DDL runs unprepared (no bind markers, the keyspace name is validated) at LOCAL_QUORUM through the `write` profile. */
+async function ddl(client: Client, cql: string): Promise<void> {
+  try {
+    await client.execute(cql, [], { prepare: false, executionProfile: 'write', isIdempotent: true });
+  } catch (err) {
+    throw mapDriverError(err, cql);
+  }
+}
+
+async function ensureKeyspace(client: Client, config: ScyllaConfig, dialect: CqlDialect): Promise<boolean> {
+  const target = { dataCenter: config.localDataCenter, replicationFactor: config.replicationFactor };
+  let created = false;
+  let decision = decideKeyspace(await readReplication(client, config.keyspace), await readScyllaKeyspace(client, config.keyspace), target);
+  if (decision.verdict === 'absent') {
+    await ddl(client, createKeyspaceCql(config.keyspace, config.localDataCenter, config.replicationFactor, dialect));
+    created = true;
+    // Re-read: IF NOT EXISTS is a no-op when a concurrent creator won with other settings.
+    decision = decideKeyspace(await readReplication(client, config.keyspace), await readScyllaKeyspace(client, config.keyspace), target);
+  }
+  if (decision.verdict === 'absent') throw new SchemaRefusedError([`keyspace ${config.keyspace} is still absent after CREATE KEYSPACE`]);
+  if (decision.verdict === 'reject') throw new SchemaRefusedError(decision.reasons.map((r) => `keyspace ${config.keyspace}: ${r}`));
+  return created;
+}
+
+/**
+ * Explicit migration (never run by `connect`): creates the keyspace with NetworkTopologyStrategy
+ * (and `tablets = {'enabled': false}` on ScyllaDB) or verifies an existing one — RF of the target
+ * DC, then ScyllaDB's tablets row — and never alters it; then `CREATE TABLE IF NOT EXISTS` for
+ * every table and `ALTER TABLE … ADD` only for known nullable columns. A refusal throws
+ * `SchemaRefusedError` with every reason; DDL runs at LOCAL_QUORUM and the driver waits for schema
+ * agreement after each statement.
+ */
+export async function migrate(session: ScyllaSession, tables: readonly TableSpec[]): Promise<MigrationReport> {
+  const { client, config } = session;
+  if (!KEYSPACE_RE.test(config.keyspace)) throw new SchemaRefusedError([`invalid keyspace name ${JSON.stringify(config.keyspace)}`]);
+  const dialect = await detectDialect(client);
+  const keyspaceCreated = await ensureKeyspace(client, config, dialect);
+  const tablesCreated: string[] = [];
+  const columnsAdded: string[] = [];
+  for (const spec of tables) {
+    let plan = planTable(spec, await readColumns(client, config.keyspace, spec.name));
+    if (plan.create) {
+      await ddl(client, qualify(spec.create, config.keyspace));
+      tablesCreated.push(spec.name);
+      plan = planTable(spec, await readColumns(client, config.keyspace, spec.name));
+      if (plan.create) throw new SchemaRefusedError([`table ${spec.name} is still absent after CREATE TABLE`]);
+    }
+    if (plan.problems.length > 0) throw new SchemaRefusedError([...plan.problems]);
+    for (const { column, type } of plan.add) {
+      await ddl(client, `ALTER TABLE ${config.keyspace}.${spec.name} ADD ${column} ${type}`);
+      columnsAdded.push(`${spec.name}.${column}`);
+    }
+  }
+  return { dialect, keyspaceCreated, tablesCreated, columnsAdded };
+}

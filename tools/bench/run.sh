@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Runs a TypeScript benchmark of tools/bench: bundles tools/bench/<name>.ts with esbuild (the
+# workspace path aliases come from tsconfig.base.json; npm packages stay external) into a temp
+# file and runs it with node. Usage: tools/bench/run.sh <name> [args...]   e.g.
+#   eval "$(tools/infra/infra env)"; tools/bench/run.sh redis-commit
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+name=${1:?usage: tools/bench/run.sh <name> [args...]}
+shift
+src="$root/tools/bench/$name.ts"
+[ -f "$src" ] || { echo "no benchmark $src" >&2; exit 2; }
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+"$root/node_modules/.bin/esbuild" "$src" --bundle --platform=node --target=node20 --packages=external \
+  --tsconfig="$root/tsconfig.base.json" --outfile="$out/$name.js" --log-level=warning
+NODE_PATH="$root/node_modules" node "$out/$name.js" "$@"

@@ -1,0 +1,149 @@
+/**
+ * Benchmark of the Scylla message store's commit path (run: eval "$(tools/infra/infra env)";
+ * tools/bench/run.sh scylla-commit). Needs QIM_TEST_SCYLLA_ADDR/KEYSPACE/DC/RF; works in a scratch
+ * keyspace `<QIM_TEST_SCYLLA_KEYSPACE>_bench_<random>` created by `migrate` and dropped at the end.
+ *
+ * Side by side, same driver, same session, same in-flight count (1, 8, 64):
+ * - commit = reserve → putRecord → markOutboxPublished → markCommitted (no Kafka), over 1 000
+ *   conversations and over one hot conversation;
+ * - raw prepared INSERT of one 256-byte row (LOCAL_QUORUM);
+ * - raw prepared INSERT … IF NOT EXISTS of one row (LOCAL_QUORUM + LOCAL_SERIAL).
+ * Printed: commits/s (ops/s), p50/p99 latency, errors, ratios to both raw baselines, and LWTs per
+ * commit counted from what the driver really executed (a request tracker).
+ * Env: QIM_BENCH_SECONDS (per measurement, default 5).
+ */
+import { randomBytes } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
+import { tracker } from 'cassandra-driver';
+import { recordFromIntent, systemClock } from '@qim/store-core';
+import type { Id128, SendRequest } from '@qim/store-core';
+import { COMMIT_AUX_TTL_MS, MESSAGE_TABLES, ScyllaMessageStore, connectSession, migrate, scyllaTestConfigFromEnv } from '@qim/store-scylla';
+
+const SECONDS = Number(process.env['QIM_BENCH_SECONDS'] ?? 5);
+const IN_FLIGHT = [1, 8, 64];
+const rid = (): Id128 => randomBytes(16).toString('hex') as Id128;
+
+/** Counts conditional statements the driver executed (the runtime class is what the driver checks). */
+const TrackerBase = (tracker as unknown as { RequestTracker: new () => object }).RequestTracker;
+class LwtCounter extends TrackerBase {
+  lwt = 0;
+  all = 0;
+  onSuccess(_h: unknown, query: unknown): void {
+    this.count(query);
+  }
+  onError(_h: unknown, query: unknown): void {
+    this.count(query);
+  }
+  shutdown(): void {}
+  private count(query: unknown): void {
+    this.all++;
+    if (typeof query === 'string' && /\sIF\s/.test(query)) this.lwt++;
+  }
+}
+
+interface Result {
+  readonly ops: number;
+  readonly errors: number;
+  readonly perSecond: number;
+  readonly p50: number;
+  readonly p99: number;
+}
+
+async function drive(inFlight: number, op: () => Promise<unknown>): Promise<Result> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const end = Date.now() + SECONDS * 1000;
+  const t0 = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (Date.now() < end) {
+        const s = process.hrtime.bigint();
+        try {
+          await op();
+          latencies.push(Number(process.hrtime.bigint() - s) / 1e6);
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  const elapsed = Number(process.hrtime.bigint() - t0) / 1e9;
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number): number => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0;
+  return { ops: latencies.length, errors, perSecond: latencies.length / elapsed, p50: pct(0.5), p99: pct(0.99) };
+}
+
+const requestFor = (tenantId: Id128, conversationId: Id128): SendRequest => ({
+  tenantId,
+  senderId: rid(),
+  clientMessageId: rid(),
+  conversationId,
+  kind: 'normal',
+  control: false,
+  contentType: 'text/plain',
+  body: randomBytes(256),
+  retention: { kind: 'default' },
+});
+
+const fmt = (r: Result): string => `${r.perSecond.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.errors}`;
+
+async function main(): Promise<void> {
+  const config = scyllaTestConfigFromEnv(process.env, `_bench_${randomBytes(3).toString('hex')}`);
+  const counter = new LwtCounter();
+  const session = await connectSession(config, { requestTracker: counter as unknown as tracker.RequestTracker });
+  const ks = config.keyspace;
+  try {
+    const migration = await migrate(session, MESSAGE_TABLES);
+    await session.client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.bench_raw (k blob PRIMARY KEY, v blob)`, [], { executionProfile: 'write' });
+    const store = new ScyllaMessageStore({ ...session, close: async () => undefined }, { commitAuxTtlMs: COMMIT_AUX_TTL_MS });
+    const tenantId = rid();
+    const spread = Array.from({ length: 1000 }, rid);
+    const hot = rid();
+    let n = 0;
+    let offset = 0n;
+    const commit = (conversation: () => Id128) => async (): Promise<void> => {
+      const request = requestFor(tenantId, conversation());
+      const { snapshot } = await store.reserve({ request, messageId: rid(), createdAt: systemClock.nowMs(), recipients: [request.senderId] });
+      await store.putRecord(snapshot.intent, recordFromIntent(snapshot.intent));
+      await store.markOutboxPublished(snapshot.intent.key, snapshot.intent.messageId, { topic: 'qim.messages', partition: 0, offset: offset++ });
+      await store.markCommitted(snapshot.intent.key);
+    };
+    const spreadCommit = commit(() => spread[n++ % spread.length]!);
+    const hotCommit = commit(() => hot);
+    const value = randomBytes(256);
+    const rawInsert = () => session.client.execute(`INSERT INTO ${ks}.bench_raw (k, v) VALUES (?, ?)`, [randomBytes(16), value], { prepare: true, executionProfile: 'write', isIdempotent: true });
+    const rawLwt = () => session.client.execute(`INSERT INTO ${ks}.bench_raw (k, v) VALUES (?, ?) IF NOT EXISTS`, [randomBytes(16), value], { prepare: true, executionProfile: 'lwt' });
+
+    for (const warm of [spreadCommit, hotCommit, rawInsert, rawLwt]) await warm();
+    const lwtsOf = async (inFlight: number, op: () => Promise<unknown>): Promise<{ r: Result; lwt: number; stmts: number; seqRounds: number }> => {
+      const [l0, a0, s0] = [counter.lwt, counter.all, store.seqLwtRounds];
+      const r = await drive(inFlight, op);
+      const done = Math.max(1, r.ops);
+      return { r, lwt: (counter.lwt - l0) / done, stmts: (counter.all - a0) / done, seqRounds: (store.seqLwtRounds - s0) / done };
+    };
+
+    console.log(`# machine: ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ${migration.dialect} at ${config.contactPoints.join(',')} RF ${config.replicationFactor}; node ${process.version}`);
+    console.log(`# ${SECONDS}s per measurement; one session; commit = reserve+putRecord+markOutboxPublished+markCommitted (no Kafka); errors = operations that threw`);
+    console.log('in-flight | scenario | ops/s | p50 ms | p99 ms | errors | LWT/op | statements/op | seq CAS rounds/op | vs raw INSERT (ops/s ratio) | vs raw LWT (ops/s ratio)');
+    for (const inFlight of IN_FLIGHT) {
+      const raw = await drive(inFlight, rawInsert);
+      const lwt = await drive(inFlight, rawLwt);
+      console.log(`${inFlight} | raw prepared INSERT | ${fmt(raw)} | 0 | 1 | - | 1 | -`);
+      console.log(`${inFlight} | raw INSERT IF NOT EXISTS | ${fmt(lwt)} | 1 | 1 | - | - | 1`);
+      for (const [name, op] of [['commit, 1000 conversations', spreadCommit], ['commit, 1 hot conversation', hotCommit]] as const) {
+        const m = await lwtsOf(inFlight, op);
+        console.log(
+          `${inFlight} | ${name} | ${fmt(m.r)} | ${m.lwt.toFixed(2)} | ${m.stmts.toFixed(2)} | ${m.seqRounds.toFixed(2)} | ${(m.r.perSecond / raw.perSecond).toFixed(3)} | ${(m.r.perSecond / lwt.perSecond).toFixed(3)}`,
+        );
+      }
+    }
+  } finally {
+    await session.client.execute(`DROP KEYSPACE IF EXISTS ${ks}`, [], { executionProfile: 'write' }).catch(() => undefined);
+    await session.close();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
