@@ -1,7 +1,7 @@
 import type { DispatchRecord } from '@qim/store-core';
 import { UnavailableError, encodeDispatchRecord } from '@qim/store-core';
 import type { Kafka, Producer } from 'kafkajs';
-import { Partitioners } from 'kafkajs';
+import { createIdempotentProducer } from './idempotent-producer';
 
 /**
  * The router's producer to the dispatch topic: idempotent (acks = all, one request in flight, so
@@ -15,12 +15,7 @@ export class DispatchProducer {
     kafka: Kafka,
     readonly topic: string,
   ) {
-    this.producer = kafka.producer({
-      idempotent: true,
-      maxInFlightRequests: 1,
-      allowAutoTopicCreation: false,
-      createPartitioner: Partitioners.DefaultPartitioner,
-    });
+    this.producer = createIdempotentProducer(kafka);
   }
 
   connect(): Promise<void> {

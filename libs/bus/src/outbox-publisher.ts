@@ -1,7 +1,7 @@
 import type { CommitIntent, OutboxPublisher, Publication } from '@qim/store-core';
 import { UnavailableError, encodeMessageEvent, messageEventOf } from '@qim/store-core';
 import type { Kafka, Producer } from 'kafkajs';
-import { Partitioners } from 'kafkajs';
+import { createIdempotentProducer } from './idempotent-producer';
 
 /**
  * The writer's outbox: an idempotent kafkajs producer (acks = all, one request in flight) on the
@@ -16,12 +16,7 @@ export class KafkaOutboxPublisher implements OutboxPublisher {
     kafka: Kafka,
     readonly topic: string,
   ) {
-    this.producer = kafka.producer({
-      idempotent: true,
-      maxInFlightRequests: 1,
-      allowAutoTopicCreation: false,
-      createPartitioner: Partitioners.DefaultPartitioner,
-    });
+    this.producer = createIdempotentProducer(kafka);
   }
 
   connect(): Promise<void> {
