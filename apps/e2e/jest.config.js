@@ -10,6 +10,7 @@ module.exports = {
   displayName: 'e2e',
   rootDir: __dirname,
   testMatch: ['<rootDir>/src/**/*.e2e.spec.ts'],
+  setupFilesAfterEnv: ['<rootDir>/src/support/jest-timeout.ts'],
   testTimeout: 180_000,
   maxWorkers: 1,
 };

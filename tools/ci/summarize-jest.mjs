@@ -1,13 +1,26 @@
-// Prints the closing line of a Jest JSON report ("N passed, N failed, N skipped") and exits
-// non-zero when anything failed, nothing ran, or a test was skipped/focused (we allow none).
-import { readFileSync } from 'node:fs';
+// Prints one closing line over Jest JSON reports ("N passed, N failed, N skipped") and exits
+// non-zero when anything failed, a report is missing, nothing ran, or a test was skipped/focused
+// (we allow none).
+import { existsSync, readFileSync } from 'node:fs';
 
-const report = JSON.parse(readFileSync(process.argv[2], 'utf8'));
-const passed = report.numPassedTests;
-const failed = report.numFailedTests + report.numRuntimeErrorTestSuites;
-const skipped = report.numPendingTests + report.numTodoTests;
-for (const suite of report.testResults) {
-  if (suite.status !== 'passed') console.log(`FAILED SUITE: ${suite.name}\n${(suite.message || '').slice(0, 4000)}`);
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+let ok = true;
+for (const file of process.argv.slice(2)) {
+  if (!existsSync(file)) {
+    console.log(`MISSING REPORT: ${file} (the Jest run did not finish)`);
+    ok = false;
+    continue;
+  }
+  const report = JSON.parse(readFileSync(file, 'utf8'));
+  passed += report.numPassedTests;
+  failed += report.numFailedTests + report.numRuntimeErrorTestSuites;
+  skipped += report.numPendingTests + report.numTodoTests;
+  ok &&= report.success;
+  for (const suite of report.testResults) {
+    if (suite.status !== 'passed') console.log(`FAILED SUITE: ${suite.name}\n${(suite.message || '').slice(0, 4000)}`);
+  }
 }
 console.log(`jest: ${passed} passed, ${failed} failed, ${skipped} skipped`);
-if (failed > 0 || passed === 0 || skipped > 0 || !report.success) process.exit(1);
+if (!ok || failed > 0 || passed === 0 || skipped > 0) process.exit(1);

@@ -23,9 +23,12 @@ npx nx run-many -t lint typecheck --output-style=static
 step "store-core line coverage (threshold 90%)"
 npx jest -c libs/store-core/jest.config.js --coverage --coverageReporters=text-summary --silent
 
-step "all test projects"
 mkdir -p .infra/reports
+rm -f .infra/reports/*.json
 set +e
-npx jest -c jest.config.js --maxWorkers=2 --json --outputFile=.infra/reports/jest.json
+step "all test projects but e2e (2 workers)"
+npx jest -c jest.config.js --ignoreProjects e2e --maxWorkers=2 --json --outputFile=.infra/reports/projects.json
+step "end-to-end services (serial: each spec starts its own service stack)"
+npx jest -c apps/e2e/jest.config.js --runInBand --json --outputFile=.infra/reports/e2e.json
 set -e
-node tools/ci/summarize-jest.mjs .infra/reports/jest.json
+node tools/ci/summarize-jest.mjs .infra/reports/projects.json .infra/reports/e2e.json
