@@ -1,5 +1,6 @@
 export * from './config/config-error';
 export * from './config/service-env';
+export * from './config/scylla-env';
 export * from './config/writer-config';
 export * from './config/mailbox-config';
 export * from './config/parse-env';
@@ -36,3 +37,4 @@ export * from './mailbox/shard-worker';
 export * from './mailbox/message-router';
 export * from './backend/backend-types';
 export * from './backend/memory-backend';
+export * from './backend/scylla-admin';

@@ -1,4 +1,4 @@
-import type { TableSpec, ScyllaSession } from '@qim/store-scylla';
+import type { ScyllaConfig, ScyllaSession, TableSpec } from '@qim/store-scylla';
 import {
   MAILBOX_TABLES,
   MESSAGE_TABLES,
@@ -12,12 +12,19 @@ import {
   testScyllaConfig,
 } from '@qim/store-scylla';
 import { UnavailableError } from '@qim/store-core';
-import type { BackendConfig } from '../config/service-env';
+import type { ScyllaBackendConfig } from '../config/scylla-env';
 import type { ReadinessCheck } from '../http/readiness';
 import type { MailboxBackend, MailboxBinding, MessageBackend, StartupLog } from './backend-types';
 import { StoreCache } from './store-cache';
 
-type ScyllaBackendConfig = Extract<BackendConfig, { kind: 'scylla' }>;
+/**
+ * The store's `ScyllaConfig` for the parsed variables: production rules (RF ≥ 3) unless the RF is
+ * below 3, which the config schema allowed only in development/test.
+ */
+export function scyllaStoreConfig(cfg: ScyllaBackendConfig): ScyllaConfig {
+  const input = { contactPoints: cfg.hosts, keyspace: cfg.keyspace, localDataCenter: cfg.localDataCenter, replicationFactor: cfg.replicationFactor };
+  return cfg.replicationFactor >= PRODUCTION_MIN_RF ? productionScyllaConfig(input) : testScyllaConfig(input);
+}
 
 /**
  * Scylla/Cassandra start-up, fail closed: connect (opens the pool only) → explicit `migrate` of this
@@ -26,9 +33,7 @@ type ScyllaBackendConfig = Extract<BackendConfig, { kind: 'scylla' }>;
  * The config schema already refused RF < 3 outside development/test; the backend re-checks it.
  */
 async function openSession(cfg: ScyllaBackendConfig, tables: readonly TableSpec[], step: StartupLog): Promise<ScyllaSession> {
-  const input = { contactPoints: cfg.hosts, keyspace: cfg.keyspace, localDataCenter: cfg.localDataCenter, replicationFactor: cfg.replicationFactor };
-  const config = cfg.replicationFactor >= PRODUCTION_MIN_RF ? productionScyllaConfig(input) : testScyllaConfig(input);
-  const session = await connectSession(config);
+  const session = await connectSession(scyllaStoreConfig(cfg));
   try {
     step('scylla connect', { hosts: cfg.hosts, dc: cfg.localDataCenter });
     const report = await migrate(session, tables);

@@ -1,6 +1,7 @@
 import { ConfigError } from './config-error';
 import { mailboxEnvSchema } from './mailbox-config';
 import { parseEnv } from './parse-env';
+import { scyllaEnvSchema } from './scylla-env';
 import { writerEnvSchema } from './writer-config';
 
 const base = {
@@ -18,7 +19,7 @@ const scylla = {
 };
 const mailbox = { QIM_MAILBOX_SHARDS: '4', QIM_MAILBOX_EPOCH: '0' };
 
-function refusal(schema: typeof writerEnvSchema | typeof mailboxEnvSchema, env: Record<string, string>): ConfigError {
+function refusal(schema: typeof writerEnvSchema | typeof mailboxEnvSchema | typeof scyllaEnvSchema, env: Record<string, string>): ConfigError {
   try {
     parseEnv(schema, env);
   } catch (err) {
@@ -125,5 +126,30 @@ describe('mailbox environment', () => {
       'QIM_MAILBOX_EPOCH',
       'QIM_MAILBOX_SHARDS',
     ]);
+  });
+});
+
+describe('Scylla-only environment (operator CLI)', () => {
+  const cluster = { QIM_SCYLLA_HOSTS: 'n1,n2:9043', QIM_SCYLLA_KEYSPACE: 'qim', QIM_SCYLLA_DC: 'dc1', QIM_SCYLLA_RF: '3' };
+
+  it('resolves the cluster exactly like the services, and needs no token, brokers or backend choice', () => {
+    const c = parseEnv(scyllaEnvSchema, cluster);
+    expect(c).toEqual({ env: 'production', scylla: { kind: 'scylla', hosts: ['n1:9042', 'n2:9043'], keyspace: 'qim', localDataCenter: 'dc1', replicationFactor: 3 } });
+    expect(parseEnv(scyllaEnvSchema, { ...scylla, QIM_STORE_BACKEND: 'redis' }).scylla).toEqual(parseEnv(writerEnvSchema, scylla).backend);
+  });
+
+  it('requires all four variables, naming each', () => {
+    const e = refusal(scyllaEnvSchema, {});
+    expect(variables(e)).toEqual(['QIM_SCYLLA_DC', 'QIM_SCYLLA_HOSTS', 'QIM_SCYLLA_KEYSPACE', 'QIM_SCYLLA_RF']);
+  });
+
+  it('refuses RF < 3 in production and allows RF 1 in test', () => {
+    expect(refusal(scyllaEnvSchema, { ...cluster, QIM_SCYLLA_RF: '1' }).issues[0]!.message).toMatch(/≥ 3 when QIM_ENV=production/);
+    expect(parseEnv(scyllaEnvSchema, { ...cluster, QIM_SCYLLA_RF: '1', QIM_ENV: 'test' })).toMatchObject({ env: 'test', scylla: { replicationFactor: 1 } });
+  });
+
+  it('refuses malformed values and unknown QIM_* variables', () => {
+    expect(variables(refusal(scyllaEnvSchema, { ...cluster, QIM_SCYLLA_KEYSPACE: 'Bad-Name', QIM_SCYLA_DC: 'x' }))).toEqual(['QIM_SCYLA_DC', 'QIM_SCYLLA_KEYSPACE']);
+    expect(variables(refusal(scyllaEnvSchema, { ...cluster, QIM_SCYLLA_HOSTS: 'a b' }))).toEqual(['QIM_SCYLLA_HOSTS']);
   });
 });

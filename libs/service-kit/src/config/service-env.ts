@@ -1,20 +1,21 @@
 import { z } from 'zod';
 import { choice, hostList, intField, optionalIntField, optionalString, topicName } from './env-fields';
+import { isDevelopmentEnv } from './qim-env';
+import type { QimEnv } from './qim-env';
+import { resolveScylla, scyllaEnvShape } from './scylla-env';
+import type { ScyllaBackendConfig } from './scylla-env';
 
-export const QIM_ENVS = ['production', 'staging', 'development', 'test'] as const;
-export type QimEnv = (typeof QIM_ENVS)[number];
+export { QIM_ENVS, isDevelopmentEnv } from './qim-env';
+export type { QimEnv } from './qim-env';
 export const STORE_BACKENDS = ['redis', 'scylla', 'memory'] as const;
 export type StoreBackendKind = (typeof STORE_BACKENDS)[number];
-
-/** True for the environments that may use the Memory backend and a replication factor below 3. */
-export const isDevelopmentEnv = (env: QimEnv): boolean => env === 'development' || env === 'test';
 
 /**
  * The variables both services read (01-system.md, "Configuration"). Absent `QIM_ENV` means
  * production: the strictest rules apply unless an operator says otherwise.
  */
 export const commonEnvShape = {
-  QIM_ENV: choice(QIM_ENVS, 'production'),
+  ...scyllaEnvShape,
   QIM_STORE_BACKEND: choice(STORE_BACKENDS, 'redis'),
   QIM_SERVICE_TOKEN: z.string().min(16, 'must be set (at least 16 characters): every API call presents it as a bearer token'),
   QIM_HTTP_HOST: optionalString(),
@@ -29,12 +30,6 @@ export const commonEnvShape = {
     .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must match [A-Za-z0-9_.:-]{1,64}')
     .optional()
     .transform((v) => v ?? 'qim'),
-  QIM_SCYLLA_HOSTS: optionalString(),
-  QIM_SCYLLA_KEYSPACE: optionalString().pipe(
-    z.string().regex(/^[a-z][a-z0-9_]{0,47}$/, 'must match [a-z][a-z0-9_]{0,47}').optional(),
-  ),
-  QIM_SCYLLA_DC: optionalString(),
-  QIM_SCYLLA_RF: optionalIntField(1, 15),
   QIM_KAFKA_BROKERS: hostList(),
   QIM_KAFKA_CLIENT_ID: optionalString(),
   QIM_TOPIC_MESSAGES: topicName('qim.messages'),
@@ -52,13 +47,7 @@ type CommonRaw = z.output<z.ZodObject<typeof commonEnvShape>>;
 export type BackendConfig =
   | { readonly kind: 'memory' }
   | { readonly kind: 'redis'; readonly redisUrl: string; readonly namespace: string }
-  | {
-      readonly kind: 'scylla';
-      readonly hosts: readonly string[];
-      readonly keyspace: string;
-      readonly localDataCenter: string;
-      readonly replicationFactor: number;
-    };
+  | ScyllaBackendConfig;
 
 type Ctx = z.core.$RefinementCtx<unknown>;
 const issue = (ctx: Ctx, variable: string, message: string) => ctx.addIssue({ code: 'custom', path: [variable], message });
@@ -82,37 +71,9 @@ export function resolveBackend(raw: CommonRaw, ctx: Ctx): BackendConfig | null {
         return null;
       }
       return { kind: 'redis', redisUrl: raw.QIM_REDIS_URL, namespace: raw.QIM_REDIS_NAMESPACE };
-    case 'scylla': {
-      const missing = (['QIM_SCYLLA_HOSTS', 'QIM_SCYLLA_KEYSPACE', 'QIM_SCYLLA_DC', 'QIM_SCYLLA_RF'] as const).filter(
-        (k) => raw[k] === undefined,
-      );
-      for (const k of missing) issue(ctx, k, 'required when QIM_STORE_BACKEND=scylla');
-      const rf = raw.QIM_SCYLLA_RF;
-      if (rf !== undefined && rf < 3 && !dev) {
-        issue(ctx, 'QIM_SCYLLA_RF', `must be ≥ 3 when QIM_ENV=${raw.QIM_ENV} (got ${rf}; only development|test may use less)`);
-        return null;
-      }
-      const hosts = parseScyllaHosts(raw.QIM_SCYLLA_HOSTS, ctx);
-      if (missing.length > 0 || hosts === null) return null;
-      return {
-        kind: 'scylla',
-        hosts,
-        keyspace: raw.QIM_SCYLLA_KEYSPACE!,
-        localDataCenter: raw.QIM_SCYLLA_DC!,
-        replicationFactor: rf!,
-      };
-    }
+    case 'scylla':
+      return resolveScylla(raw, ctx, 'when QIM_STORE_BACKEND=scylla');
   }
-}
-
-function parseScyllaHosts(raw: string | undefined, ctx: Ctx): readonly string[] | null {
-  if (raw === undefined) return null;
-  const parsed = hostList(9042).safeParse(raw);
-  if (!parsed.success) {
-    issue(ctx, 'QIM_SCYLLA_HOSTS', parsed.error.issues.map((i) => i.message).join(', '));
-    return null;
-  }
-  return parsed.data;
 }
 
 /** Settings every service has once its environment is valid. */

@@ -11,6 +11,7 @@ import { readColumns, readReplication } from '../schema/system-schema';
 import { connectSession } from '../session/scylla-session';
 import type { ScyllaSession } from '../session/scylla-session';
 import { migrate } from './migrate';
+import type { MigrationEvent } from './migrate';
 
 /**
  * Scylla gate: explicit migration and readiness against the real server, including every refusal
@@ -50,14 +51,18 @@ describe('migrate + readiness (real server)', () => {
 
   it('creates the keyspace (NetworkTopologyStrategy, target DC/RF, no tablets clause on Cassandra) and every table; then readiness is green; a rerun changes nothing', async () => {
     const session = await open(base);
-    const first = await migrate(session, ALL_TABLES);
+    const events: MigrationEvent[] = [];
+    const first = await migrate(session, ALL_TABLES, (e) => events.push(e));
     expect(first).toEqual({ dialect: 'cassandra', keyspaceCreated: true, tablesCreated: ALL_TABLES.map((t) => t.name), columnsAdded: [] });
+    expect(events).toEqual([{ kind: 'keyspace', keyspace: base.keyspace, created: true }, ...ALL_TABLES.map((t) => ({ kind: 'table', table: t.name, created: true }))]);
     expect(await readReplication(session.client, base.keyspace)).toEqual({
       class: 'org.apache.cassandra.locator.NetworkTopologyStrategy',
       [base.localDataCenter]: String(base.replicationFactor),
     });
-    expect(await checkReadiness(session, ALL_TABLES)).toEqual({ ready: true, dialect: 'cassandra', problems: [] });
-    expect(await migrate(session, ALL_TABLES)).toEqual({ dialect: 'cassandra', keyspaceCreated: false, tablesCreated: [], columnsAdded: [] });
+    expect(await checkReadiness(session, ALL_TABLES)).toMatchObject({ ready: true, dialect: 'cassandra', problems: [] });
+    const rerun: MigrationEvent[] = [];
+    expect(await migrate(session, ALL_TABLES, (e) => rerun.push(e))).toEqual({ dialect: 'cassandra', keyspaceCreated: false, tablesCreated: [], columnsAdded: [] });
+    expect(rerun).toEqual([{ kind: 'keyspace', keyspace: base.keyspace, created: false }, ...ALL_TABLES.map((t) => ({ kind: 'table', table: t.name, created: false }))]);
   });
 
   it('a missing known nullable column makes readiness red; migrate adds exactly that column with ALTER TABLE … ADD', async () => {
@@ -66,7 +71,9 @@ describe('migrate + readiness (real server)', () => {
     const red = await checkReadiness(session, ALL_TABLES);
     expect(red.ready).toBe(false);
     expect(red.problems).toEqual(['message_commit.committed_at is missing (run migrate)']);
-    expect((await migrate(session, ALL_TABLES)).columnsAdded).toEqual(['message_commit.committed_at']);
+    const events: MigrationEvent[] = [];
+    expect((await migrate(session, ALL_TABLES, (e) => events.push(e))).columnsAdded).toEqual(['message_commit.committed_at']);
+    expect(events).toContainEqual({ kind: 'column', table: 'message_commit', column: 'committed_at' });
     expect((await readColumns(session.client, base.keyspace, 'message_commit'))?.['committed_at']).toBe('bigint');
     expect((await checkReadiness(session, ALL_TABLES)).ready).toBe(true);
   });
@@ -96,7 +103,7 @@ describe('migrate + readiness (real server)', () => {
     expect((await checkReadiness(session, ALL_TABLES)).ready).toBe(false);
   });
 
-  it('an existing table whose column has another type is refused (never altered)', async () => {
+  it('an existing table whose column has another type is refused before any DDL (no other table is created either)', async () => {
     const cfg = named('_bad');
     await ddl(`CREATE KEYSPACE ${cfg.keyspace} WITH replication = {'class': 'NetworkTopologyStrategy', '${base.localDataCenter}': ${base.replicationFactor}}`);
     await ddl(
@@ -105,6 +112,7 @@ describe('migrate + readiness (real server)', () => {
     const session = await open(cfg);
     await expect(migrate(session, MESSAGE_TABLES)).rejects.toThrow(/message_record\.record is text, expected blob/);
     expect((await readColumns(session.client, cfg.keyspace, 'message_record'))?.['record']).toBe('text');
+    expect(await readColumns(session.client, cfg.keyspace, 'message_commit')).toBeNull();
     const report = await checkReadiness(session, MESSAGE_TABLES);
     expect(report.ready).toBe(false);
     expect(report.problems).toContain('message_record.record is text, expected blob');

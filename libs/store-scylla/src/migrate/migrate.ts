@@ -21,6 +21,18 @@ export interface MigrationReport {
   readonly columnsAdded: readonly string[];
 }
 
+/**
+ * One step of a migration, reported as it completes (operator progress): the keyspace created or
+ * verified, each table created or already present, each column added.
+ */
+export type MigrationEvent =
+  | { readonly kind: 'keyspace'; readonly keyspace: string; readonly created: boolean }
+  | { readonly kind: 'table'; readonly table: string; readonly created: boolean }
+  | { readonly kind: 'column'; readonly table: string; readonly column: string };
+
+/** Receives each `MigrationEvent`; must not throw. */
+export type MigrationProgress = (event: MigrationEvent) => void;
+
 /** DDL runs unprepared (no bind markers, the keyspace name is validated) at LOCAL_QUORUM through the `write` profile. */
 async function ddl(client: Client, cql: string): Promise<void> {
   try {
@@ -46,32 +58,49 @@ async function ensureKeyspace(client: Client, config: ScyllaConfig, dialect: Cql
 }
 
 /**
+ * Read-only pass over the tables of an existing keyspace before any table DDL: a refusal found
+ * here leaves every table as it was (not only the refused one).
+ */
+async function refuseBeforeDdl(client: Client, keyspace: string, tables: readonly TableSpec[]): Promise<void> {
+  const problems: string[] = [];
+  for (const spec of tables) problems.push(...planTable(spec, await readColumns(client, keyspace, spec.name)).problems);
+  if (problems.length > 0) throw new SchemaRefusedError(problems);
+}
+
+/**
  * Explicit migration (never run by `connect`): creates the keyspace with NetworkTopologyStrategy
  * (and `tablets = {'enabled': false}` on ScyllaDB) or verifies an existing one — RF of the target
  * DC, then ScyllaDB's tablets row — and never alters it; then `CREATE TABLE IF NOT EXISTS` for
  * every table and `ALTER TABLE … ADD` only for known nullable columns. A refusal throws
- * `SchemaRefusedError` with every reason; DDL runs at LOCAL_QUORUM and the driver waits for schema
- * agreement after each statement.
+ * `SchemaRefusedError` with every reason; the keyspace is decided first and every table of an
+ * existing keyspace is planned before the first table DDL, so a refusal alters nothing. DDL runs
+ * at LOCAL_QUORUM and the driver waits for schema agreement after each statement. `onProgress`
+ * hears each step as it completes.
  */
-export async function migrate(session: ScyllaSession, tables: readonly TableSpec[]): Promise<MigrationReport> {
+export async function migrate(session: ScyllaSession, tables: readonly TableSpec[], onProgress: MigrationProgress = () => undefined): Promise<MigrationReport> {
   const { client, config } = session;
   if (!KEYSPACE_RE.test(config.keyspace)) throw new SchemaRefusedError([`invalid keyspace name ${JSON.stringify(config.keyspace)}`]);
   const dialect = await detectDialect(client);
   const keyspaceCreated = await ensureKeyspace(client, config, dialect);
+  if (!keyspaceCreated) await refuseBeforeDdl(client, config.keyspace, tables);
+  onProgress({ kind: 'keyspace', keyspace: config.keyspace, created: keyspaceCreated });
   const tablesCreated: string[] = [];
   const columnsAdded: string[] = [];
   for (const spec of tables) {
     let plan = planTable(spec, await readColumns(client, config.keyspace, spec.name));
-    if (plan.create) {
+    const created = plan.create;
+    if (created) {
       await ddl(client, qualify(spec.create, config.keyspace));
       tablesCreated.push(spec.name);
       plan = planTable(spec, await readColumns(client, config.keyspace, spec.name));
       if (plan.create) throw new SchemaRefusedError([`table ${spec.name} is still absent after CREATE TABLE`]);
     }
     if (plan.problems.length > 0) throw new SchemaRefusedError([...plan.problems]);
+    onProgress({ kind: 'table', table: spec.name, created });
     for (const { column, type } of plan.add) {
       await ddl(client, `ALTER TABLE ${config.keyspace}.${spec.name} ADD ${column} ${type}`);
       columnsAdded.push(`${spec.name}.${column}`);
+      onProgress({ kind: 'column', table: spec.name, column });
     }
   }
   return { dialect, keyspaceCreated, tablesCreated, columnsAdded };

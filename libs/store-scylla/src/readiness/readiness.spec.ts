@@ -44,8 +44,25 @@ const healthy: Script = {
 };
 
 describe('checkReadiness', () => {
-  it('green only when keyspace, RF, tablets, columns and local-DC quorum all check out', async () => {
-    expect(await checkReadiness(session(healthy), [table])).toEqual({ ready: true, dialect: 'scylla', problems: [] });
+  it('green only when keyspace, RF, tablets, columns and local-DC quorum all check out; each check is listed', async () => {
+    expect(await checkReadiness(session(healthy), [table])).toEqual({
+      ready: true,
+      dialect: 'scylla',
+      problems: [],
+      checks: [
+        { check: 'keyspace ks', problems: [] },
+        { check: 'table t', problems: [] },
+        { check: 'data center dc1 nodes for LOCAL_QUORUM of RF 3', problems: [] },
+      ],
+    });
+  });
+
+  it('files each problem under its check; a missing keyspace skips the table checks', async () => {
+    const wrongType = await checkReadiness(session({ ...healthy, columns: { k: 'blob', v: 'int' } }), [table]);
+    expect(wrongType.checks.find((c) => c.check === 'table t')?.problems).toEqual(['t.v is int, expected bigint']);
+    expect(wrongType.problems).toEqual(['t.v is int, expected bigint']);
+    const absent = await checkReadiness(session({ ...healthy, replication: null }), [table]);
+    expect(absent.checks.map((c) => c.check)).toEqual(['keyspace ks', 'data center dc1 nodes for LOCAL_QUORUM of RF 3']);
   });
 
   it.each<[string, Partial<Script>, RegExp]>([
@@ -66,6 +83,6 @@ describe('checkReadiness', () => {
   });
 
   it('on Apache Cassandra (no scylla_keyspaces table) the tablets check passes', async () => {
-    expect(await checkReadiness(session({ ...healthy, scylla: 'absent' }), [table])).toEqual({ ready: true, dialect: 'cassandra', problems: [] });
+    expect(await checkReadiness(session({ ...healthy, scylla: 'absent' }), [table])).toMatchObject({ ready: true, dialect: 'cassandra', problems: [] });
   });
 });

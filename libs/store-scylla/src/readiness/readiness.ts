@@ -6,11 +6,21 @@ import { detectDialect, readColumns, readReplication, readScyllaKeyspace } from 
 import { planTable } from '../schema/table-plan';
 import type { TableSpec } from '../schema/table-spec';
 
+/** One check of the readiness self-check and what it found (passed when `problems` is empty). */
+export interface ReadinessCheckOutcome {
+  /** What was checked: `keyspace <name> …`, `table <name>`, `data center <dc> …`. */
+  readonly check: string;
+  readonly problems: readonly string[];
+}
+
 /** The outcome of a readiness self-check: green only when `problems` is empty. */
 export interface ReadinessReport {
   readonly ready: boolean;
   readonly dialect: CqlDialect | null;
+  /** Every problem of every check, in check order. */
   readonly problems: readonly string[];
+  /** Each check that ran, in order (tables are not checked in a missing keyspace). */
+  readonly checks: readonly ReadinessCheckOutcome[];
 }
 
 /** Up hosts of the local DC known to the driver, against the LOCAL_QUORUM the RF needs. */
@@ -33,24 +43,26 @@ function hostProblems(client: Client, dataCenter: string, rf: number): string[] 
  */
 export async function checkReadiness(session: ScyllaSession, tables: readonly TableSpec[]): Promise<ReadinessReport> {
   const { client, config } = session;
-  const problems: string[] = [];
+  const { keyspace, localDataCenter: dc, replicationFactor: rf } = config;
+  const checks: ReadinessCheckOutcome[] = [];
+  const record = (check: string, problems: readonly string[]) => checks.push(Object.freeze({ check, problems: Object.freeze([...problems]) }));
   let dialect: CqlDialect | null = null;
   try {
     dialect = await detectDialect(client);
-    const target = { dataCenter: config.localDataCenter, replicationFactor: config.replicationFactor };
-    const decision = decideKeyspace(await readReplication(client, config.keyspace), await readScyllaKeyspace(client, config.keyspace), target);
-    if (decision.verdict === 'absent') problems.push(`keyspace ${config.keyspace} does not exist`);
-    if (decision.verdict === 'reject') problems.push(...decision.reasons.map((r) => `keyspace ${config.keyspace}: ${r}`));
+    const decision = decideKeyspace(await readReplication(client, keyspace), await readScyllaKeyspace(client, keyspace), { dataCenter: dc, replicationFactor: rf });
+    if (decision.verdict === 'absent') record(`keyspace ${keyspace}`, [`keyspace ${keyspace} does not exist`]);
+    else record(`keyspace ${keyspace}`, decision.verdict === 'reject' ? decision.reasons.map((r) => `keyspace ${keyspace}: ${r}`) : []);
     if (decision.verdict !== 'absent') {
       for (const spec of tables) {
-        const plan = planTable(spec, await readColumns(client, config.keyspace, spec.name));
-        if (plan.create) problems.push(`table ${spec.name} does not exist`);
-        problems.push(...plan.problems, ...plan.add.map((a) => `${spec.name}.${a.column} is missing (run migrate)`));
+        const plan = planTable(spec, await readColumns(client, keyspace, spec.name));
+        const absent = plan.create ? [`table ${spec.name} does not exist`] : [];
+        record(`table ${spec.name}`, [...absent, ...plan.problems, ...plan.add.map((a) => `${spec.name}.${a.column} is missing (run migrate)`)]);
       }
     }
-    problems.push(...hostProblems(client, config.localDataCenter, config.replicationFactor));
+    record(`data center ${dc} nodes for LOCAL_QUORUM of RF ${rf}`, hostProblems(client, dc, rf));
   } catch (err) {
-    problems.push(`readiness query failed: ${err instanceof Error ? err.message : String(err)}`);
+    record('readiness query', [`readiness query failed: ${err instanceof Error ? err.message : String(err)}`]);
   }
-  return Object.freeze({ ready: problems.length === 0, dialect, problems: Object.freeze(problems) });
+  const problems = checks.flatMap((c) => c.problems);
+  return Object.freeze({ ready: problems.length === 0, dialect, problems: Object.freeze(problems), checks: Object.freeze(checks) });
 }

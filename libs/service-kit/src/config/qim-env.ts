@@ -1,0 +1,7 @@
+/** The deployment environments `QIM_ENV` accepts. */
+export const QIM_ENVS = ['production', 'staging', 'development', 'test'] as const;
+/** A `QIM_ENV` value; absent means `production`. */
+export type QimEnv = (typeof QIM_ENVS)[number];
+
+/** True for the environments that may use the Memory backend and a replication factor below 3. */
+export const isDevelopmentEnv = (env: QimEnv): boolean => env === 'development' || env === 'test';

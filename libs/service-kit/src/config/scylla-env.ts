@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { choice, hostList, optionalIntField, optionalString } from './env-fields';
+import { QIM_ENVS, isDevelopmentEnv } from './qim-env';
+import type { QimEnv } from './qim-env';
+
+/**
+ * The Scylla variables and `QIM_ENV` (which sets the RF floor), read alike by both services and
+ * the operator CLI. Absent `QIM_ENV` means production.
+ */
+export const scyllaEnvShape = {
+  QIM_ENV: choice(QIM_ENVS, 'production'),
+  QIM_SCYLLA_HOSTS: optionalString(),
+  QIM_SCYLLA_KEYSPACE: optionalString().pipe(
+    z.string().regex(/^[a-z][a-z0-9_]{0,47}$/, 'must match [a-z][a-z0-9_]{0,47}').optional(),
+  ),
+  QIM_SCYLLA_DC: optionalString(),
+  QIM_SCYLLA_RF: optionalIntField(1, 15),
+} as const;
+
+type ScyllaRaw = z.output<z.ZodObject<typeof scyllaEnvShape>>;
+type Ctx = z.core.$RefinementCtx<unknown>;
+
+/** The Scylla/Cassandra cluster the store uses, from `QIM_SCYLLA_*`. */
+export interface ScyllaBackendConfig {
+  readonly kind: 'scylla';
+  /** `host:port` contact points (port 9042 when not given). */
+  readonly hosts: readonly string[];
+  readonly keyspace: string;
+  readonly localDataCenter: string;
+  readonly replicationFactor: number;
+}
+
+const SCYLLA_VARIABLES = ['QIM_SCYLLA_HOSTS', 'QIM_SCYLLA_KEYSPACE', 'QIM_SCYLLA_DC', 'QIM_SCYLLA_RF'] as const;
+
+/**
+ * The Scylla cross-variable rules: all four variables are required (`requiredBy` says by whom), and
+ * RF < 3 only with `QIM_ENV=development|test`. Returns null after reporting every issue on `ctx`.
+ */
+export function resolveScylla(raw: ScyllaRaw, ctx: Ctx, requiredBy: string): ScyllaBackendConfig | null {
+  const issue = (variable: string, message: string) => ctx.addIssue({ code: 'custom', path: [variable], message });
+  const missing = SCYLLA_VARIABLES.filter((k) => raw[k] === undefined);
+  for (const k of missing) issue(k, `required ${requiredBy}`);
+  const rf = raw.QIM_SCYLLA_RF;
+  if (rf !== undefined && rf < 3 && !isDevelopmentEnv(raw.QIM_ENV)) {
+    issue('QIM_SCYLLA_RF', `must be ≥ 3 when QIM_ENV=${raw.QIM_ENV} (got ${rf}; only development|test may use less)`);
+    return null;
+  }
+  const hosts = raw.QIM_SCYLLA_HOSTS === undefined ? null : hostList(9042).safeParse(raw.QIM_SCYLLA_HOSTS);
+  if (hosts?.success === false) issue('QIM_SCYLLA_HOSTS', hosts.error.issues.map((i) => i.message).join(', '));
+  if (missing.length > 0 || !hosts?.success) return null;
+  return { kind: 'scylla', hosts: hosts.data, keyspace: raw.QIM_SCYLLA_KEYSPACE!, localDataCenter: raw.QIM_SCYLLA_DC!, replicationFactor: rf! };
+}
+
+/** What a Scylla-only tool (the operator CLI) needs: the cluster and the environment. */
+export interface ScyllaEnvConfig {
+  readonly env: QimEnv;
+  readonly scylla: ScyllaBackendConfig;
+}
+
+/**
+ * Environment schema of a Scylla-only tool: the services' Scylla rules, with all four
+ * `QIM_SCYLLA_*` variables required whatever `QIM_STORE_BACKEND` says. Use with `parseEnv`.
+ */
+export const scyllaEnvSchema = z.object(scyllaEnvShape).transform((raw, ctx): ScyllaEnvConfig => {
+  const scylla = resolveScylla(raw, ctx, 'by the Scylla admin commands');
+  return scylla === null ? z.NEVER : { env: raw.QIM_ENV, scylla };
+});
