@@ -18,7 +18,7 @@ tools/infra/infra up
 eval "$(tools/infra/infra env)"
 
 step "lint + typecheck"
-npx nx run-many -t lint typecheck --output-style=static
+npx nx run-many -t lint typecheck --output-style=static --skip-nx-cache
 
 step "store-core line coverage (threshold 90%)"
 npx jest -c libs/store-core/jest.config.js --coverage --coverageReporters=text-summary --silent
