@@ -17,7 +17,8 @@ import { cpus, loadavg } from 'node:os';
 import { tracker } from 'cassandra-driver';
 import { recordFromIntent, systemClock } from '@qim/store-core';
 import type { Id128, SendRequest } from '@qim/store-core';
-import { COMMIT_AUX_TTL_MS, MESSAGE_TABLES, ScyllaMessageStore, connectSession, migrate, scyllaTestConfigFromEnv } from '@qim/store-scylla';
+import { COMMIT_AUX_TTL_MS } from '@qim/store-core';
+import { MESSAGE_TABLES, ScyllaMessageStore, connectSession, migrate, scyllaTestConfigFromEnv } from '@qim/store-scylla';
 
 const SECONDS = Number(process.env['QIM_BENCH_SECONDS'] ?? 5);
 const IN_FLIGHT = [1, 8, 64];

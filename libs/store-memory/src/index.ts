@@ -1,4 +1,4 @@
-export { MemoryMessageStore, COMMIT_AUX_TTL_MS } from './message/memory-message-store';
+export { MemoryMessageStore } from './message/memory-message-store';
 export type { MemoryMessageStoreOptions } from './message/memory-message-store';
 export { MemoryMessageBackend } from './message/memory-message-backend';
 export { MemoryMailboxStore } from './mailbox/memory-mailbox-store';

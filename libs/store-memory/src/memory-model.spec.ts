@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { MemoryMailboxBackend } from './mailbox/memory-mailbox-backend';
 import { MemoryMailboxStore } from './mailbox/memory-mailbox-store';
 import { MemoryMessageBackend } from './message/memory-message-backend';
-import { COMMIT_AUX_TTL_MS, MemoryMessageStore } from './message/memory-message-store';
+import { COMMIT_AUX_TTL_MS } from '@qim/store-core';
+import { MemoryMessageStore } from './message/memory-message-store';
 import { MEMORY_CLOCK_START } from './testing/memory-harnesses';
 
 // Memory-only behaviour the contract leaves to each backend: exact housekeeping counts, the

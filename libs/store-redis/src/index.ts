@@ -2,7 +2,7 @@ export { RedisMessageStore } from './message/redis-message-store';
 export type { RedisMessageStoreOptions } from './message/redis-message-store';
 export { RedisMailboxStore } from './mailbox/redis-mailbox-store';
 export type { RedisMailboxStoreOptions } from './mailbox/redis-mailbox-store';
-export { COMMIT_AUX_TTL_MS, DEFAULT_PHYSICAL_GRACE_MS } from './redis/store-options';
+export { DEFAULT_PHYSICAL_GRACE_MS } from './redis/store-options';
 export type { RedisStoreOptions } from './redis/store-options';
 export { connectRedis } from './redis/connect-redis';
 export type { ConnectRedisOptions } from './redis/connect-redis';

@@ -12,6 +12,6 @@ export type { MigrationEvent, MigrationProgress, MigrationReport } from './migra
 export { checkReadiness } from './readiness/readiness';
 export type { ReadinessCheckOutcome, ReadinessReport } from './readiness/readiness';
 export { MESSAGE_TABLES } from './message/message-tables';
-export { COMMIT_AUX_TTL_MS, ScyllaMessageStore } from './message/scylla-message-store';
+export { ScyllaMessageStore } from './message/scylla-message-store';
 export type { ScyllaMessageStoreOptions } from './message/scylla-message-store';
 export * from './mailbox/index';

@@ -1,12 +1,10 @@
-import { recordFromIntent } from '@qim/store-core';
+import { COMMIT_AUX_TTL_MS, recordFromIntent } from '@qim/store-core';
 import type { CommitSnapshot } from '@qim/store-core';
 import { randomId } from '../support/ids';
 import { TIMED_CASE_TIMEOUT_MS } from '../support/time-control';
 import { allowAll, commitFully, makeRequest, makeReserve, publicationAt } from './message-fixtures';
 import type { MessageContext } from './message-fixtures';
 
-/** Production lifetime of auxiliary commit facts. */
-const TWO_HOURS_MS = 7_200_000n;
 /** Longest aux TTL a real-time backend may declare for the contract run. */
 const MAX_REAL_AUX_TTL_MS = 3_000n;
 
@@ -71,7 +69,7 @@ export function recoveryCases(ctx: () => MessageContext): void {
       'expire after the aux TTL (2 h in production): commit and recovery row vanish, the sequence and history stay',
       async () => {
         const { store, tenantId, time, harness } = ctx();
-        if (time.manual) expect(harness.commitAuxTtlMs).toBe(TWO_HOURS_MS);
+        if (time.manual) expect(harness.commitAuxTtlMs).toBe(COMMIT_AUX_TTL_MS);
         else expect(harness.commitAuxTtlMs <= MAX_REAL_AUX_TTL_MS).toBe(true);
         const ttl = harness.commitAuxTtlMs;
         const conv = randomId();

@@ -55,6 +55,12 @@ export interface SummaryQuery {
 
 export const UNREAD_PRECISE_LIMIT = 100;
 
+/**
+ * Production lifetime of the auxiliary commit facts (commit row, recovery index entry), counted from
+ * the reserve: 2 hours (seed). Replays are recognised within it; afterwards the key is free again.
+ */
+export const COMMIT_AUX_TTL_MS = 7_200_000n;
+
 export interface ConversationSummary {
   readonly conversationId: Id128;
   /** Highest issued/recorded seq visible in the history index; 0 when empty. */

@@ -1,4 +1,5 @@
 import {
+  COMMIT_AUX_TTL_MS,
   ConflictError,
   NotFoundError,
   UnavailableError,
@@ -46,8 +47,6 @@ import { MemoryMessageBackend, RECOVERY_BUCKET_MS, conversationKey } from './mem
 import { scanRecoverable } from './recovery-scan';
 import { conversationSummaries } from './memory-summaries';
 
-/** Production lifetime of auxiliary commit facts (commit row, recovery index row): 2 h. */
-export const COMMIT_AUX_TTL_MS = 7_200_000n;
 
 export interface MemoryMessageStoreOptions {
   /** Time source for every expiry decision (a `ManualClock` in tests). */

@@ -4,7 +4,8 @@ import { MemoryMailboxInspector } from '../mailbox/mailbox-inspection';
 import { MemoryMailboxBackend } from '../mailbox/memory-mailbox-backend';
 import { MemoryMailboxStore } from '../mailbox/memory-mailbox-store';
 import { MemoryMessageBackend } from '../message/memory-message-backend';
-import { COMMIT_AUX_TTL_MS, MemoryMessageStore } from '../message/memory-message-store';
+import { COMMIT_AUX_TTL_MS } from '@qim/store-core';
+import { MemoryMessageStore } from '../message/memory-message-store';
 
 /** 2026-03-14T12:00:00Z: the manual clock's start (mid-day, so "yesterday" and "today" buckets both exist). */
 export const MEMORY_CLOCK_START = 1_773_489_600_000n;

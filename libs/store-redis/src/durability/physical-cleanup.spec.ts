@@ -4,7 +4,7 @@ import type { Id128, SendRequest } from '@qim/store-core';
 import type { Redis } from 'ioredis';
 import { RedisMailboxStore } from '../mailbox/redis-mailbox-store';
 import { RedisMessageStore } from '../message/redis-message-store';
-import { COMMIT_AUX_TTL_MS } from '../redis/store-options';
+import { COMMIT_AUX_TTL_MS } from '@qim/store-core';
 import { dropNamespace, testClient, testNamespace } from '../testing/redis-test-env';
 
 const rid = (): Id128 => randomBytes(16).toString('hex') as Id128;

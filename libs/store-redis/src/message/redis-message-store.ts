@@ -22,7 +22,8 @@ import type {
 import { COMMIT_SHARDS, RedisKeys } from '../keys/redis-keys';
 import { RedisIo } from '../redis/redis-io';
 import { ScriptReply } from '../redis/script-reply';
-import { COMMIT_AUX_TTL_MS, releaseConnection, resolveGrace } from '../redis/store-options';
+import { COMMIT_AUX_TTL_MS } from '@qim/store-core';
+import { releaseConnection, resolveGrace } from '../redis/store-options';
 import type { RedisStoreOptions } from '../redis/store-options';
 import { scanRecoveryCall } from './message-script-args';
 import { RedisCommitOps } from './redis-commit-ops';

@@ -2,9 +2,6 @@ import { InvalidInputError } from '@qim/store-core';
 import type { Clock } from '@qim/store-core';
 import type { Cluster, Redis } from 'ioredis';
 
-/** Production lifetime of auxiliary commit facts (commit hash, recovery member): 2 h from the reserve. */
-export const COMMIT_AUX_TTL_MS = 7_200_000n;
-
 /** Default physical clean-up grace beyond a logical expiry (Redis-native expiry, server clock). */
 export const DEFAULT_PHYSICAL_GRACE_MS = 3_600_000n;
 

@@ -2,7 +2,7 @@ import { ManualClock } from '@qim/store-core';
 import type { Id128 } from '@qim/store-core';
 import type { MessageStoreHarness } from '@qim/store-contract/testing';
 import { RedisMessageStore } from '../message/redis-message-store';
-import { COMMIT_AUX_TTL_MS } from '../redis/store-options';
+import { COMMIT_AUX_TTL_MS } from '@qim/store-core';
 import { dropNamespace, testClient, testNamespace } from './redis-test-env';
 
 /**

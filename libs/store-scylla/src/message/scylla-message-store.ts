@@ -1,4 +1,4 @@
-import { ConflictError, InvalidInputError, requestIdentity, systemClock } from '@qim/store-core';
+import { COMMIT_AUX_TTL_MS, ConflictError, InvalidInputError, requestIdentity, systemClock } from '@qim/store-core';
 import type {
   Clock,
   CommitIntent,
@@ -33,8 +33,6 @@ import { SequenceAllocator } from './sequence-allocator';
 import { conversationSummaries } from './summaries';
 import { markCommitted, markOutboxPublished, putRecord } from './transitions';
 
-/** Production lifetime of the auxiliary commit facts (commit row, recovery row): 2 hours. */
-export const COMMIT_AUX_TTL_MS = 7_200_000n;
 
 export interface ScyllaMessageStoreOptions {
   /** "Now" for committed_at, remaining TTLs and the recovery window. Server TTLs still rule expiry. Default `systemClock`. */
