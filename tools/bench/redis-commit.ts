@@ -1,21 +1,23 @@
 /**
  * Benchmark of the Redis backend (needs QIM_REDIS_URL; run: tools/bench/run.sh redis-commit).
  *
- * 1. Commit path without Kafka — reserve → putRecord → markOutboxPublished → markCommitted — at 1, 16
- *    and 64 commits in flight, side by side with raw ioredis EVALSHA of a trivial script at the same
- *    in-flight count on the same server: commits/s, p50/p99 latency, and the ratios.
- * 2. Redis commands per commit: client round trips (counted by the store) and server-side commands
- *    (INFO commandstats delta, which includes the commands run inside scripts).
- * 3. append_batch entries/s (batches of 64 users × 1 entry) beside raw pipelined SETs of the same bytes.
+ * 1. Commit path without Kafka — `DurableMessageCommitter.send` with a publisher that answers at once:
+ *    reserve → putRecord → markPublishedAndCommitted — at 1, 16 and 64 commits in flight, side by side
+ *    with raw ioredis EVALSHA of a trivial script at the same in-flight count on the same server:
+ *    commits/s, p50/p99 latency, and the ratios.
+ * 2. Redis commands per commit: client round trips (socket writes of the store's connection; the
+ *    commands auto-pipelined into one write count once), commands the store sent, and server-side
+ *    commands (INFO commandstats delta, which includes the commands run inside scripts).
+ * (The mailbox side has its own benchmark: tools/bench/run.sh redis-mailbox.)
  *
  * Env: QIM_BENCH_SECONDS (per measurement, default 5). Keys live under a scratch namespace, deleted
  * at the end. The commandstats delta is exact only when nothing else uses the server meanwhile.
  */
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
-import { composeMailboxSeq, recordFromIntent, systemClock } from '@qim/store-core';
-import type { Id128, MailboxEntryInput, SendRequest } from '@qim/store-core';
-import { RedisMailboxStore, RedisMessageStore, connectRedis } from '@qim/store-redis';
+import { DurableMessageCommitter, systemClock } from '@qim/store-core';
+import type { Id128, SendRequest } from '@qim/store-core';
+import { RedisMessageStore, connectRedis } from '@qim/store-redis';
 
 const SECONDS = Number(process.env['QIM_BENCH_SECONDS'] ?? 5);
 const IN_FLIGHT = [1, 16, 64];
@@ -48,6 +50,12 @@ async function drive(inFlight: number, op: (worker: number) => Promise<unknown>)
   return { ops: latencies.length, perSecond: latencies.length / elapsed, p50: pct(0.5), p99: pct(0.99) };
 }
 
+/** The server's CPU seconds so far (user + sys, main thread and children), from INFO cpu. */
+async function serverCpuSeconds(redis: Awaited<ReturnType<typeof connectRedis>>): Promise<number> {
+  const info = await redis.info('cpu');
+  return ['used_cpu_sys', 'used_cpu_user'].reduce((sum, f) => sum + Number(new RegExp(`^${f}:([0-9.]+)`, 'm').exec(info)?.[1] ?? NaN), 0);
+}
+
 async function commandStats(redis: Awaited<ReturnType<typeof connectRedis>>): Promise<Map<string, number>> {
   const info = await redis.info('commandstats');
   return new Map([...info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map((m) => [m[1]!, Number(m[2])]));
@@ -65,19 +73,23 @@ async function main(): Promise<void> {
   const rawClient = await connectRedis(url);
   const admin = await connectRedis(url);
   const messages = new RedisMessageStore({ redis: storeClient, namespace, clock: systemClock, ownsConnection: false });
-  const mailbox = new RedisMailboxStore({ redis: storeClient, namespace, clock: systemClock, ownsConnection: false, shardEpoch: { shard: 0, epoch: 1 }, gc: { entryRetentionMs: 86_400_000n, dispatchGcDelayMs: 60_000n } });
   rawClient.defineCommand('benchTrivial', { numberOfKeys: 1, lua: 'return 1' });
   const trivial = (rawClient as unknown as { benchTrivial(key: string): Promise<unknown> }).benchTrivial.bind(rawClient);
   const tenantId = rid();
   const conversations = Array.from({ length: 256 }, rid);
-  let publication = 0n;
+  let offset = 0n;
+  const committer = new DurableMessageCommitter(messages, { publish: async () => ({ topic: 'qim.messages', partition: 0, offset: offset++ }) });
   let n = 0;
   const commit = async (): Promise<void> => {
     const request = requestFor(tenantId, conversations[n++ % conversations.length]!);
-    const { snapshot } = await messages.reserve({ request, messageId: rid(), createdAt: systemClock.nowMs(), recipients: [request.senderId] });
-    await messages.putRecord(snapshot.intent, recordFromIntent(snapshot.intent));
-    await messages.markOutboxPublished(snapshot.intent.key, snapshot.intent.messageId, { topic: 'qim.messages', partition: 0, offset: publication++ });
-    await messages.markCommitted(snapshot.intent.key);
+    await committer.send({ request, messageId: rid(), createdAt: systemClock.nowMs(), recipients: [request.senderId] });
+  };
+  const stream = (storeClient as unknown as { stream: { write: (...a: unknown[]) => boolean } }).stream;
+  const write = stream.write.bind(stream);
+  let socketWrites = 0;
+  stream.write = (...a: unknown[]) => {
+    socketWrites += 1;
+    return write(...a);
   };
   await trivial(`${namespace}:{warm}`);
   await commit();
@@ -87,43 +99,35 @@ async function main(): Promise<void> {
   const aof = /^aof_enabled:(\d)/m.exec(persistence)?.[1] === '1' ? `AOF on (appendfsync ${String(((await admin.config('GET', 'appendfsync')) as string[])[1])})` : 'AOF off';
   console.log(`# machine: ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}; redis ${version}, ${aof}; node ${process.version}`);
   console.log(`# Redis commit path vs raw EVALSHA (${SECONDS}s each, same server ${new URL(url).host}, one connection each, auto-pipelining on both)`);
-  console.log('in-flight | commits/s | p50 ms | p99 ms | raw EVALSHA/s | raw p50 ms | raw p99 ms | commit/raw throughput | p50 ratio');
+  console.log('in-flight | commits/s | p50 ms | p99 ms | client CPU µs/commit | raw EVALSHA/s | raw p50 ms | raw p99 ms | commit/raw throughput | p50 ratio');
   for (const inFlight of IN_FLIGHT) {
+    const cpu0 = process.cpuUsage();
     const c = await drive(inFlight, commit);
+    const cpu = process.cpuUsage(cpu0);
     const r = await drive(inFlight, () => trivial(`${namespace}:{raw}`));
     console.log(
-      `${inFlight} | ${c.perSecond.toFixed(0)} | ${c.p50.toFixed(2)} | ${c.p99.toFixed(2)} | ${r.perSecond.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(c.perSecond / r.perSecond).toFixed(3)} | ${(c.p50 / r.p50).toFixed(1)}×`,
+      `${inFlight} | ${c.perSecond.toFixed(0)} | ${c.p50.toFixed(2)} | ${c.p99.toFixed(2)} | ${((cpu.user + cpu.system) / c.ops).toFixed(0)} | ${r.perSecond.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(c.perSecond / r.perSecond).toFixed(3)} | ${(c.p50 / r.p50).toFixed(1)}×`,
     );
   }
 
   const COUNTED = 500;
   const before = await commandStats(admin);
+  const serverCpu0 = await serverCpuSeconds(admin);
   const io0 = messages.io.reads + messages.io.writes;
+  const writes0 = socketWrites;
+  const clientCpu0 = process.cpuUsage();
   for (let i = 0; i < COUNTED; i++) await commit();
+  const clientCpu = process.cpuUsage(clientCpu0);
+  const serverCpu = (await serverCpuSeconds(admin)) - serverCpu0;
+  const roundTrips = (socketWrites - writes0) / COUNTED;
   const clientCalls = (messages.io.reads + messages.io.writes - io0) / COUNTED;
   const after = await commandStats(admin);
   const deltas = [...after].map(([cmd, calls]) => [cmd, calls - (before.get(cmd) ?? 0)] as const).filter(([cmd, d]) => d > 0 && !/^(info|config)/.test(cmd));
   const serverTotal = deltas.reduce((s, [, d]) => s + d, 0) / COUNTED;
   console.log(`\n# Redis commands per commit (${COUNTED} sequential commits)`);
-  console.log(`client round trips per commit: ${clientCalls.toFixed(2)}; server commands per commit (incl. inside scripts): ${serverTotal.toFixed(2)}`);
+  console.log(`client round trips (socket writes) per commit: ${roundTrips.toFixed(2)}; commands sent per commit: ${clientCalls.toFixed(2)}; server commands per commit (incl. inside scripts): ${serverTotal.toFixed(2)}`);
   console.log(deltas.sort((a, b) => b[1] - a[1]).map(([cmd, d]) => `${cmd}=${(d / COUNTED).toFixed(2)}`).join(' '));
-
-  const BATCH = 64;
-  let offset = 0n;
-  const users = Array.from({ length: 4096 }, rid);
-  const batchOf = (): MailboxEntryInput[] => {
-    const seq = composeMailboxSeq(1, offset++);
-    return Array.from({ length: BATCH }, (_, i) => ({ tenantId, userId: users[(Number(offset) * BATCH + i) % users.length]!, mailboxSeq: seq, createdAt: systemClock.nowMs(), events: [{ ordinal: 0, eventId: rid(), payload: randomBytes(256) }] }));
-  };
-  const payload = randomBytes(320);
-  console.log(`\n# append_batch (${BATCH} users × 1 entry per batch) vs raw pipelined SET of ${BATCH} values, 16 in flight`);
-  const a = await drive(16, () => mailbox.appendBatch(batchOf()));
-  const raw = await drive(16, () => {
-    const p = rawClient.pipeline();
-    for (let i = 0; i < BATCH; i++) p.set(`${namespace}:{rawset}:${i}`, payload);
-    return p.exec();
-  });
-  console.log(`append_batch entries/s: ${(a.perSecond * BATCH).toFixed(0)} (p50 ${a.p50.toFixed(2)} ms/batch, p99 ${a.p99.toFixed(2)}); raw SET values/s: ${(raw.perSecond * BATCH).toFixed(0)}; ratio ${(a.perSecond / raw.perSecond).toFixed(3)}`);
+  console.log(`CPU per commit: client ${((clientCpu.user + clientCpu.system) / COUNTED).toFixed(0)} µs, redis-server ${((serverCpu * 1e6) / COUNTED).toFixed(0)} µs (INFO cpu delta; exact only while nothing else uses the server)`);
 
   let cursor = '0';
   do {

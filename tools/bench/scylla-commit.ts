@@ -4,24 +4,26 @@
  * keyspace `<QIM_TEST_SCYLLA_KEYSPACE>_bench_<random>` created by `migrate` and dropped at the end.
  *
  * Side by side, same driver, same session, same in-flight count (1, 8, 64):
- * - commit = reserve → putRecord → markOutboxPublished → markCommitted (no Kafka), over 1 000
- *   conversations and over one hot conversation;
+ * - commit = `DurableMessageCommitter.send` with a publisher that answers at once (no Kafka):
+ *   reserve → putRecord → markPublishedAndCommitted, over 1 000 conversations and over one hot
+ *   conversation (hot ÷ spread is the grouped-allocation target);
  * - raw prepared INSERT of one 256-byte row (LOCAL_QUORUM);
  * - raw prepared INSERT … IF NOT EXISTS of one row (LOCAL_QUORUM + LOCAL_SERIAL).
- * Printed: commits/s (ops/s), p50/p99 latency, errors, ratios to both raw baselines, and LWTs per
- * commit counted from what the driver really executed (a request tracker).
- * Env: QIM_BENCH_SECONDS (per measurement, default 5).
+ * Printed: commits/s (ops/s), p50/p99 latency, errors, ratios to both raw baselines, LWTs per
+ * commit counted from what the driver really executed (a request tracker), seq CAS rounds per
+ * commit and the mean number of seqs one won CAS issued (the group size).
+ * Env: QIM_BENCH_SECONDS (per measurement, default 5); QIM_BENCH_IN_FLIGHT (comma list, default 1,8,64).
  */
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { tracker } from 'cassandra-driver';
-import { recordFromIntent, systemClock } from '@qim/store-core';
+import { DurableMessageCommitter, systemClock } from '@qim/store-core';
 import type { Id128, SendRequest } from '@qim/store-core';
 import { COMMIT_AUX_TTL_MS } from '@qim/store-core';
 import { MESSAGE_TABLES, ScyllaMessageStore, connectSession, migrate, scyllaTestConfigFromEnv } from '@qim/store-scylla';
 
 const SECONDS = Number(process.env['QIM_BENCH_SECONDS'] ?? 5);
-const IN_FLIGHT = [1, 8, 64];
+const IN_FLIGHT = (process.env['QIM_BENCH_IN_FLIGHT'] ?? '1,8,64').split(',').map(Number);
 const rid = (): Id128 => randomBytes(16).toString('hex') as Id128;
 
 /** Counts conditional statements the driver executed (the runtime class is what the driver checks). */
@@ -102,12 +104,10 @@ async function main(): Promise<void> {
     const hot = rid();
     let n = 0;
     let offset = 0n;
+    const committer = new DurableMessageCommitter(store, { publish: async () => ({ topic: 'qim.messages', partition: 0, offset: offset++ }) });
     const commit = (conversation: () => Id128) => async (): Promise<void> => {
       const request = requestFor(tenantId, conversation());
-      const { snapshot } = await store.reserve({ request, messageId: rid(), createdAt: systemClock.nowMs(), recipients: [request.senderId] });
-      await store.putRecord(snapshot.intent, recordFromIntent(snapshot.intent));
-      await store.markOutboxPublished(snapshot.intent.key, snapshot.intent.messageId, { topic: 'qim.messages', partition: 0, offset: offset++ });
-      await store.markCommitted(snapshot.intent.key);
+      await committer.send({ request, messageId: rid(), createdAt: systemClock.nowMs(), recipients: [request.senderId] });
     };
     const spreadCommit = commit(() => spread[n++ % spread.length]!);
     const hotCommit = commit(() => hot);
@@ -116,26 +116,31 @@ async function main(): Promise<void> {
     const rawLwt = () => session.client.execute(`INSERT INTO ${ks}.bench_raw (k, v) VALUES (?, ?) IF NOT EXISTS`, [randomBytes(16), value], { prepare: true, executionProfile: 'lwt' });
 
     for (const warm of [spreadCommit, hotCommit, rawInsert, rawLwt]) await warm();
-    const lwtsOf = async (inFlight: number, op: () => Promise<unknown>): Promise<{ r: Result; lwt: number; stmts: number; seqRounds: number }> => {
-      const [l0, a0, s0] = [counter.lwt, counter.all, store.seqLwtRounds];
+    const lwtsOf = async (inFlight: number, op: () => Promise<unknown>): Promise<{ r: Result; lwt: number; stmts: number; seqRounds: number; group: number }> => {
+      const [l0, a0, s0, g0] = [counter.lwt, counter.all, store.seqLwtRounds, store.seqGroups];
       const r = await drive(inFlight, op);
       const done = Math.max(1, r.ops);
-      return { r, lwt: (counter.lwt - l0) / done, stmts: (counter.all - a0) / done, seqRounds: (store.seqLwtRounds - s0) / done };
+      const g = store.seqGroups;
+      const group = (g.seqs - g0.seqs) / Math.max(1, g.rounds - g0.rounds);
+      return { r, lwt: (counter.lwt - l0) / done, stmts: (counter.all - a0) / done, seqRounds: (store.seqLwtRounds - s0) / done, group };
     };
 
     console.log(`# machine: ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ${migration.dialect} at ${config.contactPoints.join(',')} RF ${config.replicationFactor}; node ${process.version}`);
-    console.log(`# ${SECONDS}s per measurement; one session; commit = reserve+putRecord+markOutboxPublished+markCommitted (no Kafka); errors = operations that threw`);
-    console.log('in-flight | scenario | ops/s | p50 ms | p99 ms | errors | LWT/op | statements/op | seq CAS rounds/op | vs raw INSERT (ops/s ratio) | vs raw LWT (ops/s ratio)');
+    console.log(`# ${SECONDS}s per measurement; one session; commit = committer.send: reserve+putRecord+markPublishedAndCommitted (no Kafka); errors = operations that threw`);
+    console.log('in-flight | scenario | ops/s | p50 ms | p99 ms | errors | LWT/op | statements/op | seq CAS rounds/op | seqs per won CAS | vs raw INSERT (ops/s ratio) | vs raw LWT (ops/s ratio)');
     for (const inFlight of IN_FLIGHT) {
       const raw = await drive(inFlight, rawInsert);
       const lwt = await drive(inFlight, rawLwt);
-      console.log(`${inFlight} | raw prepared INSERT | ${fmt(raw)} | 0 | 1 | - | 1 | -`);
-      console.log(`${inFlight} | raw INSERT IF NOT EXISTS | ${fmt(lwt)} | 1 | 1 | - | - | 1`);
+      console.log(`${inFlight} | raw prepared INSERT | ${fmt(raw)} | 0 | 1 | - | - | 1 | -`);
+      console.log(`${inFlight} | raw INSERT IF NOT EXISTS | ${fmt(lwt)} | 1 | 1 | - | - | - | 1`);
+      let spreadRate = 0;
       for (const [name, op] of [['commit, 1000 conversations', spreadCommit], ['commit, 1 hot conversation', hotCommit]] as const) {
         const m = await lwtsOf(inFlight, op);
         console.log(
-          `${inFlight} | ${name} | ${fmt(m.r)} | ${m.lwt.toFixed(2)} | ${m.stmts.toFixed(2)} | ${m.seqRounds.toFixed(2)} | ${(m.r.perSecond / raw.perSecond).toFixed(3)} | ${(m.r.perSecond / lwt.perSecond).toFixed(3)}`,
+          `${inFlight} | ${name} | ${fmt(m.r)} | ${m.lwt.toFixed(2)} | ${m.stmts.toFixed(2)} | ${m.seqRounds.toFixed(2)} | ${m.group.toFixed(1)} | ${(m.r.perSecond / raw.perSecond).toFixed(3)} | ${(m.r.perSecond / lwt.perSecond).toFixed(3)}`,
         );
+        if (op === spreadCommit) spreadRate = m.r.perSecond;
+        else console.log(`# ${inFlight} in flight: hot ÷ spread = ${(m.r.perSecond / Math.max(1, spreadRate)).toFixed(2)}`);
       }
     }
   } finally {

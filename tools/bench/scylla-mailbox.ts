@@ -1,115 +1,220 @@
 /**
- * Benchmark of the Scylla mailbox store's dispatch path against a real CQL server (the gate's
- * cluster: QIM_TEST_SCYLLA_ADDR/KEYSPACE/DC/RF, all required). One 1,000-recipient dispatch through
- * every step, counting the statements of each step by name (LWTs separately), then the same 1,000
- * entry rows written as raw prepared INSERTs with the same concurrency, side by side.
- * Run: tools/bench/scylla-mailbox.sh  (a scratch keyspace is created by `migrate` and dropped).
+ * Benchmark of the Scylla mailbox store's page path (ADR-0022) against a real CQL server (the gate's
+ * cluster: QIM_TEST_SCYLLA_ADDR/KEYSPACE/DC/RF, all required). Two fan-outs:
+ *   A. one 1,000-recipient dispatch per page (5 pages per round);
+ *   B. 1,000 three-recipient dispatches in pages of 100 (10 pages per round);
+ * first on new recipients (their first entry of the day), then in ROUNDS rounds on the same
+ * recipients once their day is registered, then once through a fresh store (cold cache). Every page
+ * is paired with raw prepared INSERTs of exactly the entry rows it writes, at the same number of
+ * statements in flight (the store's bound), interleaved page by page (alternating which goes first)
+ * so that both see the same machine. Prints entries/s, store ÷ raw, LWTs per dispatch (from the
+ * store's statement counter and, independently, from the driver's request tracker), requests per
+ * entry, client CPU per entry, and apply-start → frontier-visible latency (a second store polls the
+ * frontier every 2 ms in separate rounds, so polling never slows the throughput rounds).
+ * Run: tools/bench/scylla-mailbox.sh   (a scratch keyspace is created by `migrate` and dropped).
  */
 import { randomBytes } from 'node:crypto';
-import { LANE_COUNT, buildManifest, entryExpiry, encodeMailboxEntry, id128ToBytes, manifestDigest } from '@qim/store-core';
-import type { DispatchReceipt, Id128, MailboxEntry, MailboxEntryInput, MailboxStore } from '@qim/store-core';
+import { encodeMailboxEntry, entriesOfDispatch, entryExpiry, id128ToBytes } from '@qim/store-core';
+import type { DispatchPage, DispatchRecord, Id128, ShardEpoch } from '@qim/store-core';
 import { scyllaTestConfigFromEnv } from '../../libs/store-scylla/src/config/test-env';
 import { migrate } from '../../libs/store-scylla/src/migrate/migrate';
 import { connectSession } from '../../libs/store-scylla/src/session/scylla-session';
 import type { ScyllaSession } from '../../libs/store-scylla/src/session/scylla-session';
-import { MAILBOX_TABLES, ScyllaMailboxStore, StatementCounter } from '../../libs/store-scylla/src/mailbox';
+import { DEFAULT_MAX_IN_FLIGHT, MAILBOX_TABLES, ScyllaMailboxStore, StatementCounter } from '../../libs/store-scylla/src/mailbox';
 import { entryTtlSeconds } from '../../libs/store-scylla/src/mailbox/retention/entry-ttl';
+import { RequestTally } from '../../libs/store-scylla/src/mailbox/test-support/request-tally';
 
-const RECIPIENTS = Number(process.env['QIM_BENCH_RECIPIENTS'] ?? 1000);
-const CHUNK_SIZE = 16;
-const CONCURRENCY = 16;
+const ROUNDS = Number(process.env['QIM_BENCH_ROUNDS'] ?? 5);
+/** Pages applied (at least) while a second store polls the frontier, for the latency percentiles. */
+const LATENCY_PAGES = 30;
+const IN_FLIGHT = DEFAULT_MAX_IN_FLIGHT;
 const RETENTION = 7n * 86_400_000n;
+const EPOCH = 1;
 const rid = (): Id128 => randomBytes(16).toString('hex') as Id128;
+const ids = (n: number): Id128[] => Array.from({ length: n }, rid).sort();
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-interface StepResult {
-  readonly step: string;
-  readonly ms: number;
-  readonly lwt: number;
-  readonly other: number;
-  readonly detail: string;
+/** Sums of one measured run (store side and its paired raw side). */
+interface Tally {
+  entries: number;
+  dispatches: number;
+  storeMs: number;
+  rawMs: number;
+  storeCpuUs: number;
+  rawCpuUs: number;
+  lwts: number;
+  trackedLwts: number;
+  requests: number;
 }
 
-async function measure(counter: StatementCounter, step: string, fn: () => Promise<unknown>): Promise<StepResult> {
-  counter.reset();
-  const t0 = process.hrtime.bigint();
+const emptyTally = (): Tally => ({ entries: 0, dispatches: 0, storeMs: 0, rawMs: 0, storeCpuUs: 0, rawCpuUs: 0, lwts: 0, trackedLwts: 0, requests: 0 });
+
+function record(se: ShardEpoch, tenantId: Id128, recipients: readonly Id128[], createdAt: bigint): DispatchRecord {
+  return { dispatchId: rid(), tenantId, shard: se.shard, messageId: rid(), conversationId: rid(), seq: 1n, createdAt, recipients: [...recipients].sort(), events: [{ ordinal: 0, eventId: rid(), payload: randomBytes(200) }] };
+}
+
+/** Runs `fn` and returns its wall time and client CPU (µs). */
+async function timed(fn: () => Promise<unknown>): Promise<{ ms: number; cpuUs: number }> {
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
   await fn();
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  const snap = counter.snapshot();
-  const lwt = snap.filter((c) => c.lwt).reduce((n, c) => n + c.count, 0);
-  const other = snap.filter((c) => !c.lwt).reduce((n, c) => n + c.count, 0);
-  const detail = snap.filter((c) => c.lwt).map((c) => `${c.name}×${c.count}`).join(' ');
-  return { step, ms, lwt, other, detail };
+  const ms = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  return { ms, cpuUs: c.user + c.system };
 }
 
-async function limited<T>(items: readonly T[], fn: (t: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
-}
-
-async function dispatchRun(store: MailboxStore, counter: StatementCounter): Promise<{ steps: StepResult[]; fanoutMs: number }> {
-  const tenantId = rid();
-  const manifest = buildManifest({ dispatchId: rid(), tenantId, recipients: Array.from({ length: RECIPIENTS }, rid), chunkSize: CHUNK_SIZE });
-  const digest = manifestDigest(manifest);
-  const chunks = manifest.lanes.flatMap((l) => l.chunks.map((c) => ({ lane: l.lane, chunk: c })));
-  const now = BigInt(Date.now());
-  let receipt!: DispatchReceipt;
-  const steps: StepResult[] = [];
-  steps.push(await measure(counter, 'beginDispatch (first sight)', async () => (receipt = await store.beginDispatch(manifest.dispatchId, 1000n, manifest, digest))));
-  steps.push(await measure(counter, 'beginDispatch (duplicate sight)', () => store.beginDispatch(manifest.dispatchId, 1001n, manifest, digest)));
-  const entriesOf = (c: (typeof chunks)[number]): MailboxEntryInput[] =>
-    c.chunk.users.map((userId) => ({ tenantId, userId, mailboxSeq: receipt.mailboxSeq, createdAt: now, events: [{ ordinal: 0, eventId: rid(), payload: randomBytes(200) }] }));
-  const fanout = await measure(counter, `appendChunk × ${chunks.length} (${RECIPIENTS} entries)`, () => limited(chunks, async (c) => void (await store.appendChunk(receipt, c.lane, c.chunk.chunkId, entriesOf(c)))));
-  steps.push(fanout);
-  steps.push(await measure(counter, 'appendChunk replay (same entries)', () => limited(chunks, async (c) => void (await store.appendChunk(receipt, c.lane, c.chunk.chunkId, entriesOf(c))))));
-  steps.push(await measure(counter, `markChunkCompleted × ${chunks.length}`, () => limited(chunks, (c) => store.markChunkCompleted(receipt, c.lane, c.chunk.chunkId))));
-  const lanes = Array.from({ length: LANE_COUNT }, (_, lane) => lane);
-  steps.push(await measure(counter, 'advanceWatermark 64 lanes × 2 offsets', () => limited(lanes, async (lane) => {
-    await store.advanceWatermark(lane, null, 1000n);
-    await store.advanceWatermark(lane, 1000n, 1001n);
-  })));
-  steps.push(await measure(counter, 'advanceFloor 64 lanes', () => limited(lanes, async (lane) => void (await store.advanceFloor(lane, null, 1001n)))));
-  steps.push(await measure(counter, 'gcCompletedDispatches (1 dispatch, 2 sights)', () => store.gcCompletedDispatches(BigInt(Date.now()), 10)));
-  return { steps, fanoutMs: fanout.ms };
-}
-
-async function rawInserts(session: ScyllaSession): Promise<number> {
+/** Raw prepared INSERTs of exactly the entry rows of `page`, `IN_FLIGHT` at a time (rows encoded beforehand). */
+async function rawInserts(session: ScyllaSession, page: DispatchPage): Promise<{ ms: number; cpuUs: number }> {
   const cql = `INSERT INTO ${session.config.keyspace}.mailbox_entry (tenant_id, user_id, mailbox_seq, entry) VALUES (?, ?, ?, ?) USING TTL ?`;
+  const rows = page.records.flatMap((r) =>
+    entriesOfDispatch(r.record, EPOCH, r.offset).map((e) => {
+      const expiresAt = entryExpiry(e.createdAt, RETENTION);
+      return [id128ToBytes(e.tenantId), id128ToBytes(e.userId), e.mailboxSeq, encodeMailboxEntry({ ...e, expiresAt }), expiresAt] as const;
+    }),
+  );
+  let next = 0;
+  return timed(() =>
+    Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (next < rows.length) {
+          const [t, u, s, blob, expiresAt] = rows[next++]!;
+          await session.client.execute(cql, [t, u, s, blob, entryTtlSeconds(expiresAt, BigInt(Date.now()))], { prepare: true, executionProfile: 'write', isIdempotent: true });
+        }
+      }),
+    ),
+  );
+}
+
+const entriesOf = (p: DispatchPage): number => p.records.reduce((n, r) => n + r.record.recipients.length, 0);
+
+/** Applies `pages`, each paired with its raw INSERTs (order alternating page by page). */
+async function pairedRun(session: ScyllaSession, store: ScyllaMailboxStore, pages: readonly DispatchPage[], counter: StatementCounter, tally: RequestTally): Promise<Tally> {
+  const out = emptyTally();
+  for (const [i, page] of pages.entries()) {
+    const storeSide = async (): Promise<void> => {
+      counter.reset();
+      tally.reset();
+      const t = await timed(() => store.applyPage(page));
+      out.storeMs += t.ms;
+      out.storeCpuUs += t.cpuUs;
+      out.lwts += counter.lwtCount();
+      out.trackedLwts += tally.lwts;
+      out.requests += counter.requests;
+    };
+    const rawSide = async (): Promise<void> => {
+      const t = await rawInserts(session, page);
+      out.rawMs += t.ms;
+      out.rawCpuUs += t.cpuUs;
+    };
+    if (i % 2 === 0) {
+      await rawSide();
+      await storeSide();
+    } else {
+      await storeSide();
+      await rawSide();
+    }
+    out.entries += entriesOf(page);
+    out.dispatches += page.records.length;
+  }
+  return out;
+}
+
+/** apply-start → frontier-visible (ms) of each page, seen by a second store polling every 2 ms. */
+async function visibility(store: ScyllaMailboxStore, reader: ScyllaMailboxStore, pages: readonly DispatchPage[]): Promise<number[]> {
+  const out: number[] = [];
+  for (const page of pages) {
+    const start = performance.now();
+    const applying = store.applyPage(page);
+    for (;;) {
+      const f = (await reader.frontier()).offset;
+      if (f !== null && f >= page.toOffset) break;
+      await sleep(2);
+    }
+    out.push(performance.now() - start);
+    await applying;
+  }
+  return out;
+}
+
+const pct = (xs: readonly number[], q: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
+};
+
+interface Scenario {
+  readonly name: string;
+  /** Recipient groups of one set of dispatches (one dispatch per group). */
+  readonly groups: Id128[][];
+  readonly perPage: number;
+  /** Sets of dispatches per measured round. */
+  readonly setsPerRound: number;
+}
+
+function row(name: string, label: string, t: Tally): string {
+  const storeRate = (t.entries * 1000) / t.storeMs;
+  const rawRate = (t.entries * 1000) / t.rawMs;
+  return `| ${name} | ${label} | ${t.entries} | ${storeRate.toFixed(0)} | ${rawRate.toFixed(0)} | ${(storeRate / rawRate).toFixed(2)} | ${(t.lwts / t.dispatches).toFixed(2)} (${(t.trackedLwts / t.dispatches).toFixed(2)}) | ${(t.requests / t.entries).toFixed(2)} | ${(t.storeCpuUs / t.entries).toFixed(0)} / ${(t.rawCpuUs / t.entries).toFixed(0)} |`;
+}
+
+async function scenario(session: ScyllaSession, tally: RequestTally, s: Scenario, shard: number): Promise<{ lines: string[]; ratios: number[]; visible: number[] }> {
+  const se = { shard, epoch: EPOCH };
+  const gc = { entryRetentionMs: RETENTION, dispatchDedupeMs: RETENTION };
+  const counter = new StatementCounter();
+  const store = new ScyllaMailboxStore({ session, shardEpoch: se, gc, counter });
   const tenantId = rid();
-  const now = BigInt(Date.now());
-  const rows: MailboxEntry[] = Array.from({ length: RECIPIENTS }, () => ({
-    tenantId, userId: rid(), mailboxSeq: (1n << 47n) | 1001n, createdAt: now, expiresAt: entryExpiry(now, RETENTION),
-    events: [{ ordinal: 0, eventId: rid(), payload: randomBytes(200) }],
-  }));
-  const t0 = process.hrtime.bigint();
-  await limited(rows, async (e) => {
-    await session.client.execute(cql, [id128ToBytes(e.tenantId), id128ToBytes(e.userId), e.mailboxSeq, encodeMailboxEntry(e), entryTtlSeconds(e.expiresAt, BigInt(Date.now()))], { prepare: true, executionProfile: 'write', isIdempotent: true });
-  });
-  return Number(process.hrtime.bigint() - t0) / 1e6;
+  let offset = 0n;
+  const nextPages = (sets: number): DispatchPage[] => {
+    const pages: DispatchPage[] = [];
+    for (let k = 0; k < sets; k++) {
+      const now = BigInt(Date.now());
+      const records = s.groups.map((g) => record(se, tenantId, g, now));
+      for (let i = 0; i < records.length; i += s.perPage) {
+        const slice = records.slice(i, i + s.perPage).map((r, j) => ({ offset: offset + BigInt(i + j), record: r }));
+        pages.push({ fromOffset: slice[0]!.offset, toOffset: slice[slice.length - 1]!.offset, records: slice });
+      }
+      offset += BigInt(records.length);
+    }
+    return pages;
+  };
+  const lines = [row(s.name, 'first day (new recipients)', await pairedRun(session, store, nextPages(1), counter, tally))];
+  const ratios: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const t = await pairedRun(session, store, nextPages(s.setsPerRound), counter, tally);
+    ratios.push(t.rawMs / t.storeMs);
+    lines.push(row(s.name, `day registered, round ${i + 1}`, t));
+  }
+  const cold = new ScyllaMailboxStore({ session, shardEpoch: se, gc, counter });
+  lines.push(row(s.name, 'day registered, fresh store (cold cache)', await pairedRun(session, cold, nextPages(1), counter, tally)));
+  const reader = new ScyllaMailboxStore({ session, shardEpoch: se, gc });
+  const visible: number[] = [];
+  while (visible.length < LATENCY_PAGES) visible.push(...(await visibility(store, reader, nextPages(1))));
+  return { lines, ratios, visible };
 }
 
 async function main(): Promise<void> {
   const config = scyllaTestConfigFromEnv(process.env, `_mbx_bench_${randomBytes(3).toString('hex')}`);
-  const session = await connectSession(config);
+  const tally = new RequestTally();
+  const session = await connectSession(config, { requestTracker: tally });
   try {
     await migrate(session, MAILBOX_TABLES);
-    const counter = new StatementCounter();
-    const store = new ScyllaMailboxStore({ session, shardEpoch: { shard: 1, epoch: 1 }, gc: { entryRetentionMs: RETENTION, dispatchGcDelayMs: 600_000n }, counter, writeConcurrency: CONCURRENCY, gcConcurrency: CONCURRENCY });
-    await rawInserts(session); // warm-up: prepare, connections, JIT
-    const { steps, fanoutMs } = await dispatchRun(store, counter);
-    const rawMs = await rawInserts(session);
-    console.log(`\nScylla mailbox dispatch benchmark — ${RECIPIENTS} recipients, chunk size ${CHUNK_SIZE}, concurrency ${CONCURRENCY}, ${config.contactPoints.join(',')}\n`);
-    console.log('| step | ms | LWTs | other statements | LWTs by statement |');
-    console.log('|---|---:|---:|---:|---|');
-    for (const s of steps) console.log(`| ${s.step} | ${s.ms.toFixed(0)} | ${s.lwt} | ${s.other} | ${s.detail} |`);
-    const total = steps.reduce((n, s) => n + s.lwt, 0);
-    console.log(`\nLWTs per dispatch (all steps above): ${total} (${(total / RECIPIENTS).toFixed(2)} per recipient)`);
-    const storeRate = (RECIPIENTS * 1000) / fanoutMs;
-    const rawRate = (RECIPIENTS * 1000) / rawMs;
-    console.log(`fan-out via appendChunk: ${storeRate.toFixed(0)} entries/s (${fanoutMs.toFixed(0)} ms)`);
-    console.log(`raw prepared INSERTs of the same rows: ${rawRate.toFixed(0)} entries/s (${rawMs.toFixed(0)} ms)`);
-    console.log(`ratio raw / store: ${(rawRate / storeRate).toFixed(1)}×  (store reaches ${((storeRate / rawRate) * 100).toFixed(1)}% of raw)`);
+    const warm = { fromOffset: 0n, toOffset: 0n, records: [{ offset: 0n, record: record({ shard: 9, epoch: EPOCH }, rid(), ids(1000), BigInt(Date.now())) }] };
+    await rawInserts(session, warm);
+    const scenarios: [Scenario, number][] = [
+      [{ name: 'A: 1 × 1,000 recipients', groups: [ids(1000)], perPage: 1, setsPerRound: 5 }, 1],
+      [{ name: 'B: 1,000 × 3 recipients, pages of 100', groups: Array.from({ length: 1000 }, () => ids(3)), perPage: 100, setsPerRound: 1 }, 2],
+    ];
+    const results = [];
+    for (const [s, shard] of scenarios) results.push({ s, ...(await scenario(session, tally, s, shard)) });
+    console.log(`\nScylla mailbox page benchmark — ${IN_FLIGHT} statements in flight (store bound = raw workers), ${ROUNDS} registered rounds, ${config.contactPoints.join(',')}\n`);
+    console.log('| scenario | run | entries | store entries/s | raw INSERT rows/s | store ÷ raw | LWT/dispatch (tracker) | requests/entry | client CPU µs/entry store / raw |');
+    console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|');
+    for (const r of results) for (const l of r.lines) console.log(l);
+    console.log('\n| scenario | store ÷ raw, registered rounds (median [min … max]) | apply-start → frontier-visible p50 / p99 ms |');
+    console.log('|---|---|---|');
+    for (const r of results) {
+      console.log(`| ${r.s.name} | **${pct(r.ratios, 0.5).toFixed(2)}** [${Math.min(...r.ratios).toFixed(2)} … ${Math.max(...r.ratios).toFixed(2)}] | ${pct(r.visible, 0.5).toFixed(0)} / ${pct(r.visible, 0.99).toFixed(0)} (${r.visible.length} pages) |`);
+    }
+    console.log(`\ndriver errors during the run: ${tally.errors.length}${tally.errors.length ? ` (${[...new Set(tally.errors)].join(', ')})` : ''}`);
   } finally {
     await session.client.execute(`DROP KEYSPACE IF EXISTS ${config.keyspace}`, [], { executionProfile: 'write' }).catch(() => undefined);
     await session.close();

@@ -1,4 +1,4 @@
-import { ConflictError, DurableMessageCommitter, RecoveryRunner, encodeMessageEvent, messageEventOf, systemClock } from '@qim/store-core';
+import { ConflictError, DurableMessageCommitter, RecoveryRunner, encodeMessageEvent, messageEventOf, recordFromIntent, systemClock } from '@qim/store-core';
 import type { CommitIntent, CommitKey, Id128, MessageStore, OutboxPublisher, Publication, ReserveInput, SendOutcome } from '@qim/store-core';
 import type { MessageHarnessFactory } from './harness';
 import { allowAll, makeRequest, makeReserve, useMessageContext } from './message/message-fixtures';
@@ -7,9 +7,9 @@ import { expectStoreError } from './support/expect-error';
 import { randomId } from './support/ids';
 import { TIMED_CASE_TIMEOUT_MS } from './support/time-control';
 
-/** The committer's steps, in order. */
-type Step = 'reserve' | 'putRecord' | 'publish' | 'markOutboxPublished' | 'markCommitted';
-const STEPS: readonly Step[] = ['reserve', 'putRecord', 'publish', 'markOutboxPublished', 'markCommitted'];
+/** The committer's steps, in order (`markOutboxPublished` and `markCommitted` only resume an OUTBOXED commit). */
+type Step = 'reserve' | 'putRecord' | 'publish' | 'markPublishedAndCommitted' | 'markOutboxPublished' | 'markCommitted';
+const STEPS: readonly Step[] = ['reserve', 'putRecord', 'publish', 'markPublishedAndCommitted'];
 /** Where the simulated process dies: just before a step is sent, or just after it succeeded. */
 interface CrashPoint {
   readonly step: Step;
@@ -52,6 +52,7 @@ class CrashSwitch {
       putRecord: (intent, record) => this.run('putRecord', () => real.putRecord(intent, record)),
       markOutboxPublished: (key, messageId, publication) => this.run('markOutboxPublished', () => real.markOutboxPublished(key, messageId, publication)),
       markCommitted: (key) => this.run('markCommitted', () => real.markCommitted(key)),
+      markPublishedAndCommitted: (intent, publication) => this.run('markPublishedAndCommitted', () => real.markPublishedAndCommitted(intent, publication)),
       loadCommit: (key) => real.loadCommit(key),
       loadCommitForRequest: (request) => real.loadCommitForRequest(request),
       scanRecoverableCommits: (cutoff, max) => real.scanRecoverableCommits(cutoff, max),
@@ -161,7 +162,7 @@ export function describeCommitterContract(name: string, factory: MessageHarnessF
         await expectFinishedOnce(c, broker, input, first.intent);
         return;
       }
-      expect(report.completed).toBe(point.step === 'markCommitted' && point.when === 'after' ? 0 : 1);
+      expect(report.completed).toBe(point.step === 'markPublishedAndCommitted' && point.when === 'after' ? 0 : 1);
       await expectFinishedOnce(c, broker, input, crash.reserved);
       expect((await runner(c, broker).runOnce()).examined).toBe(0);
     }, TIMED_CASE_TIMEOUT_MS);
@@ -195,6 +196,34 @@ export function describeCommitterContract(name: string, factory: MessageHarnessF
       expect([a.seq, a.messageId, a.createdAt]).toEqual([b.seq, b.messageId, b.createdAt]);
       expect([a.replay, b.replay].filter((r) => !r)).toHaveLength(1);
       await expectFinishedOnce(c, broker, makeReserve(request, 0n), a.intent);
+    }, TIMED_CASE_TIMEOUT_MS);
+
+    it('a commit left OUTBOXED (published, not yet committed) is committed by recovery without publishing again', async () => {
+      const c = ctx();
+      const input = oldInput(c, randomId());
+      const broker = new RecordingBroker();
+      const { snapshot } = await c.store.reserve(input);
+      await c.store.putRecord(snapshot.intent, recordFromIntent(snapshot.intent));
+      await c.store.markOutboxPublished(snapshot.intent.key, snapshot.intent.messageId, await broker.publish(snapshot.intent));
+      expect(await runner(c, broker).runOnce()).toMatchObject({ examined: 1, completed: 1, failed: 0 });
+      await expectFinishedOnce(c, broker, input, snapshot.intent);
+      expect(broker.events).toHaveLength(1);
+    }, TIMED_CASE_TIMEOUT_MS);
+
+    it('concurrent identical sends through two writers (one committer per store, two stores): one commit, one seq, one ACK', async () => {
+      const c = ctx();
+      const peer = await c.harness.openStore();
+      const conv = randomId();
+      const request = makeRequest(c.tenantId, conv);
+      const broker = new RecordingBroker();
+      const writers = [new DurableMessageCommitter(c.store, broker), new DurableMessageCommitter(peer, broker)];
+      const outs = await Promise.all(Array.from({ length: 16 }, (_, k) => writers[k % 2]!.send(makeReserve(request, c.time.now() - 60_000n + BigInt(k)))));
+      expect(new Set(outs.map((o) => `${o.seq}/${o.messageId}/${o.createdAt}`)).size).toBe(1);
+      expect(outs[0]!.seq).toBe(1n);
+      expect(outs.filter((o) => !o.replay)).toHaveLength(1);
+      await expectFinishedOnce(c, broker, makeReserve(request, 0n), outs[0]!.intent);
+      const next = await writers[1]!.send(makeReserve(makeRequest(c.tenantId, conv), c.time.now()));
+      expect(next.seq).toBe(2n);
     }, TIMED_CASE_TIMEOUT_MS);
 
     it('a client retry racing the recovery runner after a crash: both finish the same commit', async () => {

@@ -21,6 +21,11 @@ export interface MessageStoreHarness {
    * being skipped; the case fails when the value is longer.
    */
   readonly commitAuxTtlMs: bigint;
+  /**
+   * Another store over the same storage, as a second writer process would open it: its own
+   * connections, the same clock and settings. Closed by `close()`.
+   */
+  openStore(): Promise<MessageStore>;
   /** Overwrites the stored record bytes of `(tenant, conversation, seq)` with undecodable bytes. */
   corruptRecord(tenantId: Id128, conversationId: Id128, seq: bigint): Promise<void>;
   /** Removes the stored record of `(tenant, conversation, seq)`, keeping its history index row. */
@@ -31,9 +36,20 @@ export interface MessageStoreHarness {
   close(): Promise<void>;
 }
 
+/**
+ * Simulated crash points inside `applyPage` (a test seam each backend honours when given): the store
+ * throws an error at that point, leaving what a kill -9 there would leave.
+ */
+export interface MailboxFaults {
+  /** Crash after this many entry writes of the page have been acknowledged (frontier not written). */
+  readonly crashAfterEntries?: number;
+  /** Crash after the dispatch index and every entry of the page, before the frontier write. */
+  readonly crashBeforeFrontier?: boolean;
+}
+
 export interface MailboxStoreHarness {
   /** A store bound to `shardEpoch` with `gc`; every store of one harness shares the same storage. */
-  open(shardEpoch: ShardEpoch, gc: MailboxGcConfig): Promise<MailboxStore>;
+  open(shardEpoch: ShardEpoch, gc: MailboxGcConfig, faults?: MailboxFaults): Promise<MailboxStore>;
   /** The injected clock shared by every store of this harness, or null when real server time rules. */
   readonly clock: ManualClock | null;
   /** Removes the retention bucket proof of `(tenant, user, epoch, day)` (a lost proof). */
@@ -43,16 +59,10 @@ export interface MailboxStoreHarness {
   /** Overwrites the stored entry bytes of `(tenant, user, seq)` with undecodable bytes. */
   corruptEntry(tenantId: Id128, userId: Id128, mailboxSeq: bigint): Promise<void>;
   /**
-   * Removes the completion fact of chunk `chunkId` of `lane` of a dispatch (a lost completion row),
-   * leaving the dispatch's progress — including a `completedAt` — as it is.
+   * Whether the dispatch index still remembers `dispatchId` in `shardEpoch` (read directly from
+   * storage). Lets the suite see that the memory of a dispatch ends at `createdAt + dispatchDedupeMs`.
    */
-  removeChunkCompletion(shard: number, dispatchId: Id128, lane: number, chunkId: number): Promise<void>;
-  /**
-   * Number of live (unexpired) bookkeeping rows of one dispatch, read directly from storage: its
-   * progress row, observation index rows, lane source rows (all 64 lanes), chunk completion rows and
-   * completed-index row. Lets the suite see that GC really makes every one of them vanish.
-   */
-  countDispatchFacts(shard: number, dispatchId: Id128): Promise<number>;
+  dispatchIndexed(shardEpoch: ShardEpoch, dispatchId: Id128): Promise<boolean>;
   /** Removes everything this harness created and closes connections. */
   close(): Promise<void>;
 }

@@ -1,18 +1,20 @@
 import type { MailboxHarnessFactory } from './harness';
 import { appendCases } from './mailbox/append-cases';
-import { chunkCases } from './mailbox/chunk-cases';
-import { dispatchCases } from './mailbox/dispatch-cases';
-import { gcCases } from './mailbox/gc-cases';
 import { useMailboxContext } from './mailbox/mailbox-fixtures';
+import { pageApplyCases } from './mailbox/page-apply-cases';
+import { pageCrashCases } from './mailbox/page-crash-cases';
+import { pageCutCases } from './mailbox/page-cut-cases';
+import { pageDuplicateCases } from './mailbox/page-duplicate-cases';
+import { pageZombieCases } from './mailbox/page-zombie-cases';
 import { retentionCases } from './mailbox/retention-cases';
 import { scanCases } from './mailbox/scan-cases';
-import { watermarkCases } from './mailbox/watermark-cases';
 
 /**
- * The one MailboxStore contract suite. Every backend's spec calls it with a factory that opens a
- * fresh harness per case; each case uses a fresh random shard, epoch and tenant, so backends may
- * share storage between cases. Time-dependent cases move the harness clock, or pick short real
- * TTLs (retention and GC delay computed from "now") and wait when it is null; no case is skipped.
+ * The one MailboxStore contract suite (ADR-0022: shard frontier, advance by page). Every backend's
+ * spec calls it with a factory that opens a fresh harness per case; each case uses a fresh random
+ * shard, epoch and tenant, so backends may share storage between cases. Time-dependent cases move
+ * the harness clock, or pick short real TTLs (retention and dedupe windows computed from "now") and
+ * wait when it is null; no case is skipped.
  */
 export function describeMailboxStoreContract(name: string, factory: MailboxHarnessFactory): void {
   describe(`MailboxStore contract: ${name}`, () => {
@@ -26,9 +28,10 @@ export function describeMailboxStoreContract(name: string, factory: MailboxHarne
     appendCases(ctx);
     scanCases(ctx);
     retentionCases(ctx);
-    dispatchCases(ctx);
-    chunkCases(ctx);
-    watermarkCases(ctx);
-    gcCases(ctx);
+    pageApplyCases(ctx);
+    pageDuplicateCases(ctx);
+    pageZombieCases(ctx);
+    pageCrashCases(ctx);
+    pageCutCases(ctx);
   });
 }

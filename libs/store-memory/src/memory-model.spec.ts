@@ -30,24 +30,25 @@ describe('MemoryMessageStore model', () => {
     expect(setup().store.commitAuxTtlMs).toBe(COMMIT_AUX_TTL_MS);
   });
 
-  it('gcCommittedAuxiliary physically drops expired commit and recovery rows, bounded and counted, never live ones', async () => {
-    const { clock, store, tenant, conv } = setup();
+  it('gcCommittedAuxiliary physically drops expired commit rows with their recovery rows and seq claims, bounded and counted per commit, never live ones', async () => {
+    const { clock, backend, store, tenant, conv } = setup();
     for (let i = 0; i < 3; i++) await store.reserve({ request: request(tenant, conv), messageId: id(), createdAt: clock.nowMs(), recipients: [] });
     expect(await store.gcCommittedAuxiliary(clock.nowMs() + 3n * HOUR, 100)).toEqual({ examined: 0, reclaimed: 0, more: false });
     clock.advance(2n * HOUR);
-    expect(await store.gcCommittedAuxiliary(clock.nowMs(), 4)).toEqual({ examined: 4, reclaimed: 4, more: true });
-    expect(await store.gcCommittedAuxiliary(clock.nowMs(), 100)).toEqual({ examined: 2, reclaimed: 2, more: false });
+    expect(await store.gcCommittedAuxiliary(clock.nowMs(), 2)).toEqual({ examined: 2, reclaimed: 2, more: true });
+    expect(await store.gcCommittedAuxiliary(clock.nowMs(), 100)).toEqual({ examined: 1, reclaimed: 1, more: false });
     expect(await store.gcCommittedAuxiliary(clock.nowMs(), 100)).toEqual({ examined: 0, reclaimed: 0, more: false });
+    expect([backend.commits, backend.recovery, backend.seqClaims].map((t) => t.sweep(clock.nowMs() + 3n * HOUR, 100).dropped)).toEqual([0, 0, 0]);
   });
 
-  it('gcExpiredHistory drops expired ephemeral records and their index rows only', async () => {
+  it('gcExpiredHistory drops expired ephemeral records and their index rows only, counted per message', async () => {
     const { clock, store, tenant, conv } = setup();
     for (const retention of [{ kind: 'ephemeral', ttlSeconds: 1 }, { kind: 'default' }, { kind: 'ephemeral', ttlSeconds: 1 }] as const) {
       const { snapshot } = await store.reserve({ request: request(tenant, conv, { retention }), messageId: id(), createdAt: clock.nowMs(), recipients: [] });
       await store.putRecord(snapshot.intent, recordFromIntent(snapshot.intent));
     }
     clock.advance(1_000n);
-    expect(await store.gcExpiredHistory(clock.nowMs(), 100)).toEqual({ examined: 4, reclaimed: 4, more: false });
+    expect(await store.gcExpiredHistory(clock.nowMs(), 100)).toEqual({ examined: 2, reclaimed: 2, more: false });
     const [summary] = await store.conversationSummaries({ tenantId: tenant, userId: id() }, [{ conversationId: conv, readSeq: 0n }]);
     expect([summary!.headSeq, summary!.unread]).toEqual([2n, 1]);
   });
@@ -88,7 +89,7 @@ describe('MemoryMessageStore model', () => {
 });
 
 describe('MemoryMailboxStore model', () => {
-  const gc = { entryRetentionMs: 7n * DAY_MS, dispatchGcDelayMs: 60_000n };
+  const gc = { entryRetentionMs: 7n * DAY_MS, dispatchDedupeMs: 8n * DAY_MS };
 
   it('refuses a shard or epoch outside 0…65535', () => {
     const clock = new ManualClock(MEMORY_CLOCK_START);

@@ -1,6 +1,7 @@
 --[[
   OUTBOXED → COMMITTED (intent and coordinates kept) and removes the commit's recovery index
-  member in the same step: a terminal commit never needs recovery.
+  member in the same step: a terminal commit never needs recovery. Any other state is answered
+  as it is; the caller decides (store-core decideMarkCommitted).
 
   Input:
     KEYS[1] commit hash          {cs:<shard>}:commit:<id>
@@ -10,18 +11,18 @@
     ARGV[2] member   commit id (96 hex)
 
   Output:
-    {0, state, intent}   moved to COMMITTED
-    {1, state, intent}   already COMMITTED: unchanged
-    {-1}                 not found (absent or aux-expired)
-    {-3, state}          RESERVED or RECORDED
+    {0, intent}               moved to COMMITTED
+    {1, state, intent|nil}    not applied: the current state
+    {-1}                      not found (absent or aux-expired)
 ]]
 --- @include "result-codes"
 --- @include "commit-states"
 
 local c = liveCommit(KEYS[1], ARGV[1])
 if not c then return { E_NOT_FOUND } end
-if c[1] == 'COMMITTED' then return { R_ALREADY, c[1], c[2] } end
-if c[1] ~= 'OUTBOXED' then return { E_INVALID_STATE, c[1] } end
-redis.call('HSET', KEYS[1], 'state', 'COMMITTED')
-redis.call('ZREM', KEYS[2], ARGV[2])
-return { R_OK, 'COMMITTED', c[2] }
+if c[1] == 'OUTBOXED' then
+  redis.call('HSET', KEYS[1], 'state', 'COMMITTED')
+  redis.call('ZREM', KEYS[2], ARGV[2])
+  return { R_OK, c[2] }
+end
+return { R_ALREADY, c[1], c[2] }

@@ -2,6 +2,7 @@
   Recovery candidates of one commit shard, oldest first: walks the recovery index (score =
   created_at ms) below the cutoff and returns the live, non-terminal commits it points to.
   Members whose commit is absent, aux-expired or COMMITTED are skipped (read-only: GC removes them).
+  A CLAIMED commit is returned without an intent: the caller completes it from its seq claim.
 
   Input:
     KEYS[1] recovery index zset  {cs:<shard>}:recovery
@@ -13,8 +14,9 @@
     ARGV[5] examine cap     index members examined at most (bounds the script's work)
 
   Output:
-    {0, more, state1, intent1, state2, intent2, ...}
-      more = 1 when the examine cap stopped the walk before the index was exhausted
+    {0, more, state1, member1, intent1|'', state2, member2, intent2|'', ...}
+      more = 1 when the examine cap stopped the walk before the index was exhausted; the intent
+      is '' for a CLAIMED commit
 ]]
 --- @include "result-codes"
 --- @include "commit-states"
@@ -37,7 +39,8 @@ while found < maxItems do
     local c = liveCommit(ARGV[4] .. member, ARGV[2])
     if c and c[1] ~= 'COMMITTED' then
       out[#out + 1] = c[1]
-      out[#out + 1] = c[2]
+      out[#out + 1] = member
+      out[#out + 1] = c[2] or ''
       found = found + 1
     end
   end

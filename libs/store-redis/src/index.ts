@@ -1,7 +1,9 @@
 export { RedisMessageStore } from './message/redis-message-store';
 export type { RedisMessageStoreOptions } from './message/redis-message-store';
-export { RedisMailboxStore } from './mailbox/redis-mailbox-store';
+export { DEFAULT_MAILBOX_APPLY_CONCURRENCY, DEFAULT_META_CACHE_USERS, RedisMailboxStore } from './mailbox/redis-mailbox-store';
 export type { RedisMailboxStoreOptions } from './mailbox/redis-mailbox-store';
+export { SimulatedCrashError } from './mailbox/mailbox-faults';
+export type { MailboxFaults } from './mailbox/mailbox-faults';
 export { DEFAULT_PHYSICAL_GRACE_MS } from './redis/store-options';
 export type { RedisStoreOptions } from './redis/store-options';
 export { connectRedis } from './redis/connect-redis';

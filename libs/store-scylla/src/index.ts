@@ -8,6 +8,7 @@ export type { CqlDialect } from './schema/dialect';
 export { SchemaRefusedError } from './schema/schema-refused-error';
 export { ALL_TABLES } from './schema/all-tables';
 export { migrate } from './migrate/migrate';
+export { LEGACY_LAYOUT_TABLES } from './migrate/legacy-layout';
 export type { MigrationEvent, MigrationProgress, MigrationReport } from './migrate/migrate';
 export { checkReadiness } from './readiness/readiness';
 export type { ReadinessCheckOutcome, ReadinessReport } from './readiness/readiness';

@@ -58,6 +58,23 @@ export function appendCases(ctx: () => MailboxContext): void {
       }
     });
 
+    it('two groups for one (user, seq) in one call → InvalidInput and nothing of the batch is written', async () => {
+      const c = ctx();
+      const store = await c.open();
+      const [u, other] = [randomId(), randomId()];
+      const now = c.time.now();
+      const batch = [
+        entryInput(c.tenantId, other, seqAt(store, 1n), now),
+        entryInput(c.tenantId, u, seqAt(store, 2n), now, [event(0, 'one')]),
+        entryInput(c.tenantId, u, seqAt(store, 2n), now, [event(1, 'two')]),
+      ];
+      await expectStoreError(store.appendBatch(batch), InvalidInputError);
+      for (const user of [u, other]) {
+        expect(await store.rangeScan(c.tenantId, user, startOf(store), topOf(store), 10)).toEqual({ entries: [], next: topOf(store), hasMore: false });
+      }
+      expect(await store.appendBatch(batch.slice(0, 2))).toEqual({ written: 2, expired: 0 });
+    });
+
     it('a seq of another epoch → EpochMismatch and nothing of the batch is written', async () => {
       const c = ctx();
       const store = await c.open();

@@ -1,11 +1,15 @@
-import { DAY_MS, buildManifest, composeMailboxSeq, dayOf, epochStartSeq, laneOf, manifestDigest } from '@qim/store-core';
-import type { DispatchManifest, Id128, MailboxEntryInput, MailboxEvent, MailboxGcConfig, MailboxStore, ShardEpoch } from '@qim/store-core';
-import type { MailboxHarnessFactory, MailboxStoreHarness } from '../harness';
+import { DAY_MS, composeMailboxSeq, dayOf, epochStartSeq } from '@qim/store-core';
+import type { Id128, MailboxEntryInput, MailboxEvent, MailboxGcConfig, MailboxStore, ShardEpoch } from '@qim/store-core';
+import type { MailboxFaults, MailboxHarnessFactory, MailboxStoreHarness } from '../harness';
 import { randomId, randomInt } from '../support/ids';
 import { TimeControl } from '../support/time-control';
 
 /** Entry retention used when a case does not care (7 days). */
 export const WEEK_MS = 7n * DAY_MS;
+/** The production dispatch dedupe window (8 days, ADR-0022 §4): the default on a manual clock. */
+export const DEDUPE_MS = 8n * DAY_MS;
+/** The dedupe window on real time: long enough that no case outlives it unless it asks to. */
+export const REAL_DEDUPE_MS = 600_000n;
 
 /** A per-case harness with a fresh shard, epoch and tenant (so backends may share storage between cases). */
 export interface MailboxContext {
@@ -13,11 +17,17 @@ export interface MailboxContext {
   readonly time: TimeControl;
   readonly tenantId: Id128;
   readonly shardEpoch: ShardEpoch;
-  /** Opens a store of this case's shard (and `epoch`, default the case's) with `gc` (default: week retention, short GC delay). */
-  open(gc?: Partial<MailboxGcConfig>, epoch?: number): Promise<MailboxStore>;
-  /** The GC delay used by `open` unless overridden: 60 s on a manual clock, 2 s on real time. */
-  readonly gcDelayMs: bigint;
+  /**
+   * Opens a store of this case's shard (and `epoch`, default the case's) with `gc` (default: week
+   * retention, `dedupeMs`) and, when given, simulated crash points.
+   */
+  open(gc?: Partial<MailboxGcConfig>, epoch?: number, faults?: MailboxFaults): Promise<MailboxStore>;
+  /** The dedupe window used by `open` unless overridden: `DEDUPE_MS` on a manual clock, `REAL_DEDUPE_MS` on real time. */
+  readonly dedupeMs: bigint;
 }
+
+/** Opening and closing a harness talks to a real server; on a loaded 2-core machine that can exceed Jest's 5 s hook default. */
+const HOOK_TIMEOUT_MS = 60_000;
 
 /** Registers `beforeEach`/`afterEach` that open and close a harness; returns the current context. */
 export function useMailboxContext(factory: MailboxHarnessFactory): () => MailboxContext {
@@ -26,22 +36,26 @@ export function useMailboxContext(factory: MailboxHarnessFactory): () => Mailbox
     const harness = await factory();
     const time = new TimeControl(harness.clock);
     const shardEpoch = { shard: randomInt(0, 65_535), epoch: randomInt(1, 60_000) };
-    const gcDelayMs = time.manual ? 60_000n : 2_000n;
+    const dedupeMs = time.manual ? DEDUPE_MS : REAL_DEDUPE_MS;
     current = {
       harness,
       time,
       tenantId: randomId(),
       shardEpoch,
-      gcDelayMs,
-      open: (gc = {}, epoch = shardEpoch.epoch) =>
-        harness.open({ shard: shardEpoch.shard, epoch }, { entryRetentionMs: gc.entryRetentionMs ?? WEEK_MS, dispatchGcDelayMs: gc.dispatchGcDelayMs ?? gcDelayMs }),
+      dedupeMs,
+      open: (gc = {}, epoch = shardEpoch.epoch, faults) =>
+        harness.open(
+          { shard: shardEpoch.shard, epoch },
+          { entryRetentionMs: gc.entryRetentionMs ?? WEEK_MS, dispatchDedupeMs: gc.dispatchDedupeMs ?? dedupeMs },
+          faults,
+        ),
     };
-  });
+  }, HOOK_TIMEOUT_MS);
   afterEach(async () => {
     const c = current;
     current = null;
     if (c !== null) await c.harness.close();
-  });
+  }, HOOK_TIMEOUT_MS);
   return () => {
     if (current === null) throw new Error('mailbox contract context used outside a case');
     return current;
@@ -71,25 +85,6 @@ export function startOf(store: MailboxStore): bigint {
 /** The top of the store's epoch (a cursor above every entry of it). */
 export function topOf(store: MailboxStore): bigint {
   return composeMailboxSeq(store.shardEpoch.epoch, (1n << 47n) - 2n);
-}
-
-/** A manifest for `recipients` plus its digest. */
-export function manifestFor(tenantId: Id128, recipients: readonly Id128[], chunkSize = 2, dispatchId: Id128 = randomId()): { manifest: DispatchManifest; digest: Buffer } {
-  const manifest = buildManifest({ dispatchId, tenantId, recipients, chunkSize });
-  return { manifest, digest: manifestDigest(manifest) };
-}
-
-/** `n` users of `tenantId` that all hash into one lane (returns the lane too). */
-export function usersInOneLane(tenantId: Id128, n: number): { lane: number; users: Id128[] } {
-  const byLane = new Map<number, Id128[]>();
-  for (;;) {
-    const u = randomId();
-    const lane = laneOf(tenantId, u);
-    const list = byLane.get(lane) ?? [];
-    list.push(u);
-    byLane.set(lane, list);
-    if (list.length === n) return { lane, users: [...list].sort() };
-  }
 }
 
 /**

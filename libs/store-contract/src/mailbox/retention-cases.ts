@@ -87,6 +87,30 @@ export function retentionCases(ctx: () => MailboxContext): void {
     );
 
     it(
+      'a bucket proof lower than its ledger item → CorruptEntry once that day has expired',
+      async () => {
+        const c = ctx();
+        const plan = retentionExpiringYesterdayIn(c.time.now(), SOON_MS);
+        const older = await c.open({ entryRetentionMs: plan.retentionMs });
+        const newer = await c.open({ entryRetentionMs: plan.retentionMs }, c.shardEpoch.epoch + 1);
+        const [u, witness] = [randomId(), randomId()];
+        // The day's ledger item holds the newer epoch's seq; removing that epoch's proof leaves only the older, lower one.
+        for (const user of [u, witness]) {
+          await newer.appendBatch([entryInput(c.tenantId, user, seqAt(newer, 5n), plan.yesterday)]);
+          await older.appendBatch([entryInput(c.tenantId, user, seqAt(older, 9n), plan.yesterday)]);
+        }
+        await c.harness.removeBucketProof(c.tenantId, u, newer.shardEpoch.epoch, dayOf(plan.yesterday));
+        expect((await newer.rangeScan(c.tenantId, u, startOf(newer), topOf(newer), 100)).entries.map((e) => e.mailboxSeq)).toEqual([seqAt(newer, 5n)]);
+
+        await c.time.reach(entryExpiry(plan.yesterday, plan.retentionMs));
+        await expectStoreError(newer.rangeScan(c.tenantId, u, seqAt(newer, 5n), topOf(newer), 100), CorruptEntryError);
+        const err = await expectStoreError(newer.rangeScan(c.tenantId, witness, startOf(newer), topOf(newer), 100), CursorExpiredError);
+        expect(err.boundary).toBe(seqAt(newer, 5n));
+      },
+      TIMED_CASE_TIMEOUT_MS,
+    );
+
+    it(
       'an entry is readable until its absolute expiry and invisible from then on',
       async () => {
         const c = ctx();

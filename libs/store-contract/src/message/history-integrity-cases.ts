@@ -53,8 +53,10 @@ export function historyIntegrityCases(ctx: () => MessageContext): void {
         expect(await seqs(all('newer'))).toEqual([s1, s3, s5]);
         expect(await seqs(all('older'))).toEqual([s5, s3, s1]);
         expect(await seqs({ ...all('older'), anchor: s3, maxItems: 1 })).toEqual([s1]);
-        const report = await c.store.gcExpiredHistory(c.time.now(), 100);
-        expect(report.examined).toBeGreaterThanOrEqual(report.reclaimed);
+        // Counted per message (s2, s4); server-TTL backends have nothing left to reclaim.
+        const reclaimable = c.store.capabilities.injectableClock ? 2 : 0;
+        expect(await c.store.gcExpiredHistory(c.time.now(), 100)).toEqual({ examined: reclaimable, reclaimed: reclaimable, more: false });
+        expect(await c.store.gcExpiredHistory(c.time.now(), 100)).toEqual({ examined: 0, reclaimed: 0, more: false });
         expect(await seqs(all('newer'))).toEqual([s1, s3, s5]);
 
         if (c.time.manual) await c.time.pass(400n * 86_400_000n);

@@ -13,18 +13,21 @@ export interface MessageContext {
   readonly tenantId: Id128;
 }
 
+/** Opening and closing a harness talks to a real server; on a loaded 2-core machine that can exceed Jest's 5 s hook default. */
+const HOOK_TIMEOUT_MS = 60_000;
+
 /** Registers `beforeEach`/`afterEach` that open and close a harness; returns the current context. */
 export function useMessageContext(factory: MessageHarnessFactory): () => MessageContext {
   let current: MessageContext | null = null;
   beforeEach(async () => {
     const harness = await factory();
     current = { harness, store: harness.store, time: new TimeControl(harness.clock), tenantId: randomId() };
-  });
+  }, HOOK_TIMEOUT_MS);
   afterEach(async () => {
     const c = current;
     current = null;
     if (c !== null) await c.harness.close();
-  });
+  }, HOOK_TIMEOUT_MS);
   return () => {
     if (current === null) throw new Error('message contract context used outside a case');
     return current;

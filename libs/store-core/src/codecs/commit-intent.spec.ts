@@ -1,8 +1,9 @@
+import fc from 'fast-check';
 import { InvalidInputError, InvariantViolationError } from '../errors/domain-errors';
 import type { Id128 } from '../model/ids';
 import type { CommitIntent, Publication } from '../model/message';
 import { MAX_CODEC_RECIPIENTS } from './codec-limits';
-import { decodeCommitIntent, encodeCommitIntent } from './commit-intent';
+import { decodeCommitIntent, encodeCommitIntent, encodeCommitIntentForms, publishIntentBytes } from './commit-intent';
 import { commitIntentSamples, sendRequestSamples, USER_A, SENDER } from './golden/golden-samples';
 import { commitKeyOf } from './send-request';
 import { commitIntentArb } from './test-support/arbitraries';
@@ -108,5 +109,38 @@ describe('encodeCommitIntent validation', () => {
     const asBuffer = { ...reserved, identity: Buffer.from(reserved.identity) };
     expect(encodeCommitIntent(asBuffer).equals(golden('reserved'))).toBe(true);
     expect(decodeCommitIntent(golden('reserved')).recipients).toEqual([SENDER, USER_A] satisfies Id128[]);
+  });
+});
+
+describe('encodeCommitIntentForms', () => {
+  it('gives the unpublished and the published stored bytes from one encoding (the golden vectors)', () => {
+    const forms = encodeCommitIntentForms(published, published.publication);
+    expect(forms?.published?.equals(golden('published'))).toBe(true);
+    expect(forms?.unpublished.equals(encodeCommitIntent({ ...published, publication: null }))).toBe(true);
+    expect(encodeCommitIntentForms(reserved)).toEqual({ unpublished: golden('reserved'), published: null });
+  });
+
+  it('equals encodeCommitIntent for every intent and publication', () => {
+    fc.assert(
+      fc.property(commitIntentArb, (i) => {
+        const forms = encodeCommitIntentForms(i, i.publication);
+        expect(forms?.unpublished.equals(encodeCommitIntent({ ...i, publication: null }))).toBe(true);
+        expect(i.publication === null ? forms?.published === null : forms?.published?.equals(encodeCommitIntent(i))).toBe(true);
+      }),
+    );
+  });
+
+  it('publishIntentBytes fills in the publication of unpublished bytes; other bytes are refused', () => {
+    expect(publishIntentBytes(encodeCommitIntent({ ...published, publication: null }), published.publication!).equals(golden('published'))).toBe(true);
+    expect(() => publishIntentBytes(golden('published'), published.publication!)).toThrow(InvariantViolationError);
+    expect(() => publishIntentBytes(Buffer.from('QMR\x01\x00', 'latin1'), published.publication!)).toThrow(InvariantViolationError);
+    expect(() => publishIntentBytes(golden('reserved'), { topic: 'bad topic', partition: 0, offset: 0n })).toThrow(InvalidInputError);
+  });
+
+  it('is null for an intent whose key or identity is not its request\'s; other invalid fields throw', () => {
+    expect(encodeCommitIntentForms({ ...reserved, identity: published.identity })).toBeNull();
+    expect(encodeCommitIntentForms({ ...reserved, key: { ...reserved.key, clientMessageId: 'f'.repeat(32) as Id128 } })).toBeNull();
+    expect(() => encodeCommitIntentForms({ ...reserved, seq: 0n })).toThrow(InvalidInputError);
+    expect(() => encodeCommitIntentForms(reserved, { topic: 'bad topic', partition: 0, offset: 0n })).toThrow(InvalidInputError);
   });
 });

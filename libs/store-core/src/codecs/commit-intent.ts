@@ -36,14 +36,58 @@ const VERSION = 1;
 const IDENTITY_BYTES = 32;
 
 export function encodeCommitIntent(i: CommitIntent): Buffer {
-  const w = new ByteWriter(CODEC).header(MAGIC, VERSION);
   const request = encodeSendRequest(i.request);
-  if (!i.key || !commitKeyEquals(i.key, commitKeyOf(i.request))) {
-    throw new InvariantViolationError(`${CODEC}: key does not match the request's commit key`);
+  if (!keyMatches(i)) throw new InvariantViolationError(`${CODEC}: key does not match the request's commit key`);
+  if (!identityMatches(i, request)) throw new InvariantViolationError(`${CODEC}: identity is not the SHA-256 of the request encoding`);
+  return writeIntent(i, request, i.publication);
+}
+
+/** The two stored forms of one intent, from one encoding: without its publication, and with one. */
+export interface CommitIntentForms {
+  /** The intent with `publication: null` (what a commit stores until it is published). */
+  readonly unpublished: Buffer;
+  /** The intent with the given publication, or null when none was given. */
+  readonly published: Buffer | null;
+}
+
+/**
+ * The bytes the commit lifecycle stores for `i` — unpublished, and with `publication` when given —
+ * encoding the request and checking the identity once for both. Null when the intent's key or
+ * identity disagrees with its request: such an intent can equal no stored intent (callers answer it
+ * as a conflict); any other invalid field throws as `encodeCommitIntent` does.
+ */
+export function encodeCommitIntentForms(i: CommitIntent, publication: Publication | null = null): CommitIntentForms | null {
+  const request = encodeSendRequest(i.request);
+  if (!keyMatches(i) || !identityMatches(i, request)) return null;
+  const unpublished = writeIntent(i, request, null);
+  return { unpublished, published: publication === null ? null : publishIntentBytes(unpublished, publication) };
+}
+
+/**
+ * The stored bytes of an unpublished intent (`encodeCommitIntentForms(…).unpublished`, trusted to be
+ * one) with `publication` filled in — without encoding the intent again. Bytes without the v1 header
+ * or without the final "none" marker → `InvariantViolationError`.
+ */
+export function publishIntentBytes(unpublished: Buffer, publication: Publication): Buffer {
+  // v1 ends with the publication field: an unpublished intent's last byte is its "none" marker.
+  if (unpublished.length < 5 || unpublished.toString('latin1', 0, 3) !== MAGIC || unpublished[3] !== VERSION || unpublished[unpublished.length - 1] !== 0) {
+    throw new InvariantViolationError(`${CODEC}: not the bytes of an unpublished v${VERSION} intent`);
   }
-  if (!(i.identity instanceof Uint8Array) || !identityOfEncodedRequest(request).equals(i.identity)) {
-    throw new InvariantViolationError(`${CODEC}: identity is not the SHA-256 of the request encoding`);
-  }
+  const tail = new ByteWriter(CODEC);
+  writePublication(tail, publication);
+  return Buffer.concat([unpublished.subarray(0, unpublished.length - 1), tail.finish()]);
+}
+
+function keyMatches(i: CommitIntent): boolean {
+  return !!i.key && commitKeyEquals(i.key, commitKeyOf(i.request));
+}
+
+function identityMatches(i: CommitIntent, request: Buffer): boolean {
+  return i.identity instanceof Uint8Array && identityOfEncodedRequest(request).equals(i.identity);
+}
+
+function writeIntent(i: CommitIntent, request: Buffer, publication: Publication | null): Buffer {
+  const w = new ByteWriter(CODEC).header(MAGIC, VERSION);
   w.fixed(i.identity, IDENTITY_BYTES, 'identity');
   w.bytes(request, MAX_SEND_REQUEST_BYTES, 'request');
   if (i.seq === 0n) throw w.invalid('seq', 'must be ≥ 1');
@@ -51,7 +95,7 @@ export function encodeCommitIntent(i: CommitIntent): Buffer {
   w.id(i.messageId, 'messageId');
   w.u64(i.createdAt, 'createdAt');
   writeSortedIds(w, i.recipients, MAX_CODEC_RECIPIENTS, 'recipients');
-  writePublication(w, i.publication);
+  writePublication(w, publication);
   return w.finish();
 }
 

@@ -1,4 +1,4 @@
-import { InvariantViolationError } from '../errors/domain-errors';
+import { InvalidInputError, InvariantViolationError } from '../errors/domain-errors';
 import type { Id128 } from '../model/ids';
 import type { CommitIntent, CommitSnapshot, CommitState, Publication, SendRequest } from '../model/message';
 import type { MessageStore, ReserveInput } from '../ports/message-store';
@@ -56,6 +56,11 @@ function scriptedStore(start: CommitState | null, overrides: Partial<MessageStor
       calls.push('markCommitted');
       return snap('COMMITTED', pub);
     },
+    markPublishedAndCommitted: async (i: CommitIntent, p: Publication) => {
+      calls.push('markPublishedAndCommitted');
+      expect(i).toEqual(intent);
+      return snap('COMMITTED', p);
+    },
     ...overrides,
   };
   return { store: base as unknown as MessageStore, calls };
@@ -74,11 +79,11 @@ function publisher(fail = false): OutboxPublisher & { published: CommitIntent[] 
 }
 
 describe('DurableMessageCommitter.send', () => {
-  it('drives reserve → putRecord → publish → markOutboxPublished → markCommitted and answers with the intent', async () => {
+  it('drives reserve → putRecord → publish → markPublishedAndCommitted and answers with the intent', async () => {
     const { store, calls } = scriptedStore(null);
     const p = publisher();
     const out = await new DurableMessageCommitter(store, p).send(input);
-    expect(calls).toEqual(['reserve', 'putRecord', 'markOutboxPublished', 'markCommitted']);
+    expect(calls).toEqual(['reserve', 'putRecord', 'markPublishedAndCommitted']);
     expect(p.published).toHaveLength(1);
     expect(out).toMatchObject({ seq: 7n, messageId: intent.messageId, createdAt: 1_000n, replay: false });
     expect(out.intent.publication).toEqual(pub);
@@ -94,8 +99,8 @@ describe('DurableMessageCommitter.send', () => {
   });
 
   it.each([
-    ['RESERVED', ['reserve', 'putRecord', 'markOutboxPublished', 'markCommitted'], 1],
-    ['RECORDED', ['reserve', 'markOutboxPublished', 'markCommitted'], 1],
+    ['RESERVED', ['reserve', 'putRecord', 'markPublishedAndCommitted'], 1],
+    ['RECORDED', ['reserve', 'markPublishedAndCommitted'], 1],
     ['OUTBOXED', ['reserve', 'markCommitted'], 0],
   ] as const)('a replay found %s resumes only the remaining steps', async (state, expected, publishes) => {
     const { store, calls } = scriptedStore(state);
@@ -139,5 +144,115 @@ describe('DurableMessageCommitter.resume', () => {
     const s = snap('COMMITTED', pub);
     expect(await new DurableMessageCommitter(store, publisher()).resume(s)).toBe(s);
     expect(calls).toEqual([]);
+  });
+});
+
+/** A promise and the functions that settle it. */
+function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: unknown) => void } {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+describe('DurableMessageCommitter single flight', () => {
+  it('concurrent sends of an equal request share one flight: one reserve, one publish, one ACK; exactly one is not a replay', async () => {
+    const gate = deferred<void>();
+    const { store, calls } = scriptedStore(null);
+    const reserve = store.reserve.bind(store);
+    const gated: MessageStore = { ...store, reserve: async (i) => (await gate.promise, reserve(i)) };
+    const p = publisher();
+    const committer = new DurableMessageCommitter(gated, p);
+    const copies = Array.from({ length: 5 }, (_, k) => ({ ...input, request: { ...request, body: new Uint8Array([104, 105]) }, messageId: id(200 + k) }));
+    const pending = copies.map((c) => committer.send(c));
+    gate.resolve();
+    const outs = await Promise.all(pending);
+    expect(calls).toEqual(['reserve', 'putRecord', 'markPublishedAndCommitted']);
+    expect(p.published).toHaveLength(1);
+    expect(new Set(outs.map((o) => `${o.seq}/${o.messageId}/${o.createdAt}`)).size).toBe(1);
+    expect(outs.map((o) => o.replay)).toEqual([false, true, true, true, true]);
+  });
+
+  it('joiners get the leader\'s error; after the flight a new send runs again', async () => {
+    const boom = new Error('store down');
+    let fail = true;
+    const { store, calls } = scriptedStore(null, {
+      reserve: async () => {
+        calls.push('reserve');
+        if (fail) throw boom;
+        return { snapshot: snap('COMMITTED', pub), created: false };
+      },
+    });
+    const committer = new DurableMessageCommitter(store, publisher());
+    const settled = await Promise.allSettled([committer.send(input), committer.send(input), committer.send(input)]);
+    expect(settled.map((r) => (r.status === 'rejected' ? r.reason : r.value))).toEqual([boom, boom, boom]);
+    expect(calls).toEqual(['reserve']);
+    fail = false;
+    expect((await committer.send(input)).replay).toBe(true);
+    expect(calls).toEqual(['reserve', 'reserve']);
+  });
+
+  it('a different request under the same key waits for the flight to end, then runs on its own', async () => {
+    const gate = deferred<void>();
+    const order: string[] = [];
+    const { store } = scriptedStore(null);
+    const reserve = store.reserve.bind(store);
+    const gated: MessageStore = {
+      ...store,
+      reserve: async (i) => {
+        order.push(`reserve ${Buffer.from(i.request.body).toString()}`);
+        if (order.length === 1) await gate.promise;
+        order.push(`reserved ${Buffer.from(i.request.body).toString()}`);
+        return reserve(i);
+      },
+    };
+    const committer = new DurableMessageCommitter(gated, publisher());
+    const first = committer.send(input);
+    const other = committer.send({ ...input, request: { ...request, body: Buffer.from('other') } });
+    await new Promise((r) => setImmediate(r));
+    expect(order).toEqual(['reserve hi']);
+    gate.resolve();
+    await Promise.all([first, other]);
+    expect(order).toEqual(['reserve hi', 'reserved hi', 'reserve other', 'reserved other']);
+  });
+
+  it('different commit keys do not wait for each other', async () => {
+    const gate = deferred<void>();
+    const { store, calls } = scriptedStore(null);
+    const reserve = store.reserve.bind(store);
+    const gated: MessageStore = { ...store, reserve: async (i) => (i.request.clientMessageId === id(3) ? await gate.promise : undefined, reserve(i)) };
+    const committer = new DurableMessageCommitter(gated, publisher());
+    const blocked = committer.send(input);
+    await committer.send({ ...input, request: { ...request, clientMessageId: id(33) } });
+    expect(calls).toEqual(['reserve', 'putRecord', 'markPublishedAndCommitted']);
+    gate.resolve();
+    await blocked;
+  });
+
+  it('an invalid request is refused before any flight or store call', async () => {
+    const { store, calls } = scriptedStore(null);
+    await expect(new DurableMessageCommitter(store, publisher()).send({ ...input, request: { ...request, kind: 'bogus' as never } })).rejects.toThrow(InvalidInputError);
+    expect(calls).toEqual([]);
+  });
+
+  it('a resume of a commit being finished joins that run (recovery racing a send publishes once)', async () => {
+    const gate = deferred<void>();
+    const { store, calls } = scriptedStore(null);
+    const putRecord = store.putRecord.bind(store);
+    const gated: MessageStore = { ...store, putRecord: async (i, r) => (await gate.promise, putRecord(i, r)) };
+    const p = publisher();
+    const committer = new DurableMessageCommitter(gated, p);
+    const sending = committer.send(input);
+    await new Promise((r) => setImmediate(r));
+    const resuming = committer.resume(snap('RESERVED'));
+    gate.resolve();
+    const [sent, resumed] = await Promise.all([sending, resuming]);
+    expect(resumed).toEqual(snap('COMMITTED', pub));
+    expect(sent.intent).toEqual(resumed.intent);
+    expect(calls).toEqual(['reserve', 'putRecord', 'markPublishedAndCommitted']);
+    expect(p.published).toHaveLength(1);
   });
 });

@@ -1,10 +1,12 @@
+import { commitKeyOf, commitKeyString } from '../codecs/send-request';
 import { InvariantViolationError } from '../errors/domain-errors';
 import type { Id128 } from '../model/ids';
-import type { CommitIntent, CommitSnapshot } from '../model/message';
+import type { CommitIntent, CommitSnapshot, SendRequest } from '../model/message';
 import type { MessageStore, ReserveInput } from '../ports/message-store';
 import type { OutboxPublisher } from '../ports/outbox-publisher';
 import { commitStateIndex } from '../rules/commit-fsm';
-import { recordFromIntent } from '../rules/record-from-intent';
+import { recordFromIntent, requestsEqual } from '../rules/record-from-intent';
+import { validateSendRequest } from '../rules/request-validation';
 
 /** The answer of a send (the ACK): the first intent's coordinates, identical on every replay. */
 export interface SendOutcome {
@@ -18,17 +20,35 @@ export interface SendOutcome {
   readonly replay: boolean;
 }
 
+/** A send in progress in this process: the request it is for and its answer. */
+interface SendFlight {
+  readonly request: SendRequest;
+  readonly outcome: Promise<SendOutcome>;
+}
+
+const ignore = (): void => undefined;
+
 /**
- * Drives one commit `RESERVED → RECORDED → OUTBOXED → COMMITTED` over a `MessageStore` and an
+ * Drives one commit `RESERVED → RECORDED → (publish) → COMMITTED` over a `MessageStore` and an
  * `OutboxPublisher`; the only place that publishes and the only place an ACK comes from.
  *
  * Each step is idempotent at the store, so the committer may die between any two steps: a later
  * `resume` (replayed request or `RecoveryRunner`) continues from the stored state with the same
  * intent — same seq, same message id, the record rebuilt by `recordFromIntent`, the outbox event
  * re-published byte-identically (at-least-once to Kafka; the first publication is kept). Errors are
- * never swallowed: a failed publish leaves the commit RECORDED for recovery. Holds no state.
+ * never swallowed: a failed publish leaves the commit RECORDED for recovery.
+ *
+ * Single flight: concurrent calls for one commit key in this process share one flight. A `send` of
+ * an equal request while one is in progress waits for it and gets the same answer (with
+ * `replay: true`, as a retry would: exactly one caller sees `replay: false`), or its error; a `send`
+ * of a different request under that key waits for the flight to end, then runs on its own (and gets
+ * the store's `ConflictError`). A `resume` of a commit already being finished here joins that run.
+ * The only state held is the set of flights in progress.
  */
 export class DurableMessageCommitter {
+  private readonly sends = new Map<string, SendFlight>();
+  private readonly finishing = new Map<string, Promise<CommitSnapshot>>();
+
   constructor(
     private readonly store: MessageStore,
     private readonly publisher: OutboxPublisher,
@@ -40,10 +60,19 @@ export class DurableMessageCommitter {
    * same key → the store's `ConflictError`. Resolves only once the commit is COMMITTED.
    */
   async send(input: ReserveInput): Promise<SendOutcome> {
-    const { snapshot, created } = await this.store.reserve(input);
-    const done = await this.resume(snapshot);
-    const { intent } = done;
-    return { intent, seq: intent.seq, messageId: intent.messageId, createdAt: intent.createdAt, replay: !created };
+    const request = validateSendRequest(input.request);
+    const key = commitKeyString(commitKeyOf(request));
+    for (let flight = this.sends.get(key); flight !== undefined; flight = this.sends.get(key)) {
+      if (requestsEqual(flight.request, request)) return { ...(await flight.outcome), replay: true };
+      await flight.outcome.then(ignore, ignore);
+    }
+    const flight: SendFlight = { request, outcome: this.sendOnce(input) };
+    this.sends.set(key, flight);
+    try {
+      return await flight.outcome;
+    } finally {
+      if (this.sends.get(key) === flight) this.sends.delete(key);
+    }
   }
 
   /**
@@ -51,7 +80,26 @@ export class DurableMessageCommitter {
    * snapshot is harmless: the store answers an already-done step with its current snapshot. A step
    * whose answer does not move the state forward → `InvariantViolationError` (never loops).
    */
-  async resume(snapshot: CommitSnapshot): Promise<CommitSnapshot> {
+  resume(snapshot: CommitSnapshot): Promise<CommitSnapshot> {
+    const key = commitKeyString(snapshot.intent.key);
+    const running = this.finishing.get(key);
+    if (running !== undefined) return running;
+    const run = this.finish(snapshot);
+    this.finishing.set(key, run);
+    const forget = (): void => {
+      if (this.finishing.get(key) === run) this.finishing.delete(key);
+    };
+    run.then(forget, forget);
+    return run;
+  }
+
+  private async sendOnce(input: ReserveInput): Promise<SendOutcome> {
+    const { snapshot, created } = await this.store.reserve(input);
+    const { intent } = await this.resume(snapshot);
+    return { intent, seq: intent.seq, messageId: intent.messageId, createdAt: intent.createdAt, replay: !created };
+  }
+
+  private async finish(snapshot: CommitSnapshot): Promise<CommitSnapshot> {
     let current = snapshot;
     while (current.state !== 'COMMITTED') {
       const next = await this.step(current);
@@ -68,10 +116,8 @@ export class DurableMessageCommitter {
     switch (s.state) {
       case 'RESERVED':
         return this.store.putRecord(intent, recordFromIntent(intent));
-      case 'RECORDED': {
-        const publication = await this.publisher.publish(intent);
-        return this.store.markOutboxPublished(intent.key, intent.messageId, publication);
-      }
+      case 'RECORDED':
+        return this.store.markPublishedAndCommitted(intent, await this.publisher.publish(intent));
       default:
         return this.store.markCommitted(intent.key);
     }

@@ -59,6 +59,19 @@ describe('RecoveryRunner', () => {
     await expect(new RecoveryRunner(broken, committer, { graceMs: 0n, maxItems: 1, clock: new ManualClock(3n) }).runOnce()).rejects.toThrow('scan down');
   });
 
+  it('resumes only the commits its claim wins; a failing claim is a failure of that commit', async () => {
+    const snaps = [snapshotOf(1), snapshotOf(2), snapshotOf(3), snapshotOf(4)];
+    const { store, committer, resumed } = setup(snaps, new Set());
+    const claim = async (key: CommitSnapshot['intent']['key']) => {
+      if (key.clientMessageId === id(3)) throw new Error('claim store down');
+      return key.clientMessageId !== id(2);
+    };
+    const report = await new RecoveryRunner(store, committer, { graceMs: 0n, maxItems: 4, clock: new ManualClock(1n), claim }).runOnce();
+    expect(resumed).toEqual([snaps[0], snaps[3]]);
+    expect(report).toMatchObject({ examined: 3, completed: 2, failed: 1 });
+    expect(report.failures.map((f) => f.key)).toEqual([snaps[2]!.intent.key]);
+  });
+
   it('refuses a negative grace or a bad max', () => {
     const { store, committer } = setup([], new Set());
     const clock = new ManualClock(0n);

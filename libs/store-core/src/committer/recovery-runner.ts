@@ -11,6 +11,11 @@ export interface RecoveryOptions {
   /** Most commits examined per pass, integer ≥ 1. */
   readonly maxItems: number;
   readonly clock: Clock;
+  /**
+   * Optional per-commit claim taken before resuming (shares recovery between writer processes):
+   * false → another process is resuming this commit; it is left out of this pass (not examined).
+   */
+  readonly claim?: (key: CommitKey) => Promise<boolean>;
 }
 
 /** One commit a pass could not finish (it stays recoverable for the next pass). */
@@ -52,12 +57,13 @@ export class RecoveryRunner {
     const failures: RecoveryFailure[] = [];
     for (const snapshot of snapshots) {
       try {
+        if (this.options.claim !== undefined && !(await this.options.claim(snapshot.intent.key))) continue;
         await this.committer.resume(snapshot);
         completed += 1;
       } catch (error) {
         failures.push({ key: snapshot.intent.key, error });
       }
     }
-    return { examined: snapshots.length, completed, failed: failures.length, failures };
+    return { examined: completed + failures.length, completed, failed: failures.length, failures };
   }
 }

@@ -30,37 +30,24 @@ export class CursorExpiredError extends StoreError {
 export class CorruptEntryError extends StoreError {
   readonly code = 'CORRUPT_ENTRY' as const;
 }
-/** A dispatch carries a GC marker: reads, replays, chunk writes and watermark moves are refused. */
-export class GcNotSafeError extends StoreError {
-  readonly code = 'GC_NOT_SAFE' as const;
-}
 /** A mailbox seq belongs to another epoch than the store's `ShardEpoch`. */
 export class EpochMismatchError extends StoreError {
   readonly code = 'EPOCH_MISMATCH' as const;
 }
-/** A dispatch id seen again with a different digest or manifest. */
-export class DispatchConflictError extends StoreError {
-  readonly code = 'DISPATCH_CONFLICT' as const;
-}
-/** A state transition was asked from a state that does not allow it (commit FSM, chunk, lane). */
+/** A state transition was asked from a state that does not allow it (commit FSM). */
 export class InvalidStateError extends StoreError {
   readonly code = 'INVALID_STATE' as const;
 }
-/** The thing an operation needs does not exist (commit, dispatch, chunk). */
+/** The thing an operation needs does not exist (commit). */
 export class NotFoundError extends StoreError {
   readonly code = 'NOT_FOUND' as const;
 }
-/** A lane watermark CAS lost (W ≠ expected), or a floor move not allowed. */
-export class WatermarkConflictError extends StoreError {
-  readonly code = 'WATERMARK_CONFLICT' as const;
-}
-/** A lane cannot advance: the next source offset is missing (a hole) or its chunks are incomplete. */
-export class WatermarkStalledError extends StoreError {
-  readonly code = 'WATERMARK_STALLED' as const;
-}
-/** The durable watermark and its recomputation from completion facts disagree: not ready. */
-export class WatermarkNotReadyError extends StoreError {
-  readonly code = 'WATERMARK_NOT_READY' as const;
+/**
+ * A dispatch page starts above `frontier + 1`: applying it would skip source offsets (a hole). Nothing
+ * is written; the shard stalls visibly until the missing records are applied.
+ */
+export class FrontierGapError extends StoreError {
+  readonly code = 'FRONTIER_GAP' as const;
 }
 /** A rule the code itself must keep was broken (u64 bit 63, impossible state). Nothing is written. */
 export class InvariantViolationError extends StoreError {

@@ -1,3 +1,4 @@
+import type { DispatchRecord } from '../codecs/dispatch-record';
 import type { Id128 } from './ids';
 
 /** The Kafka partition of the dispatch topic (shard) and the epoch a `MailboxStore` is bound to. */
@@ -8,15 +9,17 @@ export interface ShardEpoch {
   readonly epoch: number;
 }
 
-/** Explicit mailbox retention and GC parameters (constructor parameters; no hidden defaults). */
+/** Explicit mailbox retention parameters (constructor parameters; no hidden defaults). */
 export interface MailboxGcConfig {
   /** Entry lifetime after the end of its creation day (ms). Fixes every entry's absolute expiry. */
   readonly entryRetentionMs: bigint;
-  /** How long after its GC marker a completed dispatch's bookkeeping rows live (ms). */
-  readonly dispatchGcDelayMs: bigint;
+  /**
+   * How long a dispatch id is remembered for duplicate detection, counted from its record's
+   * `createdAt` (ms). Must cover the window in which a duplicate can still arrive: the messages
+   * topic's retention (consumer replays) and the writer's republication window.
+   */
+  readonly dispatchDedupeMs: bigint;
 }
-
-export const LANE_COUNT = 64;
 
 /** One event of a mailbox entry. Events of one entry share its mailbox seq. */
 export interface MailboxEvent {
@@ -55,64 +58,47 @@ export interface RangeScanPage {
   readonly hasMore: boolean;
 }
 
-/** One chunk of a lane in a dispatch manifest. */
-export interface ManifestChunk {
-  /** 0-based within its lane. */
-  readonly chunkId: number;
-  /** Recipients, ascending, unique. */
-  readonly users: readonly Id128[];
+/** One record of a dispatch page: its Kafka offset and decoded value. */
+export interface DispatchPageRecord {
+  readonly offset: bigint;
+  readonly record: DispatchRecord;
 }
 
-/** A lane's chunks in a dispatch manifest. Lanes with no recipients have no chunks (but do get a source row). */
-export interface ManifestLane {
-  readonly lane: number;
-  readonly chunks: readonly ManifestChunk[];
+/** A batch of consecutive dispatch-topic records of one shard, `[fromOffset, toOffset]` inclusive. */
+export interface DispatchPage {
+  readonly fromOffset: bigint;
+  readonly toOffset: bigint;
+  /** Strictly ascending offsets inside the range; offsets without a record carry nothing. */
+  readonly records: readonly DispatchPageRecord[];
 }
 
-/** The deterministic plan of one dispatch: recipients → 64 lanes → chunks of ≤ chunkSize users. */
-export interface DispatchManifest {
+/** What `applyPage` did with one record. */
+export interface DispatchOutcome {
+  readonly offset: bigint;
   readonly dispatchId: Id128;
-  readonly tenantId: Id128;
-  readonly chunkSize: number;
-  /** Exactly `LANE_COUNT` lanes, index = lane. */
-  readonly lanes: readonly ManifestLane[];
-}
-
-/** The canonical answer of `beginDispatch`: fixed at first sight, reused for every later sight. */
-export interface DispatchReceipt {
-  readonly dispatchId: Id128;
-  /** The source offset of the first sight. */
+  /** `applied`: entries written at this offset's seq; `duplicate`: already applied at `canonicalOffset`; `conflict`: same id, other content (nothing written). */
+  readonly outcome: 'applied' | 'duplicate' | 'conflict';
+  /** The lowest offset of this dispatch id (its entries live at that offset's mailbox seq). */
   readonly canonicalOffset: bigint;
-  /** `composeMailboxSeq(epoch, canonicalOffset)`. */
-  readonly mailboxSeq: bigint;
-  /** 32-byte manifest digest. */
-  readonly digest: Uint8Array;
 }
 
-/** Durable state of a dispatch (`dispatchProgress`). */
-export interface DispatchProgress {
-  readonly receipt: DispatchReceipt;
-  readonly manifest: DispatchManifest;
-  readonly maxObservedOffset: bigint;
-  /** ms of the last `beginDispatch` sight. */
-  readonly lastSeenAt: bigint;
-  /** ms when the last declared chunk completed; null while incomplete. */
-  readonly completedAt: bigint | null;
-  /** Completed chunk ids per lane (index = lane). */
-  readonly completedChunks: readonly (readonly number[])[];
-  /** GC deadline (ms) once a GC marker is fixed; null before. */
-  readonly gcDeadline: bigint | null;
-  /** null, 1 or 2. */
-  readonly gcPhase: 1 | 2 | null;
+/** Result of `applyPage`. */
+export interface PageReport {
+  /** The frontier after the page (≥ `toOffset` unless the store already had more). */
+  readonly frontier: bigint;
+  /** False when the page lay entirely at or below the frontier and nothing was written. */
+  readonly wrote: boolean;
+  /** One per record of the page, in offset order (`resolvePage`); empty when `wrote` is false. */
+  readonly outcomes: readonly DispatchOutcome[];
+  /** Entries written live / recorded as already expired (proof only). */
+  readonly entriesWritten: number;
+  readonly entriesExpired: number;
 }
 
-/** A lane's proven watermarks. `null` = nothing proven yet. */
-export interface LaneWatermark {
-  readonly lane: number;
-  /** Highest source offset up to which every dispatch of this lane is proven complete. */
-  readonly w: bigint | null;
-  /** Prefix below which bookkeeping may be reclaimed; always ≤ w. */
-  readonly floor: bigint | null;
+/** The shard frontier of a `ShardEpoch`. */
+export interface ShardFrontier {
+  /** Highest offset up to which every record of the shard's partition is applied; null: none yet. */
+  readonly offset: bigint | null;
 }
 
 /** Counts of a bounded housekeeping pass. */

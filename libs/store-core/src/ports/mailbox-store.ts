@@ -1,13 +1,11 @@
 import type { Id128 } from '../model/ids';
 import type {
-  DispatchManifest,
-  DispatchProgress,
-  DispatchReceipt,
-  HousekeepingReport,
-  LaneWatermark,
+  DispatchPage,
   MailboxEntryInput,
+  PageReport,
   RangeScanPage,
   ShardEpoch,
+  ShardFrontier,
 } from '../model/mailbox';
 
 export interface AppendReport {
@@ -23,10 +21,11 @@ export interface MailboxStoreCapabilities {
 }
 
 /**
- * Per-user mailboxes of one `ShardEpoch`, fed by write diffusion, plus the dispatch bookkeeping that
- * proves lane watermarks. Every seq given to an operation must belong to the store's epoch
- * (`EpochMismatchError`). Nothing is deleted by range: entries vanish by their absolute expiry and
- * the V4 retention proof makes every such hole visible as `CursorExpiredError`.
+ * Per-user mailboxes of one `ShardEpoch`, fed by write diffusion from one dispatch-topic partition,
+ * and the shard frontier that proves what readers may see (ADR-0022, `docs/adr/0022-shard-frontier.md`).
+ * Every seq given to an operation must belong to the store's epoch (`EpochMismatchError`). Nothing is
+ * deleted by range: entries vanish by their absolute expiry and the V4 retention proof makes every such
+ * hole visible as `CursorExpiredError`.
  */
 export interface MailboxStore {
   readonly shardEpoch: ShardEpoch;
@@ -34,10 +33,11 @@ export interface MailboxStore {
 
   /**
    * Writes complete event groups (one entry per `(user, mailboxSeq)`), events normalised to
-   * `(ordinal, eventId)`; a repeated ordinal in one group → `InvalidInputError`, nothing written.
-   * Per entry: bucket proof → retention meta (consume expired ledger days into the gap boundary,
-   * register/raise today, bump generation) → entry. A replay overwrites with the same value and never
-   * renews the expiry. An already expired entry records only its proof and gap, never the entry.
+   * `(ordinal, eventId)`; a repeated ordinal in one group, or two groups for one `(user, seq)` in one
+   * call → `InvalidInputError`, nothing written. Per entry: bucket proof (its max seq only ever rises)
+   * → the user's retention meta when its ledger must change (first entry of a day, an expired day to
+   * consume) → entry. A replay overwrites with the same value and never renews the expiry. An already
+   * expired entry records only its proof and gap, never the entry.
    */
   appendBatch(entries: readonly MailboxEntryInput[]): Promise<AppendReport>;
 
@@ -53,54 +53,28 @@ export interface MailboxStore {
   truncateBefore(tenantId: Id128, userId: Id128, seq: bigint): Promise<void>;
 
   /**
-   * Records an observation of a dispatch record at `observedOffset`. First sight fixes the receipt
-   * (canonical offset and mailbox seq). Later sights (any offset) reuse it, raise `maxObservedOffset`
-   * monotonically and refresh `lastSeenAt`; a different digest or manifest → `DispatchConflictError`.
-   * Every observation is indexed, then a source row is written in all 64 lanes. An offset already
-   * claimed by another dispatch → `DispatchConflictError`. GC marker present → `GcNotSafeError`.
+   * Applies one page of consecutive dispatch-topic records `[fromOffset, toOffset]` of this store's
+   * shard, then moves the shard frontier to `toOffset`. No LWT and no lock: every write is idempotent
+   * and ordered by a write timestamp derived from the offset, so a replay or a zombie worker converges
+   * to the same state and the frontier never moves backwards.
+   *
+   * - Page shape: `fromOffset ≤ toOffset`, records strictly ascending inside the range, every record of
+   *   this shard, else `InvalidInputError` and nothing written. Offsets of the range without a record
+   *   (dead-lettered) carry nothing but are covered by the frontier.
+   * - Contiguity: with a frontier `F`, `fromOffset > F + 1` → `FrontierGapError`, nothing written (a hole
+   *   is never skipped). A page entirely at or below `F` is already applied: nothing is written.
+   * - Duplicates: a dispatch id seen at several offsets (in this page or earlier, within
+   *   `dispatchDedupeMs` of its `createdAt`) gets its entries once, at the mailbox seq of its LOWEST
+   *   offset; later sights are `duplicate`. A later sight with other content is `conflict` (nothing
+   *   written for it). Both still move the frontier.
+   * - Order of durability: every entry (with its retention proof) of the page, then the frontier. A
+   *   crash in between leaves entries above the frontier, invisible to `frontier()` readers, rewritten
+   *   with the same bytes when the page is applied again.
    */
-  beginDispatch(dispatchId: Id128, observedOffset: bigint, manifest: DispatchManifest, digest: Uint8Array): Promise<DispatchReceipt>;
+  applyPage(page: DispatchPage): Promise<PageReport>;
 
-  /**
-   * Writes the entries of one declared chunk (each user's complete group at `receipt.mailboxSeq`).
-   * Receipt must match the stored one; the chunk must be declared in the manifest for that lane and
-   * `entries` must be exactly its users (`InvalidInputError`/`ConflictError` otherwise).
-   */
-  appendChunk(receipt: DispatchReceipt, lane: number, chunkId: number, entries: readonly MailboxEntryInput[]): Promise<AppendReport>;
-
-  /** Writes the durable completion fact of a declared chunk (idempotent). Writes no user entry. */
-  markChunkCompleted(receipt: DispatchReceipt, lane: number, chunkId: number): Promise<void>;
-
-  /** Reads the completion fact of a chunk. */
-  chunkCompleted(dispatchId: Id128, lane: number, chunkId: number): Promise<boolean>;
-
-  /** Manifest + merged lane completion; null when unknown; half-damaged → `CorruptEntryError`. */
-  dispatchProgress(dispatchId: Id128): Promise<DispatchProgress | null>;
-
-  /**
-   * The lane's `{w, floor}` after verification: W recomputed from completion facts above the floor
-   * must equal the stored W and neither may be below the floor, else `WatermarkNotReadyError`.
-   */
-  laneWatermark(lane: number): Promise<LaneWatermark>;
-
-  /**
-   * Moves the lane's W from exactly `expectedPrev` to `offset`. `offset` must be the next recorded
-   * source offset of the lane (`expectedPrev + 1`; or, from null, the lowest recorded one) and every
-   * chunk of that lane of the dispatch at `offset` must be complete. W already ≥ offset → idempotent
-   * (returns current). W ≠ expectedPrev → `WatermarkConflictError`; missing source offset (hole) or
-   * incomplete chunks → `WatermarkStalledError`; GC marker → `GcNotSafeError`.
-   */
-  advanceWatermark(lane: number, expectedPrev: bigint | null, offset: bigint): Promise<LaneWatermark>;
-
-  /** CAS of the lane floor from `expectedFloor` to `newFloor`; requires `newFloor ≤ W` and `newFloor ≥ floor`. */
-  advanceFloor(lane: number, expectedFloor: bigint | null, newFloor: bigint): Promise<LaneWatermark>;
-
-  /**
-   * Reclaims bookkeeping of completed dispatches with `lastSeenAt ≤ cutoffMs` whose every lane has W and
-   * floor ≥ `maxObservedOffset`: fixes one deadline (`now + dispatchGcDelayMs`) once, never renews it,
-   * phases null → 1 → 2, resumable after a crash at any step. At most `limit` dispatches per call.
-   */
-  gcCompletedDispatches(cutoffMs: bigint, limit: number): Promise<HousekeepingReport>;
+  /** The shard frontier: the highest offset up to which every record is applied (null: none yet). */
+  frontier(): Promise<ShardFrontier>;
 
   /** Releases connections. */
   close(): Promise<void>;

@@ -77,6 +77,12 @@ export interface ConversationSummary {
 export interface MessageStoreCapabilities {
   /** True when time comes from an injected `Clock` (Memory, Redis); false when the server's TTLs rule (Scylla). */
   readonly injectableClock: boolean;
+  /**
+   * True when expired facts (auxiliary commit facts, expired Ephemeral history) stay stored until
+   * `gcCommittedAuxiliary` / `gcExpiredHistory` reclaim them, so a service must run those passes on
+   * a schedule (Memory, Redis); false when the server's TTLs remove them (Scylla).
+   */
+  readonly needsHousekeeping: boolean;
 }
 
 /**
@@ -89,8 +95,11 @@ export interface MessageStore {
   /**
    * Existing commit for the request's key: identical identity bytes → the first intent and its
    * current state (`created: false`); different identity → `ConflictError`. First time: writes the
-   * recovery index entry, allocates the next conversation seq (single-step; a seq is never reused,
-   * holes from lost races are legal) and stores the complete RESERVED intent.
+   * recovery index entry, then claims the key at the conversation in the same atomic step that
+   * allocates the next seq (`SeqClaim`: concurrent or repeated identical reserves — in this process
+   * or another — adopt the claim instead of allocating, so exactly one seq is spent and every caller
+   * gets an equal intent; exactly one caller gets `created: true`), and stores the complete RESERVED
+   * intent. A seq is never reused; only a claimant dying without a later identical reserve leaves a hole.
    */
   reserve(input: ReserveInput): Promise<ReserveResult>;
 
@@ -112,6 +121,15 @@ export interface MessageStore {
   /** OUTBOXED → COMMITTED (coordinates kept). Already COMMITTED → same snapshot. Earlier states → `InvalidStateError`. */
   markCommitted(key: CommitKey): Promise<CommitSnapshot>;
 
+  /**
+   * The committer's step after a successful publish: RECORDED → OUTBOXED → COMMITTED as one atomic
+   * step, storing `publication` in the intent (a commit found OUTBOXED moves to COMMITTED keeping its
+   * first publication). `intent` must equal the stored intent, the publication aside (`ConflictError`
+   * otherwise). Already COMMITTED → current snapshot. RESERVED → `InvalidStateError`. Unknown key →
+   * `NotFoundError`. Same outcome as `markOutboxPublished` followed by `markCommitted`, in one write.
+   */
+  markPublishedAndCommitted(intent: CommitIntent, publication: Publication): Promise<CommitSnapshot>;
+
   /** The stored commit, decoded; null when absent (or expired). Undecodable → `CorruptEntryError`. */
   loadCommit(key: CommitKey): Promise<CommitSnapshot | null>;
 
@@ -124,10 +142,20 @@ export interface MessageStore {
    */
   scanRecoverableCommits(cutoffMs: bigint, maxItems: number): Promise<CommitSnapshot[]>;
 
-  /** Bounded housekeeping of expired auxiliary commit facts (commit rows, recovery index). Counts only. */
+  /**
+   * Bounded housekeeping of expired auxiliary commit facts (commit row, recovery index entries, seq
+   * claim), counted per commit: `examined` = commits (at most `limit`) whose facts have expired
+   * (aux expiry ≤ `nowMs`) and are still held, `reclaimed` = those whose facts this pass removed.
+   * Facts that have not expired are never counted. A backend whose server TTLs remove expired facts
+   * by themselves (`injectableClock: false`) finds none: `{ examined: 0, reclaimed: 0, more: false }`.
+   */
   gcCommittedAuxiliary(nowMs: bigint, limit: number): Promise<HousekeepingReport>;
 
-  /** Bounded housekeeping of expired Ephemeral history (record + index). Counts only. */
+  /**
+   * Bounded housekeeping of expired Ephemeral history, counted per message: `examined` = messages (at
+   * most `limit`) whose record has expired and is still held, `reclaimed` = those whose record and
+   * index row this pass removed. Server-TTL backends (`injectableClock: false`) find none.
+   */
   gcExpiredHistory(nowMs: bigint, limit: number): Promise<HousekeepingReport>;
 
   /**

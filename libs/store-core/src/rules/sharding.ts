@@ -2,20 +2,17 @@ import { createHash } from 'node:crypto';
 import { InvalidInputError } from '../errors/domain-errors';
 import { id128FromBytes, id128ToBytes } from '../model/ids';
 import type { Id128 } from '../model/ids';
-import { LANE_COUNT } from '../model/mailbox';
 
 /**
- * Recipient placement. Three independent SHA-256 hashes, each with its own domain prefix so that
+ * Recipient placement. Two independent SHA-256 hashes, each with its own domain prefix so that
  * no two placements correlate:
  *
  * - shard = u64be(SHA-256("qim.shard.v1\0" ‖ tenant[16] ‖ user[16])[0..8]) mod shardCount
- * - lane  = u64be(SHA-256("qim.lane.v1\0"  ‖ tenant[16] ‖ user[16])[0..8]) mod 64
  * - dispatchId = SHA-256("qim.dispatch.v1\0" ‖ messageId[16] ‖ u16be(shard))[0..16]
  *
  * Changing any of these is an epoch change (golden vectors in `sharding.spec.ts` pin them).
  */
 const SHARD_DOMAIN = Buffer.from('qim.shard.v1\0', 'ascii');
-const LANE_DOMAIN = Buffer.from('qim.lane.v1\0', 'ascii');
 const DISPATCH_DOMAIN = Buffer.from('qim.dispatch.v1\0', 'ascii');
 
 /** Highest shard count (shards are u16). */
@@ -37,11 +34,6 @@ export function shardOf(tenantId: Id128, userId: Id128, shardCount: number): num
     throw new InvalidInputError(`shardCount must be an integer 1…${MAX_SHARD_COUNT}: ${shardCount}`);
   }
   return Number(userHash(SHARD_DOMAIN, tenantId, userId) % BigInt(shardCount));
-}
-
-/** The lane of a user inside its shard: 0 … 63, independent of the shard hash. */
-export function laneOf(tenantId: Id128, userId: Id128): number {
-  return Number(userHash(LANE_DOMAIN, tenantId, userId) % BigInt(LANE_COUNT));
 }
 
 /** The deterministic dispatch id of a message's fan-out to one shard (0 … 65 535). */

@@ -22,14 +22,15 @@ import { proofClustering, userKey } from './memory-mailbox-backend';
 import { readDayProof, readRetentionMeta, writeRetentionMeta } from './mailbox-scope';
 import type { MailboxScope } from './mailbox-scope';
 
-interface Prepared {
+/** One validated, encoded entry ready to write. */
+export interface PreparedEntry {
   readonly entry: MailboxEntry;
   readonly bytes: Buffer;
   readonly day: number;
 }
 
 /** Validates and encodes one input (nothing is written before every input of a batch passed). */
-function prepare(s: MailboxScope, input: MailboxEntryInput): Prepared {
+function prepare(s: MailboxScope, input: MailboxEntryInput): PreparedEntry {
   if (!isId128(input.tenantId) || !isId128(input.userId)) throw new InvalidInputError('entry ids must be canonical');
   const { offset } = assertSeqInEpoch(input.mailboxSeq, s.shardEpoch.epoch);
   if (offset === null) throw new InvalidInputError('an entry cannot sit at the start-of-epoch seq');
@@ -40,12 +41,8 @@ function prepare(s: MailboxScope, input: MailboxEntryInput): Prepared {
   return { entry, bytes: encodeMailboxEntry(entry), day: dayOf(input.createdAt) };
 }
 
-/**
- * `appendBatch`: validate and encode every group first (a bad one → nothing written), then per
- * entry: bucket proof → the one meta write (`applyAppend`) → the entry with its fixed absolute
- * expiry, unless it is an expired replay (proof and gap only).
- */
-export function appendEntries(s: MailboxScope, inputs: readonly MailboxEntryInput[]): AppendReport {
+/** Validates and encodes a batch: every group valid, at most one group per `(user, seq)`; else `InvalidInputError`. */
+export function prepareEntries(s: MailboxScope, inputs: readonly MailboxEntryInput[]): PreparedEntry[] {
   const prepared = inputs.map((i) => prepare(s, i));
   const seen = new Set<string>();
   for (const p of prepared) {
@@ -53,25 +50,37 @@ export function appendEntries(s: MailboxScope, inputs: readonly MailboxEntryInpu
     if (seen.has(k)) throw new InvalidInputError(`two groups for one (user, seq) in a batch: ${k}`);
     seen.add(k);
   }
+  return prepared;
+}
+
+/**
+ * Writes one prepared entry: bucket proof (max seq only rises) → the one meta write when the meta
+ * changes (`applyAppend`) → the entry with its fixed absolute expiry, unless it is an expired replay
+ * (proof and gap only). Runs without interleaving, as one entry's steps do on every backend.
+ */
+export function writeEntry(s: MailboxScope, { entry, bytes, day }: PreparedEntry): 'written' | 'expired' {
+  const now = s.clock.nowMs();
+  const uk = userKey(entry.tenantId, entry.userId);
+  const ck = proofClustering(day, s.shardEpoch.epoch);
+  const prevProof = s.backend.proofs.get(uk, ck, now);
+  s.backend.proofs.put(uk, ck, mergeBucketProof(prevProof, day, entry.mailboxSeq, entry.expiresAt), null);
+
+  const meta = readRetentionMeta(s, entry.tenantId, entry.userId, now);
+  const outcome = applyAppend(meta, { day, seq: entry.mailboxSeq, expiresAt: entry.expiresAt }, now);
+  if (outcome.changed) writeRetentionMeta(s, entry.tenantId, entry.userId, meta?.generation ?? null, outcome.meta, now);
+
+  if (outcome.expiredReplay) return 'expired';
+  s.backend.entries.put(uk, entry.mailboxSeq, bytes, entry.expiresAt);
+  return 'written';
+}
+
+/** `appendBatch`: validate and encode every group first (a bad one → nothing written), then write each. */
+export function appendEntries(s: MailboxScope, inputs: readonly MailboxEntryInput[]): AppendReport {
   let written = 0;
   let expired = 0;
-  for (const { entry, bytes, day } of prepared) {
-    const now = s.clock.nowMs();
-    const uk = userKey(entry.tenantId, entry.userId);
-    const ck = proofClustering(day, s.shardEpoch.epoch);
-    const prevProof = s.backend.proofs.get(uk, ck, now);
-    s.backend.proofs.put(uk, ck, mergeBucketProof(prevProof, day, entry.mailboxSeq, entry.expiresAt), null);
-
-    const meta = readRetentionMeta(s, entry.tenantId, entry.userId, now);
-    const outcome = applyAppend(meta, { day, seq: entry.mailboxSeq, expiresAt: entry.expiresAt }, now);
-    if (outcome.changed) writeRetentionMeta(s, entry.tenantId, entry.userId, meta?.generation ?? null, outcome.meta, now);
-
-    if (outcome.expiredReplay) {
-      expired++;
-      continue;
-    }
-    s.backend.entries.put(uk, entry.mailboxSeq, bytes, entry.expiresAt);
-    written++;
+  for (const p of prepareEntries(s, inputs)) {
+    if (writeEntry(s, p) === 'written') written++;
+    else expired++;
   }
   return { written, expired };
 }

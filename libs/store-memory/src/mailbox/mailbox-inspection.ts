@@ -1,6 +1,5 @@
-import { LANE_COUNT } from '@qim/store-core';
-import type { Id128 } from '@qim/store-core';
-import { chunkKey, dispatchKey, laneKey, proofClustering, userKey } from './memory-mailbox-backend';
+import type { Id128, ShardEpoch } from '@qim/store-core';
+import { indexKey, proofClustering, userKey } from './memory-mailbox-backend';
 import type { MemoryMailboxBackend } from './memory-mailbox-backend';
 
 /**
@@ -26,21 +25,8 @@ export class MemoryMailboxInspector {
     return this.backend.entries.damage(userKey(tenantId, userId), mailboxSeq, Buffer.from('not an entry'));
   }
 
-  /** Removes the completion fact of a chunk (a lost row). */
-  removeChunkCompletion(shard: number, dispatchId: Id128, lane: number, chunkId: number): boolean {
-    return this.backend.chunks.remove(chunkKey(shard, dispatchId, lane), BigInt(chunkId));
-  }
-
-  /** Live bookkeeping rows of one dispatch: progress, observations, lane sources, chunk facts, completed index. */
-  countDispatchFacts(shard: number, dispatchId: Id128, now: bigint): number {
-    const b = this.backend;
-    let n = b.progress.get(dispatchKey(shard, dispatchId), now) === null ? 0 : 1;
-    n += b.observations.scan(dispatchKey(shard, dispatchId), now).length;
-    for (let lane = 0; lane < LANE_COUNT; lane++) {
-      n += b.sources.scan(laneKey(shard, lane), now).filter(([, src]) => src.dispatchId === dispatchId).length;
-      n += b.chunks.scan(chunkKey(shard, dispatchId, lane), now).length;
-    }
-    n += b.completed.scan(String(shard), now).filter(([, row]) => row.dispatchId === dispatchId).length;
-    return n;
+  /** Whether the dispatch index remembers `dispatchId` in `shardEpoch` at `now`. */
+  dispatchIndexed(shardEpoch: ShardEpoch, dispatchId: Id128, now: bigint): boolean {
+    return this.backend.dispatchIndex.get(indexKey(shardEpoch.shard, shardEpoch.epoch, dispatchId), now) !== null;
   }
 }

@@ -1,18 +1,8 @@
-import {
-  CorruptEntryError,
-  LANE_COUNT,
-  InvalidInputError,
-  checkRetentionMeta,
-  decodeActiveLedger,
-  decodeDispatchManifest,
-  encodeActiveLedger,
-  gapFromStored,
-  gapToStored,
-} from '@qim/store-core';
-import type { BucketProof, Clock, DispatchManifest, Id128, MailboxGcConfig, RetentionMeta, ShardEpoch } from '@qim/store-core';
+import { CorruptEntryError, checkRetentionMeta, decodeActiveLedger, encodeActiveLedger, gapFromStored, gapToStored } from '@qim/store-core';
+import type { BucketProof, Clock, Id128, MailboxGcConfig, RetentionMeta, ShardEpoch } from '@qim/store-core';
 import { decodeStored } from '../storage/decode-stored';
-import { chunkKey, userKey } from './memory-mailbox-backend';
-import type { MemoryMailboxBackend, ProgressRow } from './memory-mailbox-backend';
+import { userKey } from './memory-mailbox-backend';
+import type { MemoryMailboxBackend } from './memory-mailbox-backend';
 
 /** What every mailbox operation of one store works with. */
 export interface MailboxScope {
@@ -52,27 +42,4 @@ export function readDayProof(s: MailboxScope, tenantId: Id128, userId: Id128, da
     if (best === null || proof.maxSeq > best.maxSeq) best = proof;
   }
   return best;
-}
-
-/** The stored manifest of a progress row, decoded (damage → `CorruptEntryError`). */
-export function manifestOf(row: ProgressRow): DispatchManifest {
-  return decodeStored('dispatch manifest', () => decodeDispatchManifest(row.manifest));
-}
-
-/** Completed chunk ids of one lane of a dispatch (all of them must be declared, else `CorruptEntryError`). */
-export function completedChunksOf(s: MailboxScope, manifest: DispatchManifest, lane: number, now: bigint): number[] {
-  const ids = s.backend.chunks.scan(chunkKey(s.shardEpoch.shard, manifest.dispatchId, lane), now).map(([id]) => Number(id));
-  const declared = manifest.lanes[lane]?.chunks.length ?? 0;
-  if (ids.some((id) => id >= declared)) throw new CorruptEntryError(`dispatch ${manifest.dispatchId} lane ${lane} has completion facts of undeclared chunks`);
-  return ids;
-}
-
-/** True when every chunk the manifest declares for `lane` has its completion fact (an empty lane is complete). */
-export function laneComplete(s: MailboxScope, manifest: DispatchManifest, lane: number, now: bigint): boolean {
-  return completedChunksOf(s, manifest, lane, now).length === (manifest.lanes[lane]?.chunks.length ?? 0);
-}
-
-/** Lane numbers are 0 … 63. */
-export function checkLane(lane: number): void {
-  if (!Number.isInteger(lane) || lane < 0 || lane >= LANE_COUNT) throw new InvalidInputError(`lane must be 0…${LANE_COUNT - 1}: ${lane}`);
 }

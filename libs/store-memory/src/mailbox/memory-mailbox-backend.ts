@@ -12,56 +12,18 @@ export interface StoredRetentionMeta {
   readonly ledger: Buffer;
 }
 
-/** `dispatch_progress`. */
-export interface ProgressRow {
+/** `dispatch_index`: the first sight (lowest offset) of a dispatch id in a shard and epoch, and that record's digest. */
+export interface IndexRow {
+  readonly offset: bigint;
+  /** `dispatchDigest` of the record at `offset` (32 bytes). */
   readonly digest: Buffer;
-  readonly canonicalOffset: bigint;
-  readonly mailboxSeq: bigint;
-  /** `encodeDispatchManifest` bytes. */
-  readonly manifest: Buffer;
-  readonly maxObservedOffset: bigint;
-  readonly lastSeenAt: bigint;
-  readonly completedAt: bigint | null;
-  /** The GC marker: the one fixed deadline (ms). */
-  readonly gcDeadline: bigint | null;
-  readonly gcPhase: 1 | 2 | null;
-}
-
-/** `dispatch_observation`: one row per observed offset of a dispatch. */
-export interface ObservationRow {
-  readonly recordedAt: bigint;
-}
-
-/** `lane_dispatch`: the dispatch recorded at a source offset of a lane. */
-export interface SourceRow {
-  readonly dispatchId: Id128;
-}
-
-/** `dispatch_chunk`: the completion fact of a chunk. */
-export interface ChunkRow {
-  readonly completedAt: bigint;
-}
-
-/** `lane_watermark`. */
-export interface WatermarkRow {
-  readonly w: bigint | null;
-  readonly floor: bigint | null;
-}
-
-/** `completed_dispatch`: the time-ordered GC candidate index, with the mirrored GC deadline. */
-export interface CompletedRow {
-  readonly dispatchId: Id128;
-  readonly completedAt: bigint;
-  readonly maxObservedOffset: bigint;
-  readonly gcDeadline: bigint | null;
 }
 
 export const userKey = (tenantId: Id128, userId: Id128): string => `${tenantId}:${userId}`;
 /** Clustering key of a bucket proof inside the user's partition: day first, so one day's epochs are adjacent. */
 export const proofClustering = (day: number, epoch: number): string => `${String(day).padStart(10, '0')}:${String(epoch).padStart(5, '0')}`;
-export const dispatchKey = (shard: number, dispatchId: Id128): string => `${shard}:${dispatchId}`;
-export const laneKey = (shard: number, lane: number): string => `${shard}:${lane}`;
-export const chunkKey = (shard: number, dispatchId: Id128, lane: number): string => `${shard}:${dispatchId}:${lane}`;
+export const frontierKey = (shard: number, epoch: number): string => `${shard}:${epoch}`;
+export const indexKey = (shard: number, epoch: number, dispatchId: Id128): string => `${shard}:${epoch}:${dispatchId}`;
 
 /**
  * The storage of Memory mailbox stores: the same facts as the Scylla mailbox tables, entries and
@@ -77,18 +39,10 @@ export class MemoryMailboxBackend {
   readonly proofs = new MemoryTable<string, BucketProof>(this.counter);
   /** `mailbox_meta` trim, key `userKey`. */
   readonly trims = new MemoryKvTable<bigint>(this.counter);
-  /** `dispatch_progress`, key `dispatchKey`. */
-  readonly progress = new MemoryKvTable<ProgressRow>(this.counter);
-  /** `dispatch_observation`: partition `dispatchKey`, clustering observed offset. */
-  readonly observations = new MemoryTable<bigint, ObservationRow>(this.counter);
-  /** `lane_dispatch`: partition `laneKey`, clustering source offset. */
-  readonly sources = new MemoryTable<bigint, SourceRow>(this.counter);
-  /** `dispatch_chunk`: partition `chunkKey`, clustering chunk id. */
-  readonly chunks = new MemoryTable<bigint, ChunkRow>(this.counter);
-  /** `lane_watermark`, key `laneKey`. */
-  readonly watermarks = new MemoryKvTable<WatermarkRow>(this.counter);
-  /** `completed_dispatch`: partition shard, clustering padded completed_at + dispatch id. */
-  readonly completed = new MemoryTable<string, CompletedRow>(this.counter);
+  /** `shard_frontier`, key `frontierKey`: the highest offset up to which every record is applied (no expiry). */
+  readonly frontiers = new MemoryKvTable<bigint>(this.counter);
+  /** `dispatch_index`, key `indexKey`, expiring at `createdAt + dispatchDedupeMs` of the winning record. */
+  readonly dispatchIndex = new MemoryKvTable<IndexRow>(this.counter);
 
   /** Storage reads so far. */
   get reads(): number {

@@ -21,6 +21,14 @@ export interface RecoveryRow {
   readonly clientMessageId: Id128;
 }
 
+/** A seq claim (`SeqClaim`) of one commit key at its conversation; expires with the commit's aux facts. */
+export interface SeqClaimRow {
+  readonly identity: Buffer;
+  readonly seq: bigint;
+  readonly messageId: Id128;
+  readonly createdAt: bigint;
+}
+
 /** One history index row (same expiry as its record). */
 export interface IndexRow {
   readonly messageId: Id128;
@@ -44,6 +52,8 @@ export class MemoryMessageBackend {
   readonly commits = new MemoryKvTable<CommitRow>(this.counter);
   /** `conversation_sequence`: highest issued seq, key `conversationKey`. Never expires. */
   readonly sequences = new MemoryKvTable<bigint>(this.counter);
+  /** Seq claims: partition `conversationKey`, clustering `commitKeyString`; written with the seq allocation. */
+  readonly seqClaims = new MemoryTable<string, SeqClaimRow>(this.counter);
   /** `message_record`: canonical record bytes by seq (ephemeral rows expire). */
   readonly records = new MemoryTable<bigint, Buffer>(this.counter);
   /** `history_index`: one row per recorded seq, same expiry as the record. */

@@ -16,10 +16,16 @@ export const memoryMessageHarness: MessageHarnessFactory = async () => {
   const backend = new MemoryMessageBackend();
   const store = new MemoryMessageStore({ clock, backend });
   const startReads = backend.reads;
+  const peers: MemoryMessageStore[] = [];
   return {
     store,
     clock,
     commitAuxTtlMs: COMMIT_AUX_TTL_MS,
+    openStore: async () => {
+      const peer = new MemoryMessageStore({ clock, backend });
+      peers.push(peer);
+      return peer;
+    },
     corruptRecord: async (t, c, seq) => {
       if (!backend.corruptRecord(t, c, seq)) throw new Error(`no record ${t}/${c}/${seq} to corrupt`);
     },
@@ -27,7 +33,9 @@ export const memoryMessageHarness: MessageHarnessFactory = async () => {
       if (!backend.removeRecord(t, c, seq)) throw new Error(`no record ${t}/${c}/${seq} to remove`);
     },
     readCount: () => backend.reads - startReads,
-    close: () => store.close(),
+    close: async () => {
+      await Promise.all([store, ...peers].map((s) => s.close()));
+    },
   };
 };
 
@@ -39,8 +47,8 @@ export const memoryMailboxHarness: MailboxHarnessFactory = async () => {
   const stores: MemoryMailboxStore[] = [];
   return {
     clock,
-    open: async (shardEpoch, gc) => {
-      const store = new MemoryMailboxStore({ shardEpoch, gc, clock, backend });
+    open: async (shardEpoch, gc, faults) => {
+      const store = new MemoryMailboxStore({ shardEpoch, gc, clock, backend, faults });
       stores.push(store);
       return store;
     },
@@ -51,10 +59,7 @@ export const memoryMailboxHarness: MailboxHarnessFactory = async () => {
     corruptEntry: async (t, u, seq) => {
       if (!inspect.corruptEntry(t, u, seq)) throw new Error(`no entry ${t}/${u}/${seq} to corrupt`);
     },
-    removeChunkCompletion: async (shard, dispatchId, lane, chunkId) => {
-      if (!inspect.removeChunkCompletion(shard, dispatchId, lane, chunkId)) throw new Error(`no completion of chunk ${chunkId} to remove`);
-    },
-    countDispatchFacts: async (shard, dispatchId) => inspect.countDispatchFacts(shard, dispatchId, clock.nowMs()),
+    dispatchIndexed: async (shardEpoch, dispatchId) => inspect.dispatchIndexed(shardEpoch, dispatchId, clock.nowMs()),
     close: async () => {
       await Promise.all(stores.map((s) => s.close()));
     },

@@ -1,15 +1,25 @@
 --[[
-  The commit lifecycle order RESERVED(0) → RECORDED(1) → OUTBOXED(2) → COMMITTED(3), and the
-  commit hash layout: identity, intent (CommitIntent codec bytes), state, message (id hex),
-  expires (aux expiry, 16-hex ms), created (created_at, the recovery score).
+  The commit hash; states CLAIMED (= RESERVED), RECORDED, OUTBOXED, COMMITTED. Fields: identity
+  (32 bytes), state, expires (aux expiry, 16-hex ms); while CLAIMED also request (SendRequest codec
+  bytes) and recipients (sorted ids, 16 bytes each); from RECORDED on intent (the complete
+  CommitIntent codec bytes). A CLAIMED commit whose seq claim exists at its
+  conversation is RESERVED (see claim-commit, claim-seq).
 ]]
 --- @include "hex-u64"
 
-local STATE_INDEX = { RESERVED = 0, RECORDED = 1, OUTBOXED = 2, COMMITTED = 3 }
+-- The commit hash's fields {state, intent, identity, recipients, expires} (false where absent).
+local function commitFields(key)
+  return redis.call('HMGET', key, 'state', 'intent', 'identity', 'recipients', 'expires')
+end
 
--- The live commit as {state, intent, message} or nil when absent or logically expired at nowHex.
+-- Whether fields read by commitFields are a commit that is live (not logically expired) at nowHex.
+local function isLive(c, nowHex)
+  return c[1] and c[5] and hexCmp(c[5], nowHex) > 0
+end
+
+-- The live commit's fields, or nil when absent or logically expired at nowHex.
 local function liveCommit(key, nowHex)
-  local c = redis.call('HMGET', key, 'state', 'intent', 'message', 'expires')
-  if not c[1] or not c[4] or hexCmp(c[4], nowHex) <= 0 then return nil end
+  local c = commitFields(key)
+  if not isLive(c, nowHex) then return nil end
   return c
 end

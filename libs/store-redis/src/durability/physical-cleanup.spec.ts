@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { DAY_MS, ManualClock, buildManifest, composeMailboxSeq, dayOf, entryExpiry, epochStartSeq, manifestDigest, recordFromIntent } from '@qim/store-core';
-import type { Id128, SendRequest } from '@qim/store-core';
+import { DAY_MS, ManualClock, composeMailboxSeq, dayOf, entryExpiry, epochStartSeq, recordFromIntent } from '@qim/store-core';
+import type { DispatchRecord, Id128, SendRequest } from '@qim/store-core';
 import type { Redis } from 'ioredis';
 import { RedisMailboxStore } from '../mailbox/redis-mailbox-store';
 import { RedisMessageStore } from '../message/redis-message-store';
@@ -73,7 +73,7 @@ describe('physical clean-up of the Redis backends', () => {
   });
 
   it('mailbox: entry expiry set once (a replay never renews it); a live day’s proof has none until its day is consumed', async () => {
-    const store = new RedisMailboxStore({ redis, namespace, clock, physicalGraceMs: GRACE, ownsConnection: false, shardEpoch: { shard: 3, epoch: 4 }, gc: { entryRetentionMs: DAY_MS, dispatchGcDelayMs: 1000n } });
+    const store = new RedisMailboxStore({ redis, namespace, clock, physicalGraceMs: GRACE, ownsConnection: false, shardEpoch: { shard: 3, epoch: 4 }, gc: { entryRetentionMs: DAY_MS, dispatchDedupeMs: DAY_MS } });
     const tenantId = rid();
     const userId = rid();
     const createdAt = clock.nowMs();
@@ -95,30 +95,20 @@ describe('physical clean-up of the Redis backends', () => {
     expect(await redis.exists(u.entry(entry.mailboxSeq))).toBe(1);
   });
 
-  it('dispatch GC: scheduled facts get deadline + grace; after the deadline the next pass deletes them all', async () => {
-    const store = new RedisMailboxStore({ redis, namespace, clock, physicalGraceMs: GRACE, ownsConnection: false, shardEpoch: { shard: 5, epoch: 1 }, gc: { entryRetentionMs: DAY_MS, dispatchGcDelayMs: 10_000n } });
-    const manifest = buildManifest({ dispatchId: rid(), tenantId: rid(), recipients: [], chunkSize: 2 });
-    await store.beginDispatch(manifest.dispatchId, 7n, manifest, manifestDigest(manifest));
-    for (let lane = 0; lane < 64; lane++) {
-      await store.advanceWatermark(lane, null, 7n);
-      await store.advanceFloor(lane, null, 7n);
-    }
-    const s = store.keys.shard(5);
-    const d = manifest.dispatchId;
-    const facts = [s.dispatch(d), s.observations(d), s.source(7n), s.completed(d)];
-    for (const k of facts) expect(await redis.pttl(k)).toBe(-1);
-    expect(await store.gcCompletedDispatches(clock.nowMs(), 10)).toEqual({ examined: 1, reclaimed: 1, more: false });
-    const deadline = clock.nowMs() + 10_000n;
-    for (const k of facts) expect(await pexpiretime(k)).toBe(Number(deadline + GRACE));
+  it('dispatch index: physical expiry at createdAt + dedupe + grace, never renewed by a later sight; the frontier has none', async () => {
+    const dedupe = 10_000n;
+    const store = new RedisMailboxStore({ redis, namespace, clock, physicalGraceMs: GRACE, ownsConnection: false, shardEpoch: { shard: 5, epoch: 1 }, gc: { entryRetentionMs: DAY_MS, dispatchDedupeMs: dedupe } });
+    const createdAt = clock.nowMs();
+    const record: DispatchRecord = { dispatchId: rid(), tenantId: rid(), shard: 5, messageId: rid(), conversationId: rid(), seq: 1n, createdAt, recipients: [rid()].sort(), events: [{ ordinal: 0, eventId: rid(), payload: Buffer.from('p') }] };
+    await store.applyPage({ fromOffset: 0n, toOffset: 0n, records: [{ offset: 0n, record }] });
+    const s = store.keys.shardFrontier(5, 1);
+    const row = s.dispatchIndex(record.dispatchId);
+    expect(await pexpiretime(row)).toBe(Number(createdAt + dedupe + GRACE));
+    expect(await redis.pttl(s.frontier)).toBe(-1);
     clock.advance(5_000n);
-    expect(await store.gcCompletedDispatches(clock.nowMs(), 10)).toEqual({ examined: 1, reclaimed: 0, more: false });
-    for (const k of facts) expect(await pexpiretime(k)).toBe(Number(deadline + GRACE));
-    clock.set(deadline);
-    expect(await store.gcCompletedDispatches(clock.nowMs(), 10)).toEqual({ examined: 0, reclaimed: 0, more: false });
-    for (const k of facts) expect(await redis.exists(k)).toBe(0);
-    expect(await redis.zcard(s.sourceIndex)).toBe(0);
-    expect(await redis.zcard(s.completedIndex)).toBe(0);
-    expect(await redis.zcard(s.deadlines)).toBe(0);
-    expect(await store.laneWatermark(0)).toEqual({ lane: 0, w: 7n, floor: 7n });
+    const again = await store.applyPage({ fromOffset: 1n, toOffset: 1n, records: [{ offset: 1n, record }] });
+    expect(again.outcomes).toEqual([{ offset: 1n, dispatchId: record.dispatchId, outcome: 'duplicate', canonicalOffset: 0n }]);
+    expect(await pexpiretime(row)).toBe(Number(createdAt + dedupe + GRACE));
+    expect(await store.frontier()).toEqual({ offset: 1n });
   });
 });

@@ -35,18 +35,22 @@ describe('RedisKeys', () => {
   it('conversation keys share the conversation tag; records are keyed by 16-hex seq', () => {
     const c = keys.conversation(id('a'), id('d'));
     expect(c.record(10n)).toBe(`qim:{cv:${id('a')}${id('d')}}:rec:000000000000000a`);
-    expect(new Set([c.seq, c.index, c.expiry, c.record(1n), `${c.recordPrefix}x`, `${c.prefix}x`].map(hashTagOf))).toEqual(new Set([`cv:${id('a')}${id('d')}`]));
+    expect(new Set([c.seq, c.index, c.expiry, c.record(1n), c.seqClaim('m'), `${c.recordPrefix}x`, `${c.prefix}x`].map(hashTagOf))).toEqual(new Set([`cv:${id('a')}${id('d')}`]));
+    expect(c.seqClaim('m')).toBe(`qim:{cv:${id('a')}${id('d')}}:claim:m`);
     expect(c.registry).toMatch(new RegExp(`^qim:\\{eg:(\\d+)\\}:conversations$`));
     expect(Number(hashTagOf(c.registry).slice(3))).toBeLessThan(EPHEMERAL_REGISTRY_SHARDS);
   });
 
-  it('user and shard keys share their tags', () => {
+  it('user keys share the user tag; frontier and dispatch index of every epoch share the shard tag', () => {
     const u = keys.user(id('a'), id('e'));
     expect(new Set([u.meta, u.trim, u.proof(20_000), u.entry(5n), u.dayIndex(3, 20_000), `${u.prefix}x`].map(hashTagOf))).toEqual(new Set([`mu:${id('a')}${id('e')}`]));
-    const s = keys.shard(42);
+    const s = keys.shardFrontier(42, 7);
     const d = id('f');
-    expect(
-      new Set([s.watermarks, s.sourceIndex, s.completedIndex, s.deadlines, s.dispatch(d), s.chunks(d), s.observations(d), s.completed(d), s.source(7n), `${s.prefix}x`].map(hashTagOf)),
-    ).toEqual(new Set(['ms:42']));
+    expect(s.frontier).toBe('qim:{sf:42}:frontier:7');
+    expect(s.dispatchIndex(d)).toBe(`qim:{sf:42}:dix:7:${d}`);
+    expect(s.dispatchIndex(d).startsWith(s.prefix)).toBe(true);
+    const other = keys.shardFrontier(42, 8);
+    expect(new Set([s.frontier, s.dispatchIndex(d), other.frontier, other.dispatchIndex(d)].map(hashTagOf))).toEqual(new Set(['sf:42']));
+    expect(other.frontier).not.toBe(s.frontier);
   });
 });

@@ -10,10 +10,10 @@ import { u64ToHex16 } from '../redis/hex64';
  * | tag | holds | scripts |
  * |---|---|---|
  * | `cs:<0…63>` commit shard (hash of the commit key) | commit hashes, recovery index, aux-GC index | reserve, state moves, recovery scan, aux GC |
- * | `cv:<tenant><conversation>` | seq counter, history index, records, ephemeral expiry index | seq INCR, put_record, history page, summary, history GC |
+ * | `cv:<tenant><conversation>` | seq counter, seq claims (one per commit key), history index, records, ephemeral expiry index | claim-seq, put_record, history page, summary, history GC |
  * | `eg:<0…15>` | conversations holding ephemeral rows (for `gcExpiredHistory`) | plain ZADD/ZREM |
  * | `mu:<tenant><user>` | retention meta, trim, bucket proofs, entries, per-day entry index | append, inspect, range scan, trim |
- * | `ms:<shard>` | every dispatch fact of one mailbox shard: progress, chunks, observations, lane sources, watermarks, completed index | begin_dispatch, chunk completion, watermark/floor moves, GC steps |
+ * | `sf:<shard>` | the shard frontier of each epoch and the dispatch index (first sight of each dispatch id) | record-dispatches, advance-frontier, frontier GET |
  *
  * Scripts that address a variable number of keys (one record per seq, one proof per day, …) get
  * the tag's prefix (`…{tag}:`) as an argument and append the suffixes documented here, so those
@@ -50,6 +50,8 @@ export interface ConversationKeys {
   readonly registry: string;
   readonly recordPrefix: string;
   record(seq: bigint): string;
+  /** The seq claim of a commit key in this conversation (`commitMember` = `CommitKeys.member`). */
+  seqClaim(commitMember: string): string;
 }
 
 export interface UserKeys {
@@ -62,17 +64,14 @@ export interface UserKeys {
   dayIndex(epoch: number, day: number): string;
 }
 
-export interface ShardKeys {
+/** Keys of one mailbox shard and epoch (ADR-0022): its frontier and its dispatch index. */
+export interface ShardFrontierKeys {
+  /** Prefix of the shard's tag; the dispatch-index scripts build `dix:<epoch>:<dispatch id>` from it. */
   readonly prefix: string;
-  readonly watermarks: string;
-  readonly sourceIndex: string;
-  readonly completedIndex: string;
-  readonly deadlines: string;
-  dispatch(d: Id128): string;
-  chunks(d: Id128): string;
-  observations(d: Id128): string;
-  completed(d: Id128): string;
-  source(offset: bigint): string;
+  /** The frontier of the epoch: 16-hex offset. */
+  readonly frontier: string;
+  /** The dispatch-index row of `d` in the epoch: offset (16 hex) + dedupe expiry (16 hex) + digest (32 bytes). */
+  dispatchIndex(d: Id128): string;
 }
 
 export class RedisKeys {
@@ -106,6 +105,7 @@ export class RedisKeys {
 
   conversation(tenantId: Id128, conversationId: Id128): ConversationKeys {
     const p = this.prefix(`cv:${tenantId}${conversationId}`);
+    const registry = (): string => this.ephemeralRegistry(shardHash([tenantId, conversationId], 'qim.redis.ephemeral\0', EPHEMERAL_REGISTRY_SHARDS));
     const recordPrefix = `${p}rec:`;
     return {
       prefix: p,
@@ -113,9 +113,13 @@ export class RedisKeys {
       index: `${p}index`,
       expiry: `${p}expiry`,
       member: `${tenantId}${conversationId}`,
-      registry: this.ephemeralRegistry(shardHash([tenantId, conversationId], 'qim.redis.ephemeral\0', EPHEMERAL_REGISTRY_SHARDS)),
+      // Computed on use: only Ephemeral writes and history GC need it, and the shard is a SHA-256.
+      get registry() {
+        return registry();
+      },
       recordPrefix,
       record: (seq) => `${recordPrefix}${u64ToHex16(seq, 'seq')}`,
+      seqClaim: (commitMember) => `${p}claim:${commitMember}`,
     };
   }
 
@@ -135,19 +139,12 @@ export class RedisKeys {
     };
   }
 
-  shard(shard: number): ShardKeys {
-    const p = this.prefix(`ms:${shard}`);
+  shardFrontier(shard: number, epoch: number): ShardFrontierKeys {
+    const p = this.prefix(`sf:${shard}`);
     return {
       prefix: p,
-      watermarks: `${p}watermarks`,
-      sourceIndex: `${p}sources`,
-      completedIndex: `${p}completed`,
-      deadlines: `${p}deadlines`,
-      dispatch: (d) => `${p}dispatch:${d}`,
-      chunks: (d) => `${p}chunks:${d}`,
-      observations: (d) => `${p}obs:${d}`,
-      completed: (d) => `${p}done:${d}`,
-      source: (offset) => `${p}src:${u64ToHex16(offset, 'offset')}`,
+      frontier: `${p}frontier:${epoch}`,
+      dispatchIndex: (d) => `${p}dix:${epoch}:${d}`,
     };
   }
 }

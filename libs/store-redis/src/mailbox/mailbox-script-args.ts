@@ -1,5 +1,5 @@
 import type { Id128 } from '@qim/store-core';
-import type { ShardKeys, UserKeys } from '../keys/redis-keys';
+import type { ShardFrontierKeys, UserKeys } from '../keys/redis-keys';
 import { msScore, u64ToHex16 } from '../redis/hex64';
 import type { ScriptArg, ScriptCall } from '../redis/redis-io';
 
@@ -8,14 +8,12 @@ import type { ScriptArg, ScriptCall } from '../redis/redis-io';
  * documents). No I/O; unit-tested in `mailbox-script-args.spec.ts`.
  */
 
-/** One entry of `append-entries-1.lua`. */
+/** One entry of `append-entries-v2-1.lua` (a `PreparedEntry` fits). */
 export interface AppendEntryArg {
-  readonly epoch: number;
-  readonly day: number;
-  readonly seq: bigint;
-  readonly expiresAt: bigint;
-  /** False for an expired replay: only its bucket proof is written. */
-  readonly live: boolean;
+  /** seq (16 hex) .. expiry (16 hex). */
+  readonly head: string;
+  /** physical expiry ms .. ':' .. day. */
+  readonly tail: string;
   readonly bytes: Buffer;
 }
 
@@ -25,155 +23,102 @@ export interface ReleasedDay {
   readonly expiresAt: bigint;
 }
 
-export interface AppendEntriesArgs {
-  readonly now: bigint;
-  readonly graceMs: bigint;
-  /** The five raw meta values as read (or `NO_META`). */
+/** What the compare-and-set mode adds: the meta planned from, the new meta and the proof days to keep / release. */
+export interface AppendCas {
+  /** The five raw meta values planned from (or `NO_META`). */
   readonly expected: readonly ScriptArg[];
   /** The five new meta values, or null when the meta does not change. */
   readonly next: readonly ScriptArg[] | null;
   readonly liveDays: readonly number[];
   readonly released: readonly ReleasedDay[];
-  readonly entries: readonly AppendEntryArg[];
+  readonly graceMs: bigint;
 }
+
+export interface AppendEntriesArgs {
+  readonly now: bigint;
+  readonly epoch: number;
+  readonly entries: readonly AppendEntryArg[];
+  /**
+   * Per entry (same index): false for an expired replay, whose bucket proof alone is written
+   * (compare-and-set mode only). Null: every entry is live.
+   */
+  readonly live: readonly boolean[] | null;
+  /** Null: fast path only (mode 'f'); else the compare-and-set (mode 'c'). */
+  readonly cas: AppendCas | null;
+}
+
+const NO_NEXT: readonly string[] = ['', '', '', '', ''];
 
 const releasedList = (r: readonly ReleasedDay[]): string => r.map((d) => `${d.day}:${msScore(d.expiresAt)}`).join(',');
 
+let lastNow: { readonly ms: bigint; readonly hex: string } = { ms: 0n, hex: '0000000000000000' };
+
+/** `now` as 16 hex, remembered: every call of one page attempt shares it. */
+function nowHex(ms: bigint): string {
+  if (ms !== lastNow.ms) lastNow = { ms, hex: u64ToHex16(ms, 'now') };
+  return lastNow.hex;
+}
+
+/** The script derives the user prefix from `u.meta` (`…{mu:…}:meta` without `meta`). */
 export function appendEntriesCall(u: UserKeys, a: AppendEntriesArgs): ScriptCall {
-  const perEntry = a.entries.flatMap((e) => [String(e.epoch), String(e.day), u64ToHex16(e.seq, 'seq'), u64ToHex16(e.expiresAt, 'expiry'), msScore(e.expiresAt), e.live ? '1' : '0', e.bytes]);
-  return {
-    script: 'appendEntries',
-    keys: [u.meta],
-    args: [
-      u64ToHex16(a.now, 'now'),
-      u.prefix,
-      msScore(a.graceMs),
-      ...a.expected,
-      ...(a.next ?? ['', '', '', '', '']),
-      a.liveDays.join(','),
-      releasedList(a.released),
-      String(a.entries.length),
-      ...perEntry,
-    ],
-  };
+  const args: ScriptArg[] = [nowHex(a.now), String(a.epoch), a.cas === null ? 'f' : 'c', String(a.entries.length)];
+  a.entries.forEach((e, i) => args.push(`${e.head}${a.live === null || a.live[i] === true ? '1' : '0'}${e.tail}`, e.bytes));
+  if (a.cas !== null) {
+    const c = a.cas;
+    args.push(...c.expected, ...(c.next ?? NO_NEXT), c.liveDays.join(','), releasedList(c.released), msScore(c.graceMs));
+  }
+  return { script: 'appendEntriesV2', keys: [u.meta], args };
 }
 
 export function inspectRetentionCall(u: UserKeys, graceMs: bigint, expected: readonly ScriptArg[], next: readonly ScriptArg[], released: readonly ReleasedDay[]): ScriptCall {
-  return { script: 'inspectRetention', keys: [u.meta], args: [u.prefix, msScore(graceMs), ...expected, ...next, releasedList(released)] };
+  return { script: 'inspectRetentionV1', keys: [u.meta], args: [u.prefix, msScore(graceMs), ...expected, ...next, releasedList(released)] };
 }
 
 export function rangeScanCall(u: UserKeys, now: bigint, after: bigint, upTo: bigint, max: number, epoch: number): ScriptCall {
   return {
-    script: 'rangeScan',
+    script: 'rangeScanV1',
     keys: [u.meta, u.trim],
     args: [u64ToHex16(now, 'now'), u64ToHex16(after, 'after'), u64ToHex16(upTo, 'upTo'), String(max), String(epoch), u.prefix],
   };
 }
 
 export function truncateBeforeCall(u: UserKeys, seq: bigint): ScriptCall {
-  return { script: 'truncateBefore', keys: [u.trim], args: [u64ToHex16(seq, 'trim')] };
+  return { script: 'truncateBeforeV1', keys: [u.trim], args: [u64ToHex16(seq, 'trim')] };
 }
 
-/** Lanes that declare chunks, as "lane:count,…", and the total number of chunks. */
-export function declaredChunks(chunkCounts: readonly number[]): { list: string; total: number } {
-  const parts: string[] = [];
-  let total = 0;
-  chunkCounts.forEach((n, lane) => {
-    if (n > 0) parts.push(`${lane}:${n}`);
-    total += n;
-  });
-  return { list: parts.join(','), total };
-}
-
-export interface BeginDispatchArgs {
-  readonly now: bigint;
+/** A first sight of a dispatch id in a page, as `record-dispatches-v1-1.lua` records it. */
+export interface DispatchCandidateArg {
+  readonly dispatchId: Id128;
   readonly offset: bigint;
-  readonly dispatchId: Id128;
   readonly digest: Uint8Array;
-  readonly manifest: Buffer;
-  readonly mailboxSeq: bigint;
-  /** Chunks declared per lane (index = lane). */
-  readonly chunkCounts: readonly number[];
+  /** Absolute end of the id's duplicate memory: `dispatchDedupeExpiry(createdAt, dispatchDedupeMs)`. */
+  readonly dedupeExpiresAt: bigint;
 }
 
-export function beginDispatchCall(s: ShardKeys, a: BeginDispatchArgs): ScriptCall {
-  const { list, total } = declaredChunks(a.chunkCounts);
-  return {
-    script: 'beginDispatch',
-    keys: [s.dispatch(a.dispatchId), s.sourceIndex, s.completedIndex],
-    args: [u64ToHex16(a.now, 'now'), u64ToHex16(a.offset, 'offset'), a.dispatchId, Buffer.from(a.digest), a.manifest, u64ToHex16(a.mailboxSeq, 'mailbox seq'), list, String(total), s.prefix, msScore(a.now)],
-  };
+export interface RecordDispatchesArgs {
+  readonly now: bigint;
+  readonly graceMs: bigint;
+  readonly fromOffset: bigint;
+  readonly toOffset: bigint;
+  readonly candidates: readonly DispatchCandidateArg[];
 }
 
-export interface ReceiptArgs {
-  readonly dispatchId: Id128;
-  readonly canonicalOffset: bigint;
-  readonly mailboxSeq: bigint;
-  readonly digest: Uint8Array;
+export function recordDispatchesCall(s: ShardFrontierKeys, epoch: number, a: RecordDispatchesArgs): ScriptCall {
+  const args: ScriptArg[] = [
+    u64ToHex16(a.now, 'now'),
+    s.prefix,
+    msScore(a.graceMs),
+    String(epoch),
+    u64ToHex16(a.fromOffset, 'fromOffset'),
+    u64ToHex16(a.toOffset, 'toOffset'),
+    String(a.candidates.length),
+  ];
+  for (const c of a.candidates) {
+    args.push(c.dispatchId, u64ToHex16(c.offset, 'offset'), Buffer.from(c.digest), u64ToHex16(c.dedupeExpiresAt, 'dedupe expiry'), msScore(c.dedupeExpiresAt));
+  }
+  return { script: 'recordDispatchesV1', keys: [s.frontier], args };
 }
 
-export function markChunkCompletedCall(s: ShardKeys, now: bigint, r: ReceiptArgs, lane: number, chunkId: number): ScriptCall {
-  return {
-    script: 'markChunkCompleted',
-    keys: [s.dispatch(r.dispatchId), s.completedIndex],
-    args: [u64ToHex16(now, 'now'), msScore(now), r.dispatchId, u64ToHex16(r.canonicalOffset, 'offset'), u64ToHex16(r.mailboxSeq, 'mailbox seq'), Buffer.from(r.digest), String(lane), String(chunkId), s.prefix],
-  };
-}
-
-export function dispatchReadCall(s: ShardKeys, now: bigint, d: Id128): ScriptCall {
-  return { script: 'dispatchRead', keys: [s.dispatch(d)], args: [u64ToHex16(now, 'now'), d, s.prefix] };
-}
-
-export function chunkCompletedCall(s: ShardKeys, now: bigint, d: Id128, lane: number, chunkId: number): ScriptCall {
-  return { script: 'chunkCompleted', keys: [s.dispatch(d)], args: [u64ToHex16(now, 'now'), d, `${lane}:${chunkId}`, s.prefix] };
-}
-
-const hexOrEmpty = (v: bigint | null, what: string): string => (v === null ? '' : u64ToHex16(v, what));
-
-export function laneWatermarkCall(s: ShardKeys, now: bigint, lane: number): ScriptCall {
-  return { script: 'laneWatermark', keys: [s.watermarks, s.sourceIndex], args: [u64ToHex16(now, 'now'), String(lane), s.prefix] };
-}
-
-export function advanceWatermarkCall(s: ShardKeys, now: bigint, lane: number, expectedPrev: bigint | null, offset: bigint): ScriptCall {
-  return {
-    script: 'advanceWatermark',
-    keys: [s.watermarks, s.sourceIndex],
-    args: [u64ToHex16(now, 'now'), String(lane), hexOrEmpty(expectedPrev, 'expectedPrev'), u64ToHex16(offset, 'offset'), s.prefix],
-  };
-}
-
-export function advanceFloorCall(s: ShardKeys, lane: number, expectedFloor: bigint | null, newFloor: bigint): ScriptCall {
-  return { script: 'advanceFloor', keys: [s.watermarks], args: [String(lane), hexOrEmpty(expectedFloor, 'expectedFloor'), u64ToHex16(newFloor, 'newFloor')] };
-}
-
-export function gcFixDeadlineCall(s: ShardKeys, now: bigint, cutoffMs: bigint, d: Id128, deadline: bigint): ScriptCall {
-  return {
-    script: 'gcFixDeadline',
-    keys: [s.watermarks, s.deadlines],
-    args: [u64ToHex16(now, 'now'), u64ToHex16(cutoffMs, 'cutoff'), d, u64ToHex16(deadline, 'deadline'), msScore(deadline), s.prefix],
-  };
-}
-
-export function gcScheduleChildrenCall(s: ShardKeys, now: bigint, d: Id128, deadline: bigint, graceMs: bigint): ScriptCall {
-  return {
-    script: 'gcScheduleChildren',
-    keys: [s.dispatch(d)],
-    args: [u64ToHex16(now, 'now'), d, u64ToHex16(deadline, 'deadline'), msScore(deadline), s.prefix, msScore(graceMs)],
-  };
-}
-
-export function gcScheduleProgressCall(s: ShardKeys, now: bigint, d: Id128, deadline: bigint, graceMs: bigint): ScriptCall {
-  return {
-    script: 'gcScheduleProgress',
-    keys: [s.dispatch(d), s.completed(d)],
-    args: [u64ToHex16(now, 'now'), u64ToHex16(deadline, 'deadline'), msScore(deadline), msScore(graceMs)],
-  };
-}
-
-export function gcSweepCall(s: ShardKeys, now: bigint, limit: number): ScriptCall {
-  return { script: 'gcSweep', keys: [s.completedIndex, s.deadlines, s.sourceIndex], args: [msScore(now), u64ToHex16(now, 'now'), s.prefix, String(limit)] };
-}
-
-export function countDispatchFactsCall(s: ShardKeys, now: bigint, d: Id128): ScriptCall {
-  return { script: 'countDispatchFacts', keys: [s.sourceIndex], args: [u64ToHex16(now, 'now'), d, s.prefix] };
+export function advanceFrontierCall(s: ShardFrontierKeys, offset: bigint): ScriptCall {
+  return { script: 'advanceFrontierV1', keys: [s.frontier], args: [u64ToHex16(offset, 'frontier')] };
 }

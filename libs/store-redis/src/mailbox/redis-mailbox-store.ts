@@ -1,114 +1,122 @@
 import { InvalidInputError, MAX_MAILBOX_EPOCH } from '@qim/store-core';
 import type {
   AppendReport,
-  DispatchManifest,
-  DispatchProgress,
-  DispatchReceipt,
-  HousekeepingReport,
+  DispatchPage,
   Id128,
-  LaneWatermark,
   MailboxEntryInput,
   MailboxGcConfig,
   MailboxStore,
   MailboxStoreCapabilities,
+  PageReport,
   RangeScanPage,
   ShardEpoch,
+  ShardFrontier,
 } from '@qim/store-core';
 import { RedisKeys } from '../keys/redis-keys';
 import { RedisIo } from '../redis/redis-io';
 import { releaseConnection, resolveGrace } from '../redis/store-options';
 import type { RedisStoreOptions } from '../redis/store-options';
-import { RedisDispatchGc } from './redis-dispatch-gc';
-import { RedisDispatchOps } from './redis-dispatch-ops';
-import { RedisMailboxEntries } from './redis-mailbox-entries';
-import { RedisWatermarks } from './redis-watermarks';
+import type { MailboxFaults } from './mailbox-faults';
+import { MetaCache } from './meta-cache';
+import { groupByUser, prepareEntry } from './prepared-entry';
+import { RedisMailboxReads } from './redis-mailbox-reads';
+import { RedisPageApplier } from './redis-page-applier';
+import { RedisRetentionInspector } from './redis-retention-inspector';
+import { RedisUserAppender } from './redis-user-appender';
+
+/** Default bound of append-script calls in flight per page or batch. */
+export const DEFAULT_MAILBOX_APPLY_CONCURRENCY = 64;
+/** Default number of users whose retention meta a store remembers. */
+export const DEFAULT_META_CACHE_USERS = 100_000;
 
 export interface RedisMailboxStoreOptions extends RedisStoreOptions {
   readonly shardEpoch: ShardEpoch;
   readonly gc: MailboxGcConfig;
+  /** Append-script calls (one per user tag) in flight at most while a page or batch is written (default 64). */
+  readonly applyConcurrency?: number;
+  /** Users whose retention meta the store remembers to plan appends without a read (default 100 000). */
+  readonly metaCacheUsers?: number;
+  /** Simulated crash points inside `applyPage` (tests only). */
+  readonly faults?: MailboxFaults;
+}
+
+function positiveInt(v: number | undefined, fallback: number, what: string): number {
+  const n = v ?? fallback;
+  if (!Number.isInteger(n) || n < 1) throw new InvalidInputError(`${what} must be an integer ≥ 1: ${n}`);
+  return n;
 }
 
 function checkConfig(se: ShardEpoch, gc: MailboxGcConfig): void {
   if (!Number.isInteger(se.shard) || se.shard < 0 || se.shard > 0xffff) throw new InvalidInputError(`shard must be 0…65535: ${se.shard}`);
   if (!Number.isInteger(se.epoch) || se.epoch < 0 || se.epoch > MAX_MAILBOX_EPOCH) throw new InvalidInputError(`epoch must be 0…${MAX_MAILBOX_EPOCH}: ${se.epoch}`);
-  if (gc.entryRetentionMs < 0n || gc.dispatchGcDelayMs < 0n) throw new InvalidInputError('mailbox retention and GC delay must be ≥ 0');
+  if (typeof gc.entryRetentionMs !== 'bigint' || typeof gc.dispatchDedupeMs !== 'bigint' || gc.entryRetentionMs < 0n || gc.dispatchDedupeMs < 0n) {
+    throw new InvalidInputError('mailbox entryRetentionMs and dispatchDedupeMs must be bigints ≥ 0');
+  }
 }
 
 /**
- * `MailboxStore` over Redis for one `ShardEpoch`. Per-user facts live under the user's hash tag,
- * every dispatch fact of the shard under the shard's tag (see `RedisKeys`); logical time comes from
- * the injected clock.
+ * `MailboxStore` over Redis for one `ShardEpoch` (ADR-0022). Per-user facts live under the user's
+ * hash tag, the shard frontier and dispatch index under the shard's tag (see `RedisKeys`); every
+ * script touches one tag. Logical time comes from the injected clock.
  */
 export class RedisMailboxStore implements MailboxStore {
   readonly capabilities: MailboxStoreCapabilities = Object.freeze({ injectableClock: true });
   readonly shardEpoch: ShardEpoch;
   readonly io: RedisIo;
   readonly keys: RedisKeys;
-  private readonly entries: RedisMailboxEntries;
-  private readonly dispatches: RedisDispatchOps;
-  private readonly watermarks: RedisWatermarks;
-  private readonly gc: RedisDispatchGc;
+  private readonly gc: MailboxGcConfig;
+  private readonly graceMs: bigint;
+  private readonly appender: RedisUserAppender;
+  private readonly reads: RedisMailboxReads;
+  private readonly pages: RedisPageApplier;
 
   constructor(private readonly options: RedisMailboxStoreOptions) {
     checkConfig(options.shardEpoch, options.gc);
     this.shardEpoch = Object.freeze({ ...options.shardEpoch });
+    this.gc = Object.freeze({ ...options.gc });
     this.io = new RedisIo(options.redis);
     this.keys = new RedisKeys(options.namespace);
-    const grace = resolveGrace(options);
+    const graceMs = resolveGrace(options);
+    this.graceMs = graceMs;
     const { clock } = options;
-    const shardKeys = this.keys.shard(this.shardEpoch.shard);
-    this.entries = new RedisMailboxEntries({ io: this.io, keys: this.keys, clock, shardEpoch: this.shardEpoch, gc: options.gc, physicalGraceMs: grace });
-    this.dispatches = new RedisDispatchOps(this.io, shardKeys, clock, this.shardEpoch, this.entries);
-    this.watermarks = new RedisWatermarks(this.io, shardKeys, clock);
-    this.gc = new RedisDispatchGc(this.io, shardKeys, clock, options.gc, grace);
+    const { epoch } = this.shardEpoch;
+    const cache = new MetaCache(positiveInt(options.metaCacheUsers, DEFAULT_META_CACHE_USERS, 'metaCacheUsers'));
+    const inspector = new RedisRetentionInspector(this.io, this.keys, graceMs);
+    const concurrency = positiveInt(options.applyConcurrency, DEFAULT_MAILBOX_APPLY_CONCURRENCY, 'applyConcurrency');
+    this.appender = new RedisUserAppender({ io: this.io, keys: this.keys, clock, epoch, graceMs, concurrency, cache, inspector });
+    this.reads = new RedisMailboxReads({ io: this.io, keys: this.keys, clock, epoch, cache, inspector });
+    this.pages = new RedisPageApplier({
+      io: this.io,
+      keys: this.keys.shardFrontier(this.shardEpoch.shard, epoch),
+      clock,
+      shardEpoch: this.shardEpoch,
+      gc: this.gc,
+      graceMs,
+      appender: this.appender,
+      faults: options.faults,
+    });
   }
 
-  appendBatch(entries: readonly MailboxEntryInput[]): Promise<AppendReport> {
-    return this.entries.appendBatch(entries);
+  /** Validates every group first (one bad group → nothing written), then one pipelined script per user. */
+  async appendBatch(entries: readonly MailboxEntryInput[]): Promise<AppendReport> {
+    const groups = groupByUser(entries.map((e) => prepareEntry(e, this.shardEpoch.epoch, this.gc.entryRetentionMs, this.graceMs)));
+    return this.appender.append(groups);
   }
 
   rangeScan(tenantId: Id128, userId: Id128, after: bigint, upTo: bigint, limit: number): Promise<RangeScanPage> {
-    return this.entries.rangeScan(tenantId, userId, after, upTo, limit);
+    return this.reads.rangeScan(tenantId, userId, after, upTo, limit);
   }
 
   truncateBefore(tenantId: Id128, userId: Id128, seq: bigint): Promise<void> {
-    return this.entries.truncateBefore(tenantId, userId, seq);
+    return this.reads.truncateBefore(tenantId, userId, seq);
   }
 
-  beginDispatch(dispatchId: Id128, observedOffset: bigint, manifest: DispatchManifest, digest: Uint8Array): Promise<DispatchReceipt> {
-    return this.dispatches.beginDispatch(dispatchId, observedOffset, manifest, digest);
+  applyPage(page: DispatchPage): Promise<PageReport> {
+    return this.pages.applyPage(page);
   }
 
-  appendChunk(receipt: DispatchReceipt, lane: number, chunkId: number, entries: readonly MailboxEntryInput[]): Promise<AppendReport> {
-    return this.dispatches.appendChunk(receipt, lane, chunkId, entries);
-  }
-
-  markChunkCompleted(receipt: DispatchReceipt, lane: number, chunkId: number): Promise<void> {
-    return this.dispatches.markChunkCompleted(receipt, lane, chunkId);
-  }
-
-  chunkCompleted(dispatchId: Id128, lane: number, chunkId: number): Promise<boolean> {
-    return this.dispatches.chunkCompleted(dispatchId, lane, chunkId);
-  }
-
-  dispatchProgress(dispatchId: Id128): Promise<DispatchProgress | null> {
-    return this.dispatches.dispatchProgress(dispatchId);
-  }
-
-  laneWatermark(lane: number): Promise<LaneWatermark> {
-    return this.watermarks.laneWatermark(lane);
-  }
-
-  advanceWatermark(lane: number, expectedPrev: bigint | null, offset: bigint): Promise<LaneWatermark> {
-    return this.watermarks.advanceWatermark(lane, expectedPrev, offset);
-  }
-
-  advanceFloor(lane: number, expectedFloor: bigint | null, newFloor: bigint): Promise<LaneWatermark> {
-    return this.watermarks.advanceFloor(lane, expectedFloor, newFloor);
-  }
-
-  gcCompletedDispatches(cutoffMs: bigint, limit: number): Promise<HousekeepingReport> {
-    return this.gc.gcCompletedDispatches(cutoffMs, limit);
+  frontier(): Promise<ShardFrontier> {
+    return this.pages.frontier();
   }
 
   close(): Promise<void> {

@@ -10,9 +10,11 @@ import {
   isCountable,
   markCommittedCall,
   markOutboxedCall,
+  markPublishedCommittedCall,
   markRecordedCall,
   putRecordCall,
-  reserveCommitCall,
+  claimCommitCall,
+  claimSeqCall,
   scanRecoveryCall,
 } from './message-script-args';
 
@@ -23,40 +25,30 @@ const conv = keys.conversation(id('a'), id('d'));
 const NOW = 1_700_000_000_000n;
 
 describe('message script argument builders', () => {
-  it('reserve: keys, hex now/expiry, decimal scores, identity and intent bytes as given', () => {
-    const call = reserveCommitCall(commit, {
-      now: NOW,
-      identity: Buffer.alloc(32, 1),
-      intent: Buffer.from('intent'),
-      messageId: id('e'),
-      createdAt: NOW - 5n,
-      auxExpiresAt: NOW + 7_200_000n,
-      graceMs: 3_600_000n,
-    });
-    expectClusterSafe(call);
-    expect(call.keys).toEqual([commit.hash, commit.recovery, commit.aux]);
-    expect(call.args).toEqual([
-      '0000018bcfe56800',
-      Buffer.alloc(32, 1),
-      Buffer.from('intent'),
-      id('e'),
-      '1699999999995',
-      (NOW + 7_200_000n).toString(16).padStart(16, '0'),
-      '1700007200000',
-      commit.member,
-      '3600000',
-    ]);
+  it('reserve: claim-commit on the commit tag, claim-seq on the conversation tag; hex now/expiry, decimal scores, bytes as given', () => {
+    const a = { now: NOW, identity: Buffer.alloc(32, 1), createdAt: NOW - 5n, auxExpiresAt: NOW + 7_200_000n, graceMs: 3_600_000n };
+    const claim = claimCommitCall(commit, { ...a, request: Buffer.from('req'), recipients: Buffer.alloc(16, 2) });
+    const seq = claimSeqCall(conv, commit.member, { ...a, messageId: id('e') });
+    for (const call of [claim, seq]) expectClusterSafe(call);
+    expect(claim.keys).toEqual([commit.hash, commit.recovery, commit.aux]);
+    const expiryHex = (NOW + 7_200_000n).toString(16).padStart(16, '0');
+    expect(claim.args).toEqual(['0000018bcfe56800', Buffer.alloc(32, 1), Buffer.from('req'), Buffer.alloc(16, 2), '1699999999995', expiryHex, '1700007200000', commit.member, '3600000']);
+    expect(seq.keys).toEqual([conv.seq, conv.seqClaim(commit.member)]);
+    expect(seq.args).toEqual(['0000018bcfe56800', Buffer.alloc(32, 1), id('e'), (NOW - 5n).toString(16).padStart(16, '0'), expiryHex, '1700007200000', '3600000']);
   });
 
   it('state moves carry the guards their scripts compare', () => {
-    const a = markRecordedCall(commit, NOW, Buffer.from('i1'));
-    const b = markOutboxedCall(commit, NOW, id('e'), Buffer.from('i1'), Buffer.from('i2'));
+    const a = markRecordedCall(commit, NOW, Buffer.alloc(32, 1), Buffer.alloc(16, 2), Buffer.from('i1'));
+    const b = markOutboxedCall(commit, NOW, Buffer.from('i1'), Buffer.from('i2'));
     const c = markCommittedCall(commit, NOW);
-    for (const call of [a, b, c]) expectClusterSafe(call);
-    expect(a.args).toEqual(['0000018bcfe56800', Buffer.from('i1')]);
-    expect(b.args).toEqual(['0000018bcfe56800', id('e'), Buffer.from('i1'), Buffer.from('i2')]);
+    const d = markPublishedCommittedCall(commit, NOW, Buffer.from('i1'), Buffer.from('i2'));
+    for (const call of [a, b, c, d]) expectClusterSafe(call);
+    expect(a.args).toEqual(['0000018bcfe56800', Buffer.alloc(32, 1), Buffer.alloc(16, 2), Buffer.from('i1')]);
+    expect(b.args).toEqual(['0000018bcfe56800', Buffer.from('i1'), Buffer.from('i2')]);
     expect(c.keys).toEqual([commit.hash, commit.recovery]);
     expect(c.args).toEqual(['0000018bcfe56800', commit.member]);
+    expect(d.keys).toEqual([commit.hash, commit.recovery]);
+    expect(d.args).toEqual(['0000018bcfe56800', Buffer.from('i1'), Buffer.from('i2'), commit.member]);
   });
 
   it('history index member: seq | expiry | countable | sender, fixed width so lex order = seq order', () => {
@@ -78,12 +70,13 @@ describe('message script argument builders', () => {
   });
 
   it('put_record: ephemeral expiry as a decimal score, empty for other retention classes', () => {
-    const base = { seq: 7n, record: Buffer.from('rec'), countable: true, senderId: id('b'), graceMs: 1000n };
-    const eph = putRecordCall(conv, { ...base, expiresAt: NOW + 1000n });
-    const keep = putRecordCall(conv, { ...base, expiresAt: null });
+    const base = { seq: 7n, record: Buffer.from('rec'), countable: true, senderId: id('b'), graceMs: 1000n, now: NOW, claim: Buffer.from('claim') };
+    const eph = putRecordCall(conv, commit.member, { ...base, expiresAt: NOW + 1000n });
+    const keep = putRecordCall(conv, commit.member, { ...base, expiresAt: null });
     for (const call of [eph, keep]) expectClusterSafe(call);
-    expect(eph.keys).toEqual([conv.index, conv.record(7n), conv.expiry]);
+    expect(eph.keys).toEqual([conv.index, conv.record(7n), conv.expiry, conv.seqClaim(commit.member)]);
     expect(eph.args[3]).toBe('1700000001000');
+    expect(eph.args.slice(5)).toEqual(['0000018bcfe56800', Buffer.from('claim')]);
     expect(keep.args[3]).toBe('');
     expect(keep.args[1]).toBe(historyIndexMember(7n, null, true, id('b')));
   });

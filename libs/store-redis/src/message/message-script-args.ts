@@ -9,26 +9,28 @@ import type { ScriptCall } from '../redis/redis-io';
  * KEYS/ARGV its `.lua` docblock documents. No I/O; unit-tested in `message-script-args.spec.ts`.
  */
 
-/** Everything `reserve-commit-3.lua` needs. */
-export interface ReserveCommitArgs {
+/** Everything `claim-commit-3.lua` needs. */
+export interface ClaimCommitArgs {
   readonly now: bigint;
   readonly identity: Uint8Array;
-  readonly intent: Buffer;
-  readonly messageId: Id128;
+  /** SendRequest codec bytes. */
+  readonly request: Uint8Array;
+  /** Sorted unique recipients, packed (16 bytes each). */
+  readonly recipients: Buffer;
   readonly createdAt: bigint;
   readonly auxExpiresAt: bigint;
   readonly graceMs: bigint;
 }
 
-export function reserveCommitCall(k: CommitKeys, a: ReserveCommitArgs): ScriptCall {
+export function claimCommitCall(k: CommitKeys, a: ClaimCommitArgs): ScriptCall {
   return {
-    script: 'reserveCommit',
+    script: 'claimCommit',
     keys: [k.hash, k.recovery, k.aux],
     args: [
       u64ToHex16(a.now, 'now'),
       Buffer.from(a.identity),
-      a.intent,
-      a.messageId,
+      Buffer.from(a.request),
+      a.recipients,
       msScore(a.createdAt),
       u64ToHex16(a.auxExpiresAt, 'aux expiry'),
       msScore(a.auxExpiresAt),
@@ -38,16 +40,46 @@ export function reserveCommitCall(k: CommitKeys, a: ReserveCommitArgs): ScriptCa
   };
 }
 
-export function markRecordedCall(k: CommitKeys, now: bigint, expectedIntent: Buffer): ScriptCall {
-  return { script: 'markRecorded', keys: [k.hash], args: [u64ToHex16(now, 'now'), expectedIntent] };
+/** Everything `claim-seq-2.lua` needs. */
+export interface ClaimSeqArgs {
+  readonly now: bigint;
+  readonly identity: Uint8Array;
+  readonly messageId: Id128;
+  readonly createdAt: bigint;
+  readonly auxExpiresAt: bigint;
+  readonly graceMs: bigint;
 }
 
-export function markOutboxedCall(k: CommitKeys, now: bigint, messageId: Id128, expectedIntent: Buffer, newIntent: Buffer): ScriptCall {
-  return { script: 'markOutboxed', keys: [k.hash], args: [u64ToHex16(now, 'now'), messageId, expectedIntent, newIntent] };
+export function claimSeqCall(c: ConversationKeys, commitMember: string, a: ClaimSeqArgs): ScriptCall {
+  return {
+    script: 'claimSeq',
+    keys: [c.seq, c.seqClaim(commitMember)],
+    args: [
+      u64ToHex16(a.now, 'now'),
+      Buffer.from(a.identity),
+      a.messageId,
+      u64ToHex16(a.createdAt, 'createdAt'),
+      u64ToHex16(a.auxExpiresAt, 'aux expiry'),
+      msScore(a.auxExpiresAt),
+      msScore(a.graceMs),
+    ],
+  };
+}
+
+export function markRecordedCall(k: CommitKeys, now: bigint, identity: Uint8Array, recipients: Buffer, intent: Buffer): ScriptCall {
+  return { script: 'markRecorded', keys: [k.hash], args: [u64ToHex16(now, 'now'), Buffer.from(identity), recipients, intent] };
+}
+
+export function markOutboxedCall(k: CommitKeys, now: bigint, expectedIntent: Buffer, newIntent: Buffer): ScriptCall {
+  return { script: 'markOutboxed', keys: [k.hash], args: [u64ToHex16(now, 'now'), expectedIntent, newIntent] };
 }
 
 export function markCommittedCall(k: CommitKeys, now: bigint): ScriptCall {
   return { script: 'markCommitted', keys: [k.hash, k.recovery], args: [u64ToHex16(now, 'now'), k.member] };
+}
+
+export function markPublishedCommittedCall(k: CommitKeys, now: bigint, expectedIntent: Buffer, newIntent: Buffer): ScriptCall {
+  return { script: 'markPublishedCommitted', keys: [k.hash, k.recovery], args: [u64ToHex16(now, 'now'), expectedIntent, newIntent, k.member] };
 }
 
 /** A history index member: seq | ephemeral expiry (zeros = never) | countable | sender (65 chars). */
@@ -68,18 +100,23 @@ export interface PutRecordArgs {
   readonly countable: boolean;
   readonly senderId: Id128;
   readonly graceMs: bigint;
+  readonly now: bigint;
+  /** The commit's seq claim as the intent implies it (`seqClaimBody`). */
+  readonly claim: Buffer;
 }
 
-export function putRecordCall(c: ConversationKeys, a: PutRecordArgs): ScriptCall {
+export function putRecordCall(c: ConversationKeys, commitMember: string, a: PutRecordArgs): ScriptCall {
   return {
     script: 'putRecord',
-    keys: [c.index, c.record(a.seq), c.expiry],
+    keys: [c.index, c.record(a.seq), c.expiry, c.seqClaim(commitMember)],
     args: [
       u64ToHex16(a.seq, 'seq'),
       historyIndexMember(a.seq, a.expiresAt, a.countable, a.senderId),
       a.record,
       a.expiresAt === null ? '' : msScore(a.expiresAt),
       msScore(a.graceMs),
+      u64ToHex16(a.now, 'now'),
+      a.claim,
     ],
   };
 }

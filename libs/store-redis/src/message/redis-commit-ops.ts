@@ -1,32 +1,46 @@
 import {
-  ConflictError,
-  InvalidStateError,
-  NotFoundError,
+  COMMIT_STEP_TEXTS,
+  CorruptEntryError,
   UnavailableError,
-  bytesEqual,
+  assertRecordOfIntent,
+  assertSameRequest,
+  commitConflict,
   commitKeyOf,
+  commitKeyString,
+  decideMarkCommitted,
+  decideMarkOutboxPublished,
+  decideMarkPublishedAndCommitted,
+  decidePutRecord,
+  decideSeqClaim,
   encodeCommitIntent,
-  encodeMessageRecord,
-  hasReached,
-  intentsEqual,
-  recordFromIntent,
-  recordsEqual,
-  requestIdentity,
+  encodeCommitIntentForms,
+  encodeSendRequest,
+  identityOfEncodedRequest,
+  publishIntentBytes,
+  reservedIntentOf,
   validateReserveInput,
-  validateSendRequest,
 } from '@qim/store-core';
-import type { Clock, CommitIntent, CommitKey, CommitSnapshot, Id128, MessageRecord, Publication, ReserveInput, ReserveResult, SendRequest } from '@qim/store-core';
-import type { RedisKeys } from '../keys/redis-keys';
-import { u64FromI64Decimal } from '../redis/decimal';
+import type { Clock, CommitIntent, CommitKey, CommitSnapshot, Id128, MessageRecord, Publication, ReserveInput, ReserveResult, SeqClaim, StepDecision } from '@qim/store-core';
+import type { CommitKeys, RedisKeys } from '../keys/redis-keys';
 import type { RedisIo } from '../redis/redis-io';
-import { errorForCode, ScriptCode } from '../redis/script-codes';
+import { ScriptCode } from '../redis/script-codes';
 import { ScriptReply } from '../redis/script-reply';
-import { isCountable, markCommittedCall, markOutboxedCall, markRecordedCall, putRecordCall, reserveCommitCall } from './message-script-args';
-import { COMMIT_FIELDS, parseStoredCommit, snapshotOf } from './stored-commit';
-import type { StoredCommit } from './stored-commit';
+import {
+  claimCommitCall,
+  claimSeqCall,
+  markCommittedCall,
+  markOutboxedCall,
+  markPublishedCommittedCall,
+  markRecordedCall,
+} from './message-script-args';
+import { registerEphemeral, writeRecord } from './record-writes';
+import { packIds, parseSeqClaim, unpackIds } from './seq-claim-value';
+import { CLAIMED, COMMIT_FIELDS, parseStoredCommit, snapshotOf } from './stored-commit';
 
-/** Times a state move re-reads after its CAS guard lost to a concurrent writer. */
+/** Times a step re-reads and decides again after its conditional write found the commit changed. */
 const CAS_RETRIES = 8;
+/** Commit key sets remembered (about one per commit in flight); the cache is emptied when full. */
+const KEY_CACHE_SIZE = 4096;
 
 export interface CommitOpsConfig {
   readonly io: RedisIo;
@@ -36,117 +50,185 @@ export interface CommitOpsConfig {
   readonly physicalGraceMs: bigint;
 }
 
+/** A commit as loaded: its snapshot, and the stored intent bytes when it holds them (RECORDED on). */
+export interface LoadedCommit {
+  readonly snapshot: CommitSnapshot;
+  readonly intentBytes: Buffer | null;
+}
+
 /**
- * The commit lifecycle over Redis. reserve is three steps, each single-tag, in the seed's
- * crash-safe order: (1) read the commit (replay / conflict answered without allocating),
- * (2) INCR the conversation seq (a seq is never reused; a crash or a lost race leaves a hole),
- * (3) one script creates the RESERVED commit NX together with its recovery index member.
+ * The commit lifecycle over Redis, in 4 round trips on the happy path, every script on one hash tag:
+ *
+ * 1. reserve — one write: `claim-commit` (commit shard: CLAIMED with request, recipients and the
+ *    recovery member, or the live commit) and `claim-seq` (conversation: the seq claim — adopt or
+ *    INCR — in one atomic step). CLAIMED + its seq claim is the RESERVED commit.
+ * 2. putRecord — `put-record` (conversation: record + index, only if the seq claim is the intent's),
+ * 3. then `mark-recorded` (commit shard: the complete intent, RECORDED).
+ * 4. markPublishedAndCommitted — `mark-published-committed` (RECORDED → COMMITTED with publication).
+ *
+ * Each script applies its write only in the state the happy path expects; any other answer is
+ * decided by the store-core step functions on the stored commit (read again when needed), so the
+ * decisions and their error texts are the same as every other backend's. Crash-safe order: the
+ * recovery member exists before any seq is spent, the record exists before RECORDED.
  */
 export class RedisCommitOps {
+  /**
+   * The intent bytes this store moved to RECORDED, by the intent object it answered with: the
+   * committer hands that object to `markPublishedAndCommitted`, which then needs no second encoding.
+   * The script compares these bytes with the stored ones, so they can only ever publish the stored intent.
+   */
+  private readonly recorded = new WeakMap<CommitIntent, Buffer>();
+
+  /** Commit keys by `commitKeyString` (the shard is a SHA-256; one commit asks for them 4 times). */
+  private readonly keyCache = new Map<string, CommitKeys>();
+
   constructor(private readonly c: CommitOpsConfig) {}
 
-  async load(key: CommitKey): Promise<StoredCommit | null> {
-    const k = this.c.keys.commit(key);
-    const [reply] = await this.c.io.commands([['HMGET', k.hash, ...COMMIT_FIELDS]], 'read');
-    return parseStoredCommit(reply, this.c.clock.nowMs());
+  private commitKeys(key: CommitKey): CommitKeys {
+    const id = commitKeyString(key);
+    let keys = this.keyCache.get(id);
+    if (keys === undefined) {
+      if (this.keyCache.size >= KEY_CACHE_SIZE) this.keyCache.clear();
+      keys = this.c.keys.commit(key);
+      this.keyCache.set(id, keys);
+    }
+    return keys;
+  }
+
+  /** The live commit; a CLAIMED one is RESERVED when its seq claim is live and its own, else null. */
+  async load(key: CommitKey): Promise<LoadedCommit | null> {
+    const [reply] = await this.c.io.commands([['HMGET', this.commitKeys(key).hash, ...COMMIT_FIELDS]], 'read');
+    const now = this.c.clock.nowMs();
+    const stored = parseStoredCommit(reply, now);
+    if (stored === null) return null;
+    if (stored.kind === 'intent') return { snapshot: { intent: stored.intent, state: stored.state }, intentBytes: stored.intentBytes };
+    const conv = this.c.keys.conversation(stored.request.tenantId, stored.request.conversationId);
+    const [raw] = await this.c.io.commands([['GET', conv.seqClaim(this.commitKeys(key).member)]], 'read');
+    if (raw === null) return null;
+    const claim = parseSeqClaim(raw as Buffer);
+    if (claim.expiresAt <= now || !Buffer.from(claim.identity).equals(stored.identity)) return null;
+    return { snapshot: { intent: reservedIntentOf(stored.request, stored.identity, stored.recipients, claim), state: 'RESERVED' }, intentBytes: null };
   }
 
   async reserve(raw: ReserveInput): Promise<ReserveResult> {
     const input = validateReserveInput(raw);
     const { request } = input;
     const key = commitKeyOf(request);
-    const identity = requestIdentity(request);
-    const existing = await this.load(key);
-    if (existing !== null) return this.replay(existing, identity);
-
-    const conv = this.c.keys.conversation(request.tenantId, request.conversationId);
-    const [seqReply] = await this.c.io.commands([['INCR', conv.seq]], 'write');
-    const seq = u64FromI64Decimal(seqReply, 'conversation seq');
-    const intent: CommitIntent = { key, identity, request, seq, messageId: input.messageId, createdAt: input.createdAt, recipients: input.recipients, publication: null };
-    const bytes = encodeCommitIntent(intent);
+    const requestBytes = encodeSendRequest(request);
+    const identity = identityOfEncodedRequest(requestBytes);
+    const k = this.commitKeys(key);
     const now = this.c.clock.nowMs();
-    const call = reserveCommitCall(this.c.keys.commit(key), {
-      now,
-      identity,
-      intent: bytes,
-      messageId: input.messageId,
-      createdAt: input.createdAt,
-      auxExpiresAt: now + this.c.commitAuxTtlMs,
-      graceMs: this.c.physicalGraceMs,
-    });
-    const reply = ScriptReply.of(await this.c.io.script(call, 'write'), 'reserve');
-    if (reply.code === ScriptCode.OK) return { snapshot: snapshotOf('RESERVED', bytes), created: true };
-    if (reply.code === ScriptCode.ALREADY) return { snapshot: snapshotOf(reply.buf(1), reply.buf(2)), created: false };
-    throw errorForCode(reply.code, 'reserve: the commit key holds another request');
-  }
-
-  private replay(existing: StoredCommit, identity: Uint8Array): ReserveResult {
-    if (!bytesEqual(existing.identity, identity)) throw new ConflictError('reserve: the commit key holds another request');
-    return { snapshot: { intent: existing.intent, state: existing.state }, created: false };
-  }
-
-  async loadForRequest(request: SendRequest): Promise<CommitSnapshot | null> {
-    validateSendRequest(request);
-    const existing = await this.load(commitKeyOf(request));
-    if (existing === null) return null;
-    if (!bytesEqual(existing.identity, requestIdentity(request))) throw new ConflictError('the commit key holds another request');
-    return { intent: existing.intent, state: existing.state };
+    const auxExpiresAt = now + this.c.commitAuxTtlMs;
+    const graceMs = this.c.physicalGraceMs;
+    const [commitRaw, seqRaw] = await this.c.io.scripts(
+      [
+        claimCommitCall(k, { now, identity, request: requestBytes, recipients: packIds(input.recipients), createdAt: input.createdAt, auxExpiresAt, graceMs }),
+        claimSeqCall(this.c.keys.conversation(request.tenantId, request.conversationId), k.member, { now, identity, messageId: input.messageId, createdAt: input.createdAt, auxExpiresAt, graceMs }),
+      ],
+      'write',
+    );
+    const commit = ScriptReply.of(commitRaw, 'reserve');
+    if (commit.code === ScriptCode.OK) {
+      return { snapshot: { intent: reservedIntentOf(request, identity, input.recipients, seqClaimOf(seqRaw, identity)), state: 'RESERVED' }, created: true };
+    }
+    assertSameRequest('reserve', commit.buf(1), identity);
+    if (commit.str(2) !== CLAIMED) return { snapshot: snapshotOf(commit.buf(2), commit.bufOrNull(3)), created: false };
+    const recipients = unpackIds(commit.buf(4));
+    return { snapshot: { intent: reservedIntentOf(request, identity, recipients, seqClaimOf(seqRaw, identity)), state: 'RESERVED' }, created: false };
   }
 
   async putRecord(intent: CommitIntent, record: MessageRecord): Promise<CommitSnapshot> {
+    assertRecordOfIntent(intent, record);
+    // Checked before anything is written: the record below is built from this intent's request.
+    const forms = encodeCommitIntentForms(intent);
+    if (forms === null) return this.refuse('putRecord', intent.key, (s) => decidePutRecord(s, intent, record));
+    const reserved = intent.publication === null ? intent : { ...intent, publication: null };
+    const k = this.commitKeys(intent.key);
     for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {
-      const stored = await this.load(intent.key);
-      if (stored === null) throw new NotFoundError('putRecord: no commit under this key');
-      if (!intentsEqual(stored.intent, intent, true)) throw new ConflictError('putRecord: intent differs from the stored intent');
-      const expected = recordFromIntent(stored.intent);
-      if (!recordsEqual(expected, record)) throw new ConflictError('putRecord: record is not recordFromIntent(intent)');
-      if (hasReached(stored.state, 'RECORDED')) return { intent: stored.intent, state: stored.state };
-
-      await this.writeRecord(expected);
-      const reply = ScriptReply.of(await this.c.io.script(markRecordedCall(this.c.keys.commit(intent.key), this.c.clock.nowMs(), stored.intentBytes), 'write'), 'putRecord');
-      if (reply.code === ScriptCode.CAS_LOST) continue;
-      if (reply.code < 0) throw errorForCode(reply.code, 'putRecord');
-      // OK: the script moved exactly the intent bytes read (guard), so the decoded one is current.
-      return reply.code === ScriptCode.OK ? { intent: stored.intent, state: 'RECORDED' } : snapshotOf(reply.buf(1), reply.buf(2));
+      if (await writeRecord(this.c, k.member, intent, record)) {
+        const call = markRecordedCall(k, this.c.clock.nowMs(), intent.identity, packIds(intent.recipients), forms.unpublished);
+        const [moved] = await Promise.all([this.c.io.script(call, 'write'), registerEphemeral(this.c, record)]);
+        const reply = ScriptReply.of(moved, 'putRecord');
+        if (reply.code === ScriptCode.OK) {
+          this.recorded.set(reserved, forms.unpublished);
+          return { intent: reserved, state: 'RECORDED' };
+        }
+        const d = decidePutRecord(await this.current(intent.key, reply), intent, record);
+        if (d.action === 'answer') return d.snapshot;
+      } else {
+        const d = decidePutRecord(await this.current(intent.key, null), intent, record);
+        if (d.action === 'answer') return d.snapshot;
+      }
     }
     throw new UnavailableError('putRecord: the commit kept changing under concurrent writers');
   }
 
-  /** Record + index row (conversation tag); an Ephemeral message is registered for history GC before and after. */
-  private async writeRecord(r: MessageRecord): Promise<void> {
-    const conv = this.c.keys.conversation(r.tenantId, r.conversationId);
-    const expiresAt = r.retention.kind === 'ephemeral' ? r.createdAt + BigInt(r.retention.ttlSeconds) * 1000n : null;
-    const register = async (): Promise<void> => {
-      if (expiresAt !== null) await this.c.io.commands([['ZADD', conv.registry, 'LT', expiresAt.toString(), conv.member]], 'write');
-    };
-    await register();
-    const call = putRecordCall(conv, { seq: r.seq, record: encodeMessageRecord(r), expiresAt, countable: isCountable(r.kind, r.control), senderId: r.senderId, graceMs: this.c.physicalGraceMs });
-    const reply = ScriptReply.of(await this.c.io.script(call, 'write'), 'putRecord');
-    if (reply.code !== ScriptCode.OK) throw errorForCode(reply.code, 'putRecord: another record holds this seq');
-    await register();
-  }
-
   async markOutboxPublished(key: CommitKey, messageId: Id128, publication: Publication): Promise<CommitSnapshot> {
     for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {
-      const stored = await this.load(key);
-      if (stored === null) throw new NotFoundError('markOutboxPublished: no commit under this key');
-      if (stored.intent.messageId !== messageId) throw new ConflictError('markOutboxPublished: another message id');
-      if (hasReached(stored.state, 'OUTBOXED')) return { intent: stored.intent, state: stored.state };
-      if (stored.state !== 'RECORDED') throw new InvalidStateError(`markOutboxPublished: commit is ${stored.state}`);
-      const next = encodeCommitIntent({ ...stored.intent, publication });
-      const call = markOutboxedCall(this.c.keys.commit(key), this.c.clock.nowMs(), messageId, stored.intentBytes, next);
-      const reply = ScriptReply.of(await this.c.io.script(call, 'write'), 'markOutboxPublished');
-      if (reply.code === ScriptCode.CAS_LOST) continue;
-      if (reply.code < 0) throw errorForCode(reply.code, 'markOutboxPublished');
-      return reply.code === ScriptCode.OK ? { intent: { ...stored.intent, publication }, state: 'OUTBOXED' } : snapshotOf(reply.buf(1), reply.buf(2));
+      const loaded = await this.load(key);
+      const d = decideMarkOutboxPublished(loaded?.snapshot ?? null, messageId);
+      if (d.action === 'answer') return d.snapshot;
+      const next = { ...loaded!.snapshot.intent, publication };
+      const call = markOutboxedCall(this.commitKeys(key), this.c.clock.nowMs(), loaded!.intentBytes!, encodeCommitIntent(next));
+      if (ScriptReply.of(await this.c.io.script(call, 'write'), 'markOutboxPublished').code === ScriptCode.OK) return { intent: next, state: 'OUTBOXED' };
     }
     throw new UnavailableError('markOutboxPublished: the commit kept changing under concurrent writers');
   }
 
   async markCommitted(key: CommitKey): Promise<CommitSnapshot> {
-    const reply = ScriptReply.of(await this.c.io.script(markCommittedCall(this.c.keys.commit(key), this.c.clock.nowMs()), 'write'), 'markCommitted');
-    if (reply.code === ScriptCode.OK || reply.code === ScriptCode.ALREADY) return snapshotOf(reply.buf(1), reply.buf(2));
-    if (reply.code === ScriptCode.INVALID_STATE) throw new InvalidStateError(`markCommitted: commit is ${reply.str(1)}`);
-    throw errorForCode(reply.code, 'markCommitted: no commit under this key');
+    for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {
+      const reply = ScriptReply.of(await this.c.io.script(markCommittedCall(this.commitKeys(key), this.c.clock.nowMs()), 'write'), 'markCommitted');
+      if (reply.code === ScriptCode.OK) return snapshotOf('COMMITTED', reply.buf(1));
+      const d = decideMarkCommitted(await this.current(key, reply));
+      if (d.action === 'answer') return d.snapshot;
+    }
+    throw new UnavailableError('markCommitted: the commit kept changing under concurrent writers');
   }
+
+  async markPublishedAndCommitted(intent: CommitIntent, publication: Publication): Promise<CommitSnapshot> {
+    const recorded = this.recorded.get(intent);
+    const forms = recorded === undefined ? encodeCommitIntentForms(intent, publication) : { unpublished: recorded, published: publishIntentBytes(recorded, publication) };
+    if (forms === null) return this.refuse('markPublishedAndCommitted', intent.key, (s) => decideMarkPublishedAndCommitted(s, intent));
+    const next = { ...intent, publication };
+    for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {
+      const call = markPublishedCommittedCall(this.commitKeys(intent.key), this.c.clock.nowMs(), forms.unpublished, forms.published!);
+      const reply = ScriptReply.of(await this.c.io.script(call, 'write'), 'markPublishedAndCommitted');
+      if (reply.code === ScriptCode.OK) return { intent: next, state: 'COMMITTED' };
+      const current = await this.current(intent.key, reply);
+      const d = decideMarkPublishedAndCommitted(current, intent);
+      if (d.action === 'answer') return d.snapshot;
+      // OUTBOXED keeps its first publication: only the commit mark is left.
+      if (current!.state === 'OUTBOXED') return this.markCommitted(intent.key);
+    }
+    throw new UnavailableError('markPublishedAndCommitted: the commit kept changing under concurrent writers');
+  }
+
+  /**
+   * An intent whose key or identity is not its request's equals no stored intent: the decision on
+   * the stored commit refuses it (`NotFoundError` for an unknown key, else `ConflictError`).
+   */
+  private async refuse(op: 'putRecord' | 'markPublishedAndCommitted', key: CommitKey, decide: (s: CommitSnapshot | null) => StepDecision): Promise<never> {
+    decide(await this.current(key, null));
+    throw commitConflict(op, COMMIT_STEP_TEXTS.otherIntent);
+  }
+
+  /**
+   * The stored commit a step decides on after its commit-hash script did not apply: the state and
+   * intent the script answered with, nothing when it found no live commit, else (CLAIMED, or no
+   * script answer) the commit read again.
+   */
+  private async current(key: CommitKey, reply: ScriptReply | null): Promise<CommitSnapshot | null> {
+    if (reply?.code === ScriptCode.NOT_FOUND) return null;
+    if (reply?.code === ScriptCode.ALREADY && reply.str(1) !== CLAIMED) return snapshotOf(reply.buf(1), reply.bufOrNull(2));
+    return (await this.load(key))?.snapshot ?? null;
+  }
+}
+
+/** The seq claim `claim-seq` answered: allocated or adopted, or the claim rule's refusal. */
+function seqClaimOf(raw: unknown, identity: Uint8Array): SeqClaim {
+  const reply = ScriptReply.of(raw, 'reserve');
+  if (reply.code === ScriptCode.CORRUPT) throw new CorruptEntryError('reserve: the stored seq claim is malformed');
+  const claim = parseSeqClaim(reply.buf(1));
+  if (reply.code === ScriptCode.CONFLICT) decideSeqClaim(claim, identity);
+  return claim;
 }

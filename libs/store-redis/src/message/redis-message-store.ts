@@ -1,4 +1,4 @@
-import { InvalidInputError, commitKeyString } from '@qim/store-core';
+import { InvalidInputError, assertSameRequest, commitKeyOf, commitKeyString, parseId128, requestIdentity, validateSendRequest } from '@qim/store-core';
 import type {
   CommitIntent,
   CommitKey,
@@ -29,7 +29,7 @@ import { scanRecoveryCall } from './message-script-args';
 import { RedisCommitOps } from './redis-commit-ops';
 import { RedisHistoryReads } from './redis-history-reads';
 import { RedisMessageHousekeeping } from './redis-message-housekeeping';
-import { snapshotOf } from './stored-commit';
+import { CLAIMED, snapshotOf } from './stored-commit';
 
 export interface RedisMessageStoreOptions extends RedisStoreOptions {
   /** Lifetime of auxiliary commit facts from the reserve (ms). Production: 2 h (the default). */
@@ -41,7 +41,7 @@ export interface RedisMessageStoreOptions extends RedisStoreOptions {
  * codecs' bytes as values, logical time from the injected clock.
  */
 export class RedisMessageStore implements MessageStore {
-  readonly capabilities: MessageStoreCapabilities = Object.freeze({ injectableClock: true });
+  readonly capabilities: MessageStoreCapabilities = Object.freeze({ injectableClock: true, needsHousekeeping: true });
   readonly io: RedisIo;
   readonly keys: RedisKeys;
   private readonly commits: RedisCommitOps;
@@ -74,13 +74,19 @@ export class RedisMessageStore implements MessageStore {
     return this.commits.markCommitted(key);
   }
 
-  async loadCommit(key: CommitKey): Promise<CommitSnapshot | null> {
-    const stored = await this.commits.load(key);
-    return stored === null ? null : { intent: stored.intent, state: stored.state };
+  markPublishedAndCommitted(intent: CommitIntent, publication: Publication): Promise<CommitSnapshot> {
+    return this.commits.markPublishedAndCommitted(intent, publication);
   }
 
-  loadCommitForRequest(request: SendRequest): Promise<CommitSnapshot | null> {
-    return this.commits.loadForRequest(request);
+  async loadCommit(key: CommitKey): Promise<CommitSnapshot | null> {
+    return (await this.commits.load(key))?.snapshot ?? null;
+  }
+
+  async loadCommitForRequest(request: SendRequest): Promise<CommitSnapshot | null> {
+    validateSendRequest(request);
+    const snapshot = await this.loadCommit(commitKeyOf(request));
+    if (snapshot !== null) assertSameRequest('loadCommitForRequest', snapshot.intent.identity, requestIdentity(request));
+    return snapshot;
   }
 
   async scanRecoverableCommits(cutoffMs: bigint, maxItems: number): Promise<CommitSnapshot[]> {
@@ -89,9 +95,17 @@ export class RedisMessageStore implements MessageStore {
     const cap = Math.max(1000, maxItems * 8);
     const calls = Array.from({ length: COMMIT_SHARDS }, (_, s) => scanRecoveryCall(this.keys.commitShard(s), cutoffMs, now, maxItems, cap));
     const found: CommitSnapshot[] = [];
+    const claimed: CommitKey[] = [];
     for (const raw of await this.io.scripts(calls, 'read')) {
       const reply = ScriptReply.of(raw, 'scanRecoverableCommits');
-      for (let i = 2; i < reply.length; i += 2) found.push(snapshotOf(reply.buf(i), reply.buf(i + 1)));
+      for (let i = 2; i < reply.length; i += 3) {
+        if (reply.str(i) === CLAIMED) claimed.push(commitKeyOfMember(reply.str(i + 1)));
+        else found.push(snapshotOf(reply.buf(i), reply.buf(i + 2)));
+      }
+    }
+    // A CLAIMED commit is RESERVED only with its seq claim; without one no seq was spent: skipped.
+    for (const loaded of await Promise.all(claimed.map((key) => this.commits.load(key)))) {
+      if (loaded !== null && loaded.snapshot.state === 'RESERVED') found.push(loaded.snapshot);
     }
     return found
       .filter((s) => s.intent.createdAt < cutoffMs)
@@ -118,4 +132,9 @@ export class RedisMessageStore implements MessageStore {
   close(): Promise<void> {
     return releaseConnection(this.options);
   }
+}
+
+/** The commit key of a recovery index member (96 hex: tenant, sender, client message id). */
+function commitKeyOfMember(member: string): CommitKey {
+  return { tenantId: parseId128(member.slice(0, 32)), senderId: parseId128(member.slice(32, 64)), clientMessageId: parseId128(member.slice(64, 96)) };
 }

@@ -50,6 +50,24 @@ describe('Lua helpers on the real server', () => {
     }
   });
 
+  it('ledgerDayExpiry reads a day’s expiry (ms) from the blob: false without the day or at/above 2^52, nil for damage', async () => {
+    const items = [
+      { day: 19_000, maxSeq: 1n, expiresAt: 1_700_000_000_123n },
+      { day: 19_001, maxSeq: 1n, expiresAt: (1n << 52n) - 1n },
+      { day: 19_002, maxSeq: 1n, expiresAt: 1n << 52n },
+    ];
+    const blob = encodeActiveLedger(items);
+    const body = "local v = ledgerDayExpiry(ARGV[1], tonumber(ARGV[2])) if v == nil then return 'nil' end if v == false then return 'false' end return string.format('%.0f', v)";
+    expect(await lua(redis, ['ledger-day'], body, blob, '19000')).toBe('1700000000123');
+    expect(await lua(redis, ['ledger-day'], body, blob, '19001')).toBe(String((1n << 52n) - 1n));
+    expect(await lua(redis, ['ledger-day'], body, blob, '19002')).toBe('false');
+    expect(await lua(redis, ['ledger-day'], body, blob, '19003')).toBe('false');
+    expect(await lua(redis, ['ledger-day'], body, blob.subarray(0, blob.length - 1), '19000')).toBe('nil');
+    const fast = "local v = fastMs(ARGV[1]) return v and string.format('%.0f', v) or 'nil'";
+    expect(await lua(redis, ['ledger-day'], fast, u64ToHex16(1_700_000_000_123n))).toBe('1700000000123');
+    expect(await lua(redis, ['ledger-day'], fast, u64ToHex16(1n << 52n))).toBe('nil');
+  });
+
   it('expireOnce never fires before max(logical expiry, server now) + grace and is never renewed', async () => {
     const key = `qimt-helpers:{x}:${Date.now()}`;
     await redis.set(key, 'v');

@@ -89,6 +89,35 @@ export class RedisIo {
     return Promise.all(calls.map((call) => this.script(call, kind)));
   }
 
+  /**
+   * Runs several scripts as ONE explicit pipeline on a standalone client (one socket write, no
+   * promise per call); replies in order, a refused call rejects the batch once every reply is in.
+   * A Cluster client falls back to `scripts` (a pipeline object must stay on one node; its calls on
+   * different tags are then sent one by one and coalesced by auto-pipelining).
+   */
+  async scriptsPipelined(calls: readonly ScriptCall[], kind: 'read' | 'write'): Promise<unknown[]> {
+    if ((this.redis as { isCluster?: boolean }).isCluster === true) return this.scripts(calls, kind);
+    for (const call of calls) checkArity(call);
+    this.count(kind, calls.length);
+    const pipeline = this.redis.pipeline() as unknown as Record<string, BufferCommand>;
+    for (const call of calls) {
+      const fn = pipeline[`${call.script}Buffer`];
+      if (fn === undefined) throw new InvariantViolationError(`${call.script} is not registered`);
+      fn.apply(pipeline, [...call.keys, ...call.args]);
+    }
+    let results: [Error | null, unknown][] | null;
+    try {
+      results = await (pipeline as unknown as { exec(): Promise<[Error | null, unknown][] | null> }).exec();
+    } catch (e) {
+      throw wrapDriverError(e, calls[0]?.script ?? 'pipeline');
+    }
+    if (results === null || results.length !== calls.length) throw new UnavailableError(`pipeline of ${calls.length} scripts answered ${results?.length ?? 'nothing'}`);
+    return results.map(([err, value], i) => {
+      if (err !== null) throw wrapDriverError(err, calls[i]!.script);
+      return value;
+    });
+  }
+
   /** Plain commands (each `[command, ...args]`), sent concurrently like `scripts`; Buffer replies in order. */
   async commands(cmds: readonly (readonly [string, ...ScriptArg[]])[], kind: 'read' | 'write'): Promise<unknown[]> {
     this.count(kind, cmds.length);

@@ -3,14 +3,11 @@ import { join } from 'node:path';
 import {
   ConflictError,
   CorruptEntryError,
-  DispatchConflictError,
-  GcNotSafeError,
+  FrontierGapError,
   InvalidInputError,
   InvalidStateError,
   InvariantViolationError,
   NotFoundError,
-  WatermarkConflictError,
-  WatermarkStalledError,
 } from '@qim/store-core';
 import { LUA_CODE_NAMES, ScriptCode, errorForCode } from './script-codes';
 
@@ -27,12 +24,9 @@ describe('script result codes', () => {
       [ScriptCode.NOT_FOUND, NotFoundError],
       [ScriptCode.CONFLICT, ConflictError],
       [ScriptCode.INVALID_STATE, InvalidStateError],
-      [ScriptCode.DISPATCH_CONFLICT, DispatchConflictError],
-      [ScriptCode.GC_NOT_SAFE, GcNotSafeError],
       [ScriptCode.CORRUPT, CorruptEntryError],
       [ScriptCode.INVALID_INPUT, InvalidInputError],
-      [ScriptCode.WATERMARK_CONFLICT, WatermarkConflictError],
-      [ScriptCode.WATERMARK_STALLED, WatermarkStalledError],
+      [ScriptCode.FRONTIER_GAP, FrontierGapError],
     ];
     for (const [code, cls] of cases) expect(errorForCode(code, 'ctx')).toBeInstanceOf(cls);
   });

@@ -1,14 +1,11 @@
 import {
   ConflictError,
   CorruptEntryError,
-  DispatchConflictError,
-  GcNotSafeError,
+  FrontierGapError,
   InvalidInputError,
   InvalidStateError,
   InvariantViolationError,
   NotFoundError,
-  WatermarkConflictError,
-  WatermarkStalledError,
 } from '@qim/store-core';
 import type { StoreError } from '@qim/store-core';
 
@@ -22,15 +19,12 @@ export const ScriptCode = {
   NOT_FOUND: -1,
   CONFLICT: -2,
   INVALID_STATE: -3,
-  DISPATCH_CONFLICT: -4,
-  GC_NOT_SAFE: -5,
   CAS_LOST: -6,
   CORRUPT: -7,
   CURSOR_EXPIRED: -8,
   NEEDS_INSPECT: -9,
   INVALID_INPUT: -10,
-  WATERMARK_CONFLICT: -11,
-  WATERMARK_STALLED: -12,
+  FRONTIER_GAP: -13,
 } as const;
 
 /** Lua constant name of each code (as in result-codes.lua). */
@@ -40,27 +34,21 @@ export const LUA_CODE_NAMES: Readonly<Record<keyof typeof ScriptCode, string>> =
   NOT_FOUND: 'E_NOT_FOUND',
   CONFLICT: 'E_CONFLICT',
   INVALID_STATE: 'E_INVALID_STATE',
-  DISPATCH_CONFLICT: 'E_DISPATCH_CONFLICT',
-  GC_NOT_SAFE: 'E_GC_NOT_SAFE',
   CAS_LOST: 'E_CAS_LOST',
   CORRUPT: 'E_CORRUPT',
   CURSOR_EXPIRED: 'E_CURSOR_EXPIRED',
   NEEDS_INSPECT: 'E_NEEDS_INSPECT',
   INVALID_INPUT: 'E_INVALID_INPUT',
-  WATERMARK_CONFLICT: 'E_WATERMARK_CONFLICT',
-  WATERMARK_STALLED: 'E_WATERMARK_STALLED',
+  FRONTIER_GAP: 'E_FRONTIER_GAP',
 };
 
 const ERRORS: Readonly<Record<number, new (message: string) => StoreError>> = {
   [ScriptCode.NOT_FOUND]: NotFoundError,
   [ScriptCode.CONFLICT]: ConflictError,
   [ScriptCode.INVALID_STATE]: InvalidStateError,
-  [ScriptCode.DISPATCH_CONFLICT]: DispatchConflictError,
-  [ScriptCode.GC_NOT_SAFE]: GcNotSafeError,
   [ScriptCode.CORRUPT]: CorruptEntryError,
   [ScriptCode.INVALID_INPUT]: InvalidInputError,
-  [ScriptCode.WATERMARK_CONFLICT]: WatermarkConflictError,
-  [ScriptCode.WATERMARK_STALLED]: WatermarkStalledError,
+  [ScriptCode.FRONTIER_GAP]: FrontierGapError,
 };
 
 /**

@@ -3,27 +3,24 @@ import type { MailboxStore } from '@qim/store-core';
 import type { MailboxStoreHarness } from '@qim/store-contract/testing';
 import { RedisKeys } from '../keys/redis-keys';
 import { u64FromHex16 } from '../redis/hex64';
-import { RedisIo } from '../redis/redis-io';
-import { ScriptReply } from '../redis/script-reply';
-import { countDispatchFactsCall } from '../mailbox/mailbox-script-args';
 import { RedisMailboxStore } from '../mailbox/redis-mailbox-store';
 import { dropNamespace, testClient, testNamespace } from './redis-test-env';
 
 /**
  * Contract harness of `RedisMailboxStore`: one namespace and ManualClock (starting at the real time)
- * per harness; every opened store gets its own client and shares the namespace.
+ * per harness; every opened store gets its own client and shares the namespace. Faults are handed
+ * to the store (its `faults` option).
  */
 export async function openRedisMailboxHarness(): Promise<MailboxStoreHarness> {
   const admin = testClient();
-  const adminIo = new RedisIo(admin);
   const namespace = testNamespace();
   const keys = new RedisKeys(namespace);
   const clock = new ManualClock(BigInt(Date.now()));
   const stores: MailboxStore[] = [];
   return {
     clock,
-    open: async (shardEpoch, gc) => {
-      const store = new RedisMailboxStore({ redis: testClient(), namespace, clock, shardEpoch, gc });
+    open: async (shardEpoch, gc, faults) => {
+      const store = new RedisMailboxStore({ redis: testClient(), namespace, clock, shardEpoch, gc, faults });
       stores.push(store);
       return store;
     },
@@ -37,13 +34,10 @@ export async function openRedisMailboxHarness(): Promise<MailboxStoreHarness> {
     corruptEntry: async (tenantId, userId, mailboxSeq) => {
       await admin.set(keys.user(tenantId, userId).entry(mailboxSeq), Buffer.from('not an entry'), 'KEEPTTL');
     },
-    removeChunkCompletion: async (shard, dispatchId, lane, chunkId) => {
-      const removed = await admin.hdel(keys.shard(shard).chunks(dispatchId), `${lane}:${chunkId}`);
-      if (removed !== 1) throw new Error(`no completion of chunk ${chunkId} of lane ${lane} to remove`);
-    },
-    countDispatchFacts: async (shard, dispatchId) => {
-      const reply = ScriptReply.of(await adminIo.script(countDispatchFactsCall(keys.shard(shard), clock.nowMs(), dispatchId), 'read'), 'countDispatchFacts');
-      return reply.int(0);
+    dispatchIndexed: async (shardEpoch, dispatchId) => {
+      const row = await admin.getBuffer(keys.shardFrontier(shardEpoch.shard, shardEpoch.epoch).dispatchIndex(dispatchId));
+      if (row === null) return false;
+      return u64FromHex16(row.subarray(16, 32), 'dispatch index expiry') > clock.nowMs();
     },
     close: async () => {
       await Promise.all(stores.map((s) => s.close()));

@@ -6,7 +6,8 @@ import { COMMIT_AUX_TTL_MS } from '@qim/store-core';
 import { dropNamespace, testClient, testNamespace } from './redis-test-env';
 
 /**
- * Contract harness of `RedisMessageStore`: a fresh namespace and client per harness, a ManualClock
+ * Contract harness of `RedisMessageStore`: a fresh namespace and client per harness (and per peer
+ * store, as another writer process would connect), a ManualClock
  * starting at the real time (so logical time only ever runs ahead of the server clock and
  * Redis-native physical expiry, set beyond every logical expiry, cannot fire during a case).
  */
@@ -17,10 +18,16 @@ export async function openRedisMessageHarness(): Promise<MessageStoreHarness> {
   const clock = new ManualClock(BigInt(Date.now()));
   const store = new RedisMessageStore({ redis, namespace, clock, commitAuxTtlMs: COMMIT_AUX_TTL_MS });
   const recordKey = (tenantId: Id128, conversationId: Id128, seq: bigint): string => store.keys.conversation(tenantId, conversationId).record(seq);
+  const peers: RedisMessageStore[] = [];
   return {
     store,
     clock,
     commitAuxTtlMs: COMMIT_AUX_TTL_MS,
+    openStore: async () => {
+      const peer = new RedisMessageStore({ redis: testClient(), namespace, clock, commitAuxTtlMs: COMMIT_AUX_TTL_MS });
+      peers.push(peer);
+      return peer;
+    },
     corruptRecord: async (tenantId, conversationId, seq) => {
       await admin.set(recordKey(tenantId, conversationId, seq), Buffer.from('not a record'), 'KEEPTTL');
     },
@@ -31,7 +38,7 @@ export async function openRedisMessageHarness(): Promise<MessageStoreHarness> {
     close: async () => {
       await dropNamespace(admin, namespace);
       await admin.quit();
-      await store.close();
+      await Promise.all([store, ...peers].map((s) => s.close()));
     },
   };
 }

@@ -1,22 +1,22 @@
 import type { Clock, MailboxGcConfig, ShardEpoch } from '@qim/store-core';
 import { UnavailableError } from '@qim/store-core';
 import type { MailboxCql } from './cql/mailbox-cql';
-import type { GcStepHook } from './gc/gc-steps';
+import type { ScyllaMailboxFaults } from './page/page-faults';
+import type { RegisteredDays } from './retention/registered-days';
 
-/** What every mailbox operation module works with: one keyspace, one `ShardEpoch`, explicit GC config. */
+/** What every mailbox operation module works with: one keyspace, one `ShardEpoch`, explicit retention config. */
 export interface MailboxContext {
+  /** The statement runner; its `limit` bounds the statements this store has in flight. */
   readonly cql: MailboxCql;
   readonly shardEpoch: ShardEpoch;
   readonly gc: MailboxGcConfig;
   readonly clock: Clock;
   /** How far the server clock may run ahead of ours (ms); see `ScyllaMailboxStoreOptions`. */
   readonly clockSkewAllowanceMs: bigint;
-  /** Concurrent per-user writes of one batch/chunk (and lane source writes of one observation). */
-  readonly writeConcurrency: number;
-  /** Concurrent row rewrites of one GC phase. */
-  readonly gcConcurrency: number;
-  /** Called after every durable GC step (tests inject crashes here). */
-  readonly gcStepHook: GcStepHook | null;
+  /** Days known to be registered in users' ledgers (the no-LWT fast path). */
+  readonly registered: RegisteredDays;
+  /** Simulated crash points of `applyPage` (tests only); null in production. */
+  readonly faults: ScyllaMailboxFaults | null;
 }
 
 /** Most compare-and-set attempts one operation makes before reporting contention as `UnavailableError`. */
@@ -36,26 +36,4 @@ export async function casLoop<T>(what: string, attempt: (n: number) => Promise<T
     await new Promise((r) => setTimeout(r, 2 + Math.floor(Math.random() * 8 * Math.min(n + 1, 8))));
   }
   throw new UnavailableError(`${what}: gave up after ${MAX_CAS_ATTEMPTS} contended compare-and-set attempts`);
-}
-
-/**
- * Runs `fn` over `items` with at most `limit` in flight. After the first failure no new item starts
- * (like a crash: what already ran stays done, the rest is left for a retry); rejects with that failure
- * once the running ones settle.
- */
-export async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T, i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failure: { error: unknown } | null = null;
-  const worker = async (): Promise<void> => {
-    while (next < items.length && failure === null) {
-      const i = next++;
-      try {
-        await fn(items[i]!, i);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  if (failure !== null) throw (failure as { error: unknown }).error;
 }

@@ -3,15 +3,13 @@ import {
   CursorExpiredError,
   DAY_MS,
   EpochMismatchError,
-  LANE_COUNT,
-  WatermarkNotReadyError,
+  InvalidInputError,
   composeMailboxSeq,
   dayOf,
   decodeActiveLedger,
   decodeMailboxEntry,
   entryExpiry,
   epochStartSeq,
-  id128ToBytes,
 } from '@qim/store-core';
 import type { Id128, MailboxEntryInput } from '@qim/store-core';
 import { checkReadiness } from '../readiness/readiness';
@@ -21,7 +19,7 @@ import { entryTtlSeconds } from './retention/entry-ttl';
 import { MAILBOX_TABLES } from './schema';
 import { ScyllaMailboxStore } from './scylla-mailbox-store';
 import { DirectReads } from './test-support/direct-reads';
-import { completeAllChunks, makeDispatch, randomShard, rid } from './test-support/dispatch-driver';
+import { randomShard, rid } from './test-support/dispatch-driver';
 import { GATE_CASE_TIMEOUT_MS, GATE_SETUP_TIMEOUT_MS, openMailboxGate } from './test-support/mailbox-gate';
 import type { MailboxGate } from './test-support/mailbox-gate';
 import { ScyllaMailboxHarness } from './test-support/scylla-mailbox-harness';
@@ -41,7 +39,7 @@ beforeAll(async () => {
 afterAll(async () => gate?.drop(), GATE_SETUP_TIMEOUT_MS);
 
 function open(entryRetentionMs = WEEK): ScyllaMailboxStore {
-  return new ScyllaMailboxStore({ session: gate.session, shardEpoch: { shard: randomShard(), epoch: EPOCH }, gc: { entryRetentionMs, dispatchGcDelayMs: 60_000n }, counter });
+  return new ScyllaMailboxStore({ session: gate.session, shardEpoch: { shard: randomShard(), epoch: EPOCH }, gc: { entryRetentionMs, dispatchDedupeMs: WEEK }, counter });
 }
 const seq = (o: bigint): bigint => composeMailboxSeq(EPOCH, o);
 const START = epochStartSeq(EPOCH);
@@ -65,8 +63,15 @@ const sleepUntil = async (ms: bigint): Promise<void> => {
 };
 
 describe('explicit migration and readiness', () => {
-  it('migrate created every mailbox table; mailbox_entry uses TWCS with gc_grace_seconds 86400; a second migrate creates nothing; readiness is green', async () => {
-    expect([...gate.migration.tablesCreated].sort()).toEqual(MAILBOX_TABLES.map((t) => t.name).sort());
+  it('migrate created exactly the frontier layout; mailbox_entry uses TWCS with gc_grace_seconds 86400; a second migrate creates nothing; readiness is green', async () => {
+    expect([...gate.migration.tablesCreated].sort()).toEqual([
+      'dispatch_index',
+      'mailbox_entry',
+      'mailbox_meta',
+      'mailbox_retention_bucket_v3',
+      'mailbox_retention_meta',
+      'shard_frontier',
+    ]);
     const rs = await gate.session.client.execute(
       'SELECT compaction, gc_grace_seconds, default_time_to_live FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?',
       [gate.keyspace, 'mailbox_entry'],
@@ -83,26 +88,6 @@ describe('explicit migration and readiness', () => {
     const report = await checkReadiness(absent, MAILBOX_TABLES);
     expect(report.ready).toBe(false);
     expect(report.problems.join('\n')).toMatch(/does not exist/);
-  });
-});
-
-describe('stable dispatch', () => {
-  it('first sight fixes the receipt with 66 LWTs (progress, observation, 64 lane sources); every later sight reuses it and is indexed in all 64 lanes', async () => {
-    const store = open();
-    const { manifest, digest } = makeDispatch(rid(), 5);
-    counter.reset();
-    const receipt = await store.beginDispatch(manifest.dispatchId, 10n, manifest, digest);
-    expect(counter.snapshot().filter((c) => c.lwt).map((c) => [c.name, c.count])).toEqual([
-      ['observation.insert', 1],
-      ['progress.create', 1],
-      ['source.insert', LANE_COUNT],
-    ]);
-    for (const o of [12n, 11n, 10n]) expect(await store.beginDispatch(manifest.dispatchId, o, manifest, digest)).toEqual(receipt);
-    expect(receipt).toMatchObject({ canonicalOffset: 10n, mailboxSeq: seq(10n) });
-    const facts = await direct.dispatchFacts(store.shardEpoch.shard, manifest.dispatchId);
-    expect(facts.filter((f) => f.table === 'dispatch_observation').map((f) => f.row['observed_offset'])).toEqual([10n, 11n, 12n]);
-    expect(facts.filter((f) => f.table === 'lane_dispatch')).toHaveLength(3 * LANE_COUNT);
-    expect((await store.dispatchProgress(manifest.dispatchId))!.maxObservedOffset).toBe(12n);
   });
 });
 
@@ -126,6 +111,19 @@ describe('whole-group entry', () => {
     expect(decodeMailboxEntry(rows[0]!['entry'] as Buffer).events).toHaveLength(2);
     expect(Math.abs(endOf(rows[0]!['ttl'] as number, Date.now()) - firstEnd)).toBeLessThanOrEqual(1);
     expect(entryTtlSeconds(expiresAt, BigInt(Date.now()))).toBeLessThanOrEqual(row!['ttl'] as number);
+  });
+});
+
+describe('appendBatch input', () => {
+  it('two groups for one (user, seq) in one call → InvalidInput and nothing written', async () => {
+    const store = open();
+    const [t, u, v] = [rid(), rid(), rid()];
+    const now = BigInt(Date.now());
+    counter.reset();
+    await expect(store.appendBatch([entry(t, v, seq(4n), now), entry(t, u, seq(5n), now), entry(t, u, seq(5n), now, 2)])).rejects.toBeInstanceOf(InvalidInputError);
+    expect(counter.snapshot()).toEqual([]);
+    expect(await direct.entryRows(t, v)).toEqual([]);
+    expect(await direct.retentionMeta(t, u)).toBeNull();
   });
 });
 
@@ -172,13 +170,47 @@ describe('V4 retention proof on the real server', () => {
     const meta = (await direct.retentionMeta(t, u))!;
     expect(meta['expired_gap_boundary']).toBe(seq(20n));
     expect(meta['inspected_through_bucket']).toBe(BigInt(dayOf(plan.yesterday)));
-    expect(decodeActiveLedger(meta['active_ledger'] as Buffer).map((i) => [i.day, i.maxSeq])).toEqual([[dayOf(plan.today), seq(30n)]]);
+    // ADR-0022 §5: today's later entry (seq 30) took the no-LWT path; the day's highest seq rides on its bucket proof.
+    expect(decodeActiveLedger(meta['active_ledger'] as Buffer).map((i) => [i.day, i.maxSeq])).toEqual([[dayOf(plan.today), seq(10n)]]);
+    expect((await direct.proofRows(t, u)).map(([epoch, day, max]) => [epoch, Number(day), max])).toEqual([
+      [EPOCH, dayOf(plan.yesterday), seq(20n)],
+      [EPOCH, dayOf(plan.today), seq(30n)],
+    ]);
     expect(await direct.trimRow(t, u)).toBeNull();
     expect((await store.rangeScan(t, u, seq(20n), TOP, 10)).entries.map((e) => e.mailboxSeq)).toEqual([seq(30n)]);
   });
 });
 
-describe('range scan and watermark', () => {
+describe('exact gap boundary without raising the ledger item (ADR-0022 §5)', () => {
+  it('a day whose highest seq rides only on its proof is consumed at the proof by the next day registration → CursorExpired at that seq, never a skip', async () => {
+    const plan = soon(2_500n);
+    const store = open(plan.retention);
+    const [t, u] = [rid(), rid()];
+    await store.appendBatch([entry(t, u, seq(20n), plan.yesterday)]);
+    const day = dayOf(plan.yesterday);
+    // What a no-LWT append of seq 40 on that day leaves: the proof raised by stamp, the ledger item untouched.
+    await direct.exec('INSERT INTO {ks}.mailbox_retention_bucket_v3 (tenant_id, user_id, epoch, day, max_seq, expires_at) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ?', [
+      Buffer.from(t, 'hex'),
+      Buffer.from(u, 'hex'),
+      EPOCH,
+      BigInt(day),
+      seq(40n),
+      entryExpiry(plan.yesterday, plan.retention),
+      seq(40n),
+    ]);
+    expect(decodeActiveLedger((await direct.retentionMeta(t, u))!['active_ledger'] as Buffer).map((i) => [i.day, i.maxSeq])).toEqual([[day, seq(20n)]]);
+    await sleepUntil(entryExpiry(plan.yesterday, plan.retention) + 1_100n);
+    await store.appendBatch([entry(t, u, seq(50n), plan.today)]);
+    const meta = (await direct.retentionMeta(t, u))!;
+    expect(meta['expired_gap_boundary']).toBe(seq(40n));
+    const err = await store.rangeScan(t, u, seq(20n), TOP, 10).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CursorExpiredError);
+    expect((err as CursorExpiredError).boundary).toBe(seq(40n));
+    expect((await store.rangeScan(t, u, seq(40n), TOP, 10)).entries.map((e) => e.mailboxSeq)).toEqual([seq(50n)]);
+  });
+});
+
+describe('range scan', () => {
   it('pages cut on entry boundaries walk every entry once and only the last page claims upTo', async () => {
     const store = open();
     const [t, u] = [rid(), rid()];
@@ -195,21 +227,5 @@ describe('range scan and watermark', () => {
     }
     expect(after).toBe(seq(200n));
     expect(seen).toEqual(Array.from({ length: 12 }, (_, i) => seq(BigInt(100 + i))));
-  });
-
-  it('laneWatermark recomputes W from completion facts: a hand-deleted completion below W → WatermarkNotReady', async () => {
-    const store = open();
-    const { manifest, digest } = makeDispatch(rid(), 3);
-    const receipt = await store.beginDispatch(manifest.dispatchId, 20n, manifest, digest);
-    await completeAllChunks(store, receipt, manifest, BigInt(Date.now()));
-    const lane = manifest.lanes.find((l) => l.chunks.length > 0)!.lane;
-    expect(await store.advanceWatermark(lane, null, 20n)).toEqual({ lane, w: 20n, floor: null });
-    expect(await store.laneWatermark(lane)).toEqual({ lane, w: 20n, floor: null });
-    await direct.exec('DELETE FROM {ks}.dispatch_chunk WHERE shard = ? AND dispatch_id = ? AND lane = ? AND chunk_id = 0', [
-      store.shardEpoch.shard,
-      id128ToBytes(manifest.dispatchId),
-      lane,
-    ]);
-    await expect(store.laneWatermark(lane)).rejects.toBeInstanceOf(WatermarkNotReadyError);
   });
 });

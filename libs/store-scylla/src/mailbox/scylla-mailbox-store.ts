@@ -2,30 +2,28 @@ import { InvalidInputError, assertU64, systemClock } from '@qim/store-core';
 import type {
   AppendReport,
   Clock,
-  DispatchManifest,
-  DispatchProgress,
-  DispatchReceipt,
-  HousekeepingReport,
+  DispatchPage,
   Id128,
-  LaneWatermark,
   MailboxEntryInput,
   MailboxGcConfig,
   MailboxStore,
   MailboxStoreCapabilities,
+  PageReport,
   RangeScanPage,
   ShardEpoch,
+  ShardFrontier,
 } from '@qim/store-core';
 import type { ScyllaSession } from '../session/scylla-session';
+import { DEFAULT_MAX_IN_FLIGHT, InFlightLimit } from './cql/in-flight-limit';
 import { MailboxCql } from './cql/mailbox-cql';
 import type { StatementCounter } from './cql/statement-counter';
-import { beginDispatch } from './dispatch/begin-dispatch';
-import { appendChunk, chunkCompleted, dispatchProgress, markChunkCompleted } from './dispatch/chunk-ops';
-import { advanceFloor, advanceWatermark, laneWatermark } from './dispatch/lane-watermark';
-import { gcCompletedDispatches } from './gc/gc-pass';
-import type { GcStepHook } from './gc/gc-steps';
 import type { MailboxContext } from './mailbox-context';
+import { applyPage } from './page/apply-page';
+import { readFrontier } from './page/frontier';
+import type { ScyllaMailboxFaults } from './page/page-faults';
 import { prepareEntries, writeEntries } from './retention/append-entries';
 import { rangeScan } from './retention/range-scan';
+import { DEFAULT_REGISTERED_DAYS_USERS, RegisteredDays } from './retention/registered-days';
 import { truncateBefore } from './retention/trim';
 
 /** Construction parameters of a `ScyllaMailboxStore`. `shardEpoch` and `gc` are explicit (no hidden defaults). */
@@ -36,39 +34,39 @@ export interface ScyllaMailboxStoreOptions {
   readonly gc: MailboxGcConfig;
   /**
    * How far (ms) the servers' clocks may run ahead of this process's clock. A range scan whose read
-   * overlaps a ledger day expiring within this margin waits for the expiry and inspects again, so a
-   * TTL that fired early on a fast server clock never passes as "covered". Default 0 (synchronised
-   * clocks); set it to the deployment's NTP bound.
+   * overlaps a ledger day expiring within this margin waits for the expiry and inspects again, and
+   * the no-LWT fast path keeps this much (plus one hour) away from a day's expiry. Default 0
+   * (synchronised clocks); set it to the deployment's NTP bound.
    */
   readonly clockSkewAllowanceMs?: bigint;
-  /** Concurrent per-user writes of a batch/chunk and lane-source writes of an observation (default 16). */
-  readonly writeConcurrency?: number;
-  /** Concurrent row rewrites in one GC phase (default 16). */
-  readonly gcConcurrency?: number;
-  /** Counts every statement by name (benchmarks, tests). */
+  /**
+   * Most statements this store has in flight at once (`QIM_MAILBOX_APPLY_CONCURRENCY`, default 64,
+   * 1…1024): further statements wait for a slot (backpressure), so a huge page never saturates the
+   * driver and reads keep their share of the connection pool.
+   */
+  readonly maxStatementsInFlight?: number;
+  /** Users whose registered ledger days the store remembers (default 100,000; least recently used leave). */
+  readonly registeredDaysCacheSize?: number;
+  /** Counts every statement by name and the requests in flight (benchmarks, tests). */
   readonly counter?: StatementCounter;
-  /** Internal fault-injection seam: called after every durable GC step. Tests only. */
-  readonly gcStepHook?: GcStepHook;
-  /** Wall clock used for expiries, last-seen times and GC deadlines (default the system clock). */
+  /** Simulated crash points of `applyPage` (the contract harness; tests only). */
+  readonly faults?: ScyllaMailboxFaults;
+  /** Wall clock used for expiries and TTLs (default the system clock). */
   readonly clock?: Clock;
 }
 
-function positiveInt(v: number | undefined, fallback: number, what: string): number {
-  const n = v ?? fallback;
-  if (!Number.isInteger(n) || n < 1 || n > 1024) throw new InvalidInputError(`${what} must be an integer 1…1024: ${n}`);
-  return n;
-}
-
 /**
- * The Scylla/Cassandra `MailboxStore` (seed "MailboxStore schema 与操作"): per-user entries with a
- * fixed absolute TTL and the V4 retention proof, plus the seed's dispatch/lane/watermark bookkeeping
- * and its phased, fixed-deadline TTL GC. Prepared statements at LOCAL_QUORUM; only first facts and
- * ordered moves are LWTs (LOCAL_SERIAL). No statement of this store deletes anything.
+ * The Scylla/Cassandra `MailboxStore` in the shard-frontier layout (ADR-0022): per-user entries with
+ * a fixed absolute TTL and the V4 retention proof, a dispatch index and a shard frontier ordered by
+ * write timestamps. Prepared statements at LOCAL_QUORUM; the only LWTs are the user's retention meta
+ * (when its ledger must change) and trim (LOCAL_SERIAL). No statement of this store deletes anything.
  */
 export class ScyllaMailboxStore implements MailboxStore {
   readonly shardEpoch: ShardEpoch;
   readonly capabilities: MailboxStoreCapabilities = Object.freeze({ injectableClock: false });
   private readonly ctx: MailboxContext;
+  /** The same context whose statements wait ahead of the writers' (syncs are never starved by a page). */
+  private readonly readerCtx: MailboxContext;
 
   constructor(options: ScyllaMailboxStoreOptions) {
     const { shard, epoch } = options.shardEpoch;
@@ -76,18 +74,19 @@ export class ScyllaMailboxStore implements MailboxStore {
       throw new InvalidInputError(`shard and epoch must be integers 0…65535: ${shard}/${epoch}`);
     }
     assertU64(options.gc.entryRetentionMs, 'entry retention');
-    assertU64(options.gc.dispatchGcDelayMs, 'dispatch GC delay');
+    assertU64(options.gc.dispatchDedupeMs, 'dispatch dedupe window');
     this.shardEpoch = Object.freeze({ shard, epoch });
+    const limit = new InFlightLimit(options.maxStatementsInFlight ?? DEFAULT_MAX_IN_FLIGHT);
     this.ctx = Object.freeze({
-      cql: new MailboxCql(options.session.client, options.session.config.keyspace, options.counter ?? null),
+      cql: new MailboxCql(options.session.client, options.session.config.keyspace, options.counter ?? null, limit),
       shardEpoch: this.shardEpoch,
-      gc: Object.freeze({ ...options.gc }),
+      gc: Object.freeze({ entryRetentionMs: options.gc.entryRetentionMs, dispatchDedupeMs: options.gc.dispatchDedupeMs }),
       clock: options.clock ?? systemClock,
       clockSkewAllowanceMs: assertU64(options.clockSkewAllowanceMs ?? 0n, 'clock skew allowance'),
-      writeConcurrency: positiveInt(options.writeConcurrency, 16, 'writeConcurrency'),
-      gcConcurrency: positiveInt(options.gcConcurrency, 16, 'gcConcurrency'),
-      gcStepHook: options.gcStepHook ?? null,
+      registered: new RegisteredDays(options.registeredDaysCacheSize ?? DEFAULT_REGISTERED_DAYS_USERS),
+      faults: options.faults ? Object.freeze({ ...options.faults }) : null,
     });
+    this.readerCtx = Object.freeze({ ...this.ctx, cql: this.ctx.cql.forReaders() });
   }
 
   async appendBatch(entries: readonly MailboxEntryInput[]): Promise<AppendReport> {
@@ -95,47 +94,24 @@ export class ScyllaMailboxStore implements MailboxStore {
   }
 
   rangeScan(tenantId: Id128, userId: Id128, after: bigint, upTo: bigint, limit: number): Promise<RangeScanPage> {
-    return rangeScan(this.ctx, tenantId, userId, after, upTo, limit);
+    return rangeScan(this.readerCtx, tenantId, userId, after, upTo, limit);
   }
 
   truncateBefore(tenantId: Id128, userId: Id128, seq: bigint): Promise<void> {
-    return truncateBefore(this.ctx, tenantId, userId, seq);
+    return truncateBefore(this.readerCtx, tenantId, userId, seq);
   }
 
-  beginDispatch(dispatchId: Id128, observedOffset: bigint, manifest: DispatchManifest, digest: Uint8Array): Promise<DispatchReceipt> {
-    return beginDispatch(this.ctx, dispatchId, observedOffset, manifest, digest);
+  applyPage(page: DispatchPage): Promise<PageReport> {
+    return applyPage(this.ctx, page);
   }
 
-  appendChunk(receipt: DispatchReceipt, lane: number, chunkId: number, entries: readonly MailboxEntryInput[]): Promise<AppendReport> {
-    return appendChunk(this.ctx, receipt, lane, chunkId, entries);
+  async frontier(): Promise<ShardFrontier> {
+    return { offset: await readFrontier(this.readerCtx.cql, this.shardEpoch) };
   }
 
-  markChunkCompleted(receipt: DispatchReceipt, lane: number, chunkId: number): Promise<void> {
-    return markChunkCompleted(this.ctx, receipt, lane, chunkId);
-  }
-
-  chunkCompleted(dispatchId: Id128, lane: number, chunkId: number): Promise<boolean> {
-    return chunkCompleted(this.ctx, dispatchId, lane, chunkId);
-  }
-
-  dispatchProgress(dispatchId: Id128): Promise<DispatchProgress | null> {
-    return dispatchProgress(this.ctx, dispatchId);
-  }
-
-  laneWatermark(lane: number): Promise<LaneWatermark> {
-    return laneWatermark(this.ctx, lane);
-  }
-
-  advanceWatermark(lane: number, expectedPrev: bigint | null, offset: bigint): Promise<LaneWatermark> {
-    return advanceWatermark(this.ctx, lane, expectedPrev, offset);
-  }
-
-  advanceFloor(lane: number, expectedFloor: bigint | null, newFloor: bigint): Promise<LaneWatermark> {
-    return advanceFloor(this.ctx, lane, expectedFloor, newFloor);
-  }
-
-  gcCompletedDispatches(cutoffMs: bigint, limit: number): Promise<HousekeepingReport> {
-    return gcCompletedDispatches(this.ctx, cutoffMs, limit);
+  /** Highest number of statements this store has had in flight at once (never above its bound). */
+  get peakStatementsInFlight(): number {
+    return this.ctx.cql.limit.peak;
   }
 
   /** The session belongs to its owner (it may serve several stores); closing a store releases nothing of it. */

@@ -4,18 +4,20 @@
  * throws at a chosen point, which stops the operation exactly there, like a kill -9 would.
  */
 export type FaultPoint =
-  | 'reserve:after-recovery-row'
-  | 'reserve:after-seq'
+  | 'reserve:after-claim'
+  | 'reserve:after-entry-and-seq'
   | 'reserve:after-commit'
   | 'put-record:after-record'
-  | 'put-record:after-index';
+  | 'put-record:after-index'
+  | 'mark-committed:after-state';
 
 export const FAULT_POINTS: readonly FaultPoint[] = Object.freeze([
-  'reserve:after-recovery-row',
-  'reserve:after-seq',
+  'reserve:after-claim',
+  'reserve:after-entry-and-seq',
   'reserve:after-commit',
   'put-record:after-record',
   'put-record:after-index',
+  'mark-committed:after-state',
 ]);
 
 export interface FaultPoints {

@@ -2,10 +2,12 @@ import { CorruptEntryError, encodeCommitIntent, requestIdentity } from '@qim/sto
 import type { CommitIntent, Id128, SendRequest } from '@qim/store-core';
 import type { types } from 'cassandra-driver';
 import { mapBounded } from './bounded';
+import { isTakeoverAllowed } from './claim';
 import { decodeCommitRow } from './commit-rows';
+import type { StoredClaim } from './commit-rows';
 import { takeWithinBudget } from './history-page';
 import { ttlSecondsOf } from './message-context';
-import { recoveryBuckets } from './recovery-scan';
+import { RECOVERY_SETTLE_MS, before, comparePositions, recoveryWindow, scanStart } from './recovery-window';
 import { seqBucketOf } from './tables/record-table';
 
 const id = (n: number): Id128 => n.toString(16).padStart(32, '0') as Id128;
@@ -33,24 +35,46 @@ const intent: CommitIntent = {
 const row = (r: Record<string, unknown>) => r as unknown as types.Row;
 
 describe('decodeCommitRow', () => {
-  const good = { identity: Buffer.from(intent.identity), intent: encodeCommitIntent(intent), state: 'RESERVED', born_us: 1_700_000_000_000_000n };
-  it('decodes a complete row', () => {
+  const good = { identity: Buffer.from(intent.identity), intent: encodeCommitIntent(intent), state: 'RESERVED', born_us: 1_700_000_000_000_000n, recovery_at: 1_700_000_000_123n };
+  const claim = { identity: Buffer.from(intent.identity), intent: null, state: 'CLAIMED', claim: Buffer.alloc(16, 7), born_us: 5n, claim_us: 6n };
+  it('decodes a complete commit row', () => {
     const s = decodeCommitRow(row(good), intent.key);
-    expect(s?.snapshot.state).toBe('RESERVED');
-    expect(s?.snapshot.intent.seq).toBe(5n);
-    expect(s?.bornMicros).toBe(1_700_000_000_000_000n);
+    expect(s?.kind).toBe('commit');
+    if (s?.kind !== 'commit') return;
+    expect(s.snapshot.state).toBe('RESERVED');
+    expect(s.snapshot.intent.seq).toBe(5n);
+    expect(s.bornMicros).toBe(1_700_000_000_000_000n);
+    expect(s.recoveryAt).toBe(1_700_000_000_123n);
+  });
+  it('decodes a claim (token, or empty = abandoned) with its write times', () => {
+    expect(decodeCommitRow(row(claim), intent.key)).toEqual({ kind: 'claim', identity: claim.identity, token: claim.claim, bornMicros: 5n, claimMicros: 6n });
+    expect(decodeCommitRow(row({ ...claim, claim: Buffer.alloc(0) }), intent.key)).toMatchObject({ kind: 'claim', token: Buffer.alloc(0) });
   });
   it('no row, or a row whose cells expired → absent', () => {
     expect(decodeCommitRow(undefined, intent.key)).toBeNull();
     expect(decodeCommitRow(row({ ...good, identity: null }), intent.key)).toBeNull();
     expect(decodeCommitRow(row({ ...good, intent: null }), intent.key)).toBeNull();
     expect(decodeCommitRow(row({ ...good, state: null }), intent.key)).toBeNull();
+    expect(decodeCommitRow(row({ ...claim, claim: null }), intent.key)).toBeNull();
+    expect(decodeCommitRow(row({ ...claim, identity: null }), intent.key)).toBeNull();
   });
-  it('undecodable intent, unknown state, other key or identity → CorruptEntry', () => {
+  it('undecodable intent, unknown state, other key or identity, a claim with an intent or a bad token → CorruptEntry', () => {
     expect(() => decodeCommitRow(row({ ...good, intent: Buffer.from('junk') }), intent.key)).toThrow(CorruptEntryError);
     expect(() => decodeCommitRow(row({ ...good, state: 'LOST' }), intent.key)).toThrow(CorruptEntryError);
     expect(() => decodeCommitRow(row(good), { ...intent.key, senderId: id(7) })).toThrow(CorruptEntryError);
     expect(() => decodeCommitRow(row({ ...good, identity: Buffer.alloc(32) }), intent.key)).toThrow(CorruptEntryError);
+    expect(() => decodeCommitRow(row({ ...claim, intent: encodeCommitIntent(intent) }), intent.key)).toThrow(CorruptEntryError);
+    expect(() => decodeCommitRow(row({ ...claim, claim: Buffer.alloc(3) }), intent.key)).toThrow(CorruptEntryError);
+  });
+});
+
+describe('isTakeoverAllowed', () => {
+  const claimAt = (ms: bigint, token = Buffer.alloc(16, 1)): StoredClaim => ({ kind: 'claim', identity: Buffer.alloc(32), token, bornMicros: ms * 1000n, claimMicros: ms * 1000n });
+  it('only once the lease has passed since the token was written, or at once when abandoned', () => {
+    expect(isTakeoverAllowed(claimAt(1_000n), 1_000n + 15_000n, 15_000n)).toBe(false);
+    expect(isTakeoverAllowed(claimAt(1_000n), 1_000n + 15_001n, 15_000n)).toBe(true);
+    expect(isTakeoverAllowed(claimAt(1_000n, Buffer.alloc(0)), 1_000n, 15_000n)).toBe(true);
+    expect(isTakeoverAllowed({ ...claimAt(1_000n), claimMicros: -1n }, 10n ** 12n, 15_000n)).toBe(false);
   });
 });
 
@@ -65,18 +89,31 @@ describe('takeWithinBudget', () => {
   });
 });
 
-describe('recoveryBuckets', () => {
+describe('recovery window and progress', () => {
   const H = 3_600_000n;
-  it('from one hour before now − aux TTL to the cutoff bucket', () => {
+  const at = (position: bigint, fill = 1) => ({ position, tenant: Buffer.alloc(16, fill), sender: Buffer.alloc(16, fill), client: Buffer.alloc(16, fill) });
+  it('reads nothing that may have expired, and keeps the progress a settle time behind now', () => {
     const now = 100n * H + 5n;
-    expect(recoveryBuckets(now, 2n * H, now)).toEqual([97n, 98n, 99n, 100n]);
-    expect(recoveryBuckets(now, 3000n, now)).toEqual([98n, 99n, 100n]);
+    const w = recoveryWindow(now, 2n * H);
+    expect(w.from).toBe(now - 2n * H);
+    expect(w.limit).toBe(now - RECOVERY_SETTLE_MS);
+    expect(w.lastBucket).toBe(100n);
+    expect(recoveryWindow(H - 1n, 2n * H).from).toBe(0n);
+    expect(recoveryWindow(H - 1n, 1n).lastBucket).toBe(1n);
+    expect(RECOVERY_SETTLE_MS >= 5_000n).toBe(true);
   });
-  it('a cutoff far in the future stops one bucket after now; a cutoff before the window gives nothing', () => {
-    const now = 100n * H;
-    expect(recoveryBuckets(now, 2n * H, 1n << 62n)).toEqual([97n, 98n, 99n, 100n, 101n]);
-    expect(recoveryBuckets(now, 2n * H, 50n * H)).toEqual([]);
-    expect(recoveryBuckets(now, 2n * H, 0n)).toEqual([]);
+  it('starts at the stored progress, but never below the first live position', () => {
+    const w = recoveryWindow(100n * H, 2n * H);
+    expect(scanStart(null, w)).toEqual(before(w.from));
+    expect(scanStart(at(w.from - 1n), w)).toEqual(before(w.from));
+    expect(scanStart(at(w.from + 10n), w)).toEqual(at(w.from + 10n));
+  });
+  it('orders positions as the clustering does: position, then key bytes', () => {
+    expect(comparePositions(at(5n), at(6n))).toBe(-1);
+    expect(comparePositions(at(6n, 1), at(6n, 2))).toBe(-1);
+    expect(comparePositions(at(6n, 2), at(6n, 2))).toBe(0);
+    expect(comparePositions(before(6n), at(6n, 0))).toBe(-1);
+    expect(comparePositions(at(5n, 255), before(6n))).toBe(-1);
   });
 });
 

@@ -1,64 +1,82 @@
-import { ConflictError, UnavailableError, encodeCommitIntent, requestIdentity, validateReserveInput } from '@qim/store-core';
-import type { CommitIntent, ReserveInput, ReserveResult } from '@qim/store-core';
+import { StoreError, UnavailableError, assertSameRequest, encodeCommitIntent, requestIdentity, validateReserveInput } from '@qim/store-core';
+import type { CommitIntent, CommitKey, ReserveInput, ReserveResult } from '@qim/store-core';
 import { applied, toCqlBigint } from '../session/statements';
-import { commitKeyParams, decodeCommitRow, loadStoredCommit } from './commit-rows';
+import { abandonClaim, claimCommitKey } from './claim';
+import { commitKeyParams } from './commit-rows';
 import type { StoredCommit } from './commit-rows';
 import type { MessageContext } from './message-context';
 import { ttlSecondsOf } from './message-context';
+import { writeRecoveryEntry } from './recovery-entry';
 import type { SequenceAllocator } from './sequence-allocator';
-import { recoveryBucketOf } from './tables/recovery-table';
+
+/** Claims lost to a takeover before a reserve gives up (each such loss leaves one hole). */
+const MAX_CLAIM_LOSSES = 2;
 
 function replayOrConflict(stored: StoredCommit, identity: Buffer): ReserveResult {
-  if (!identity.equals(Buffer.from(stored.snapshot.intent.identity))) {
-    throw new ConflictError('a commit with this key exists for a different request');
-  }
+  assertSameRequest('reserve', stored.snapshot.intent.identity, identity);
   return { snapshot: stored.snapshot, created: false };
 }
 
 /**
- * `reserve` on Scylla. An existing commit answers by identity (same bytes → first intent and its
- * state; else `ConflictError`). First time, in this order:
- * 1. the recovery index row (TTL'd, hourly bucket of created_at), so a crash after any later step
- *    leaves an entry the scanner finds — or, before the commit exists, an orphan it skips;
- * 2. the seq, by single-step CAS (`SequenceAllocator`);
- * 3. the complete RESERVED commit by `INSERT … IF NOT EXISTS` (LOCAL_SERIAL). Losing this race to
- *    another reserve of the same key leaves our seq as a hole and answers with the winner's intent.
+ * With the key claimed by `token`: the recovery index entry and the seq (together), then the completion
+ * `IF state = 'CLAIMED' AND claim = token`. Null when the claim was taken over meanwhile (we were
+ * slower than the lease): the seq we got is then a hole, as after a crash.
+ */
+async function completeClaim(
+  ctx: MessageContext,
+  seqs: SequenceAllocator,
+  input: ReserveInput,
+  key: CommitKey,
+  identity: Buffer,
+  token: Buffer,
+  deadlineMs: bigint,
+): Promise<ReserveResult | null> {
+  const { request } = input;
+  const createdAt = toCqlBigint(input.createdAt, 'createdAt');
+  // independent of each other (the claim guards the key); both must be durable before the completion
+  const [position, seq] = await Promise.all([writeRecoveryEntry(ctx, key, createdAt, deadlineMs), seqs.next(request.tenantId, request.conversationId)]);
+  await ctx.faults.at('reserve:after-entry-and-seq');
+  const intent: CommitIntent = { key, identity, request, seq, messageId: input.messageId, createdAt, recipients: input.recipients, publication: null };
+  const intentBytes = encodeCommitIntent(intent);
+  const ttl = ttlSecondsOf(deadlineMs - ctx.clock.nowMs());
+  const rs = await ctx.commit.complete.run([ttl, intentBytes, createdAt, toCqlBigint(position, 'recovery position'), ...commitKeyParams(key), token]);
+  if (!applied(rs)) return null;
+  await ctx.faults.at('reserve:after-commit');
+  const snapshot = { intent, state: 'RESERVED' } as const;
+  // birth as the claimant saw it (its clock before the claim): the deadline it wrote every TTL against
+  ctx.cache.put({ kind: 'commit', snapshot, intentBytes, bornMicros: (deadlineMs - ctx.auxTtlMs) * 1000n, recoveryAt: position, token }, ctx.clock.nowMs());
+  return { snapshot, created: true };
+}
+
+/**
+ * `reserve` on Scylla (README "reserve"). The key is claimed before any seq is spent, so
+ * concurrent identical requests — in any number of processes — spend one seq:
+ * 1. claim the key (`INSERT … 'CLAIMED' … IF NOT EXISTS`); an existing commit answers by identity
+ *    (same bytes → first intent and its state; else `ConflictError`), an existing claim of the same
+ *    request is waited on or, when stale or abandoned, taken over (`claim.ts`);
+ * 2. together: the recovery index entry (TTL'd, at the writer's position), so the commit, once
+ *    completed, is always findable by the scanner (before that, the scanner passes the entry), and
+ *    the seq (grouped single CAS per conversation and process, `SequenceAllocator`);
+ * 3. the completion: the claim becomes the complete RESERVED commit, only while still ours.
+ * A store error after the claim abandons it (best effort), so a retry takes over without waiting.
  */
 export async function reserve(ctx: MessageContext, seqs: SequenceAllocator, raw: ReserveInput): Promise<ReserveResult> {
   const input = validateReserveInput(raw);
-  const request = input.request;
+  const { request } = input;
   const identity = requestIdentity(request);
   const key = { tenantId: request.tenantId, senderId: request.senderId, clientMessageId: request.clientMessageId };
-  const createdAt = toCqlBigint(input.createdAt, 'createdAt');
-  const keyParams = commitKeyParams(key);
-  const auxTtl = ttlSecondsOf(ctx.auxTtlMs);
-
-  const existing = await loadStoredCommit(ctx, key);
-  if (existing !== null) return replayOrConflict(existing, identity);
-
-  await ctx.recovery.insert.run([toCqlBigint(recoveryBucketOf(createdAt), 'hour_bucket'), createdAt, ...keyParams, auxTtl]);
-  await ctx.faults.at('reserve:after-recovery-row');
-
-  const seq = await seqs.next(request.tenantId, request.conversationId);
-  await ctx.faults.at('reserve:after-seq');
-
-  const intent: CommitIntent = {
-    key,
-    identity,
-    request,
-    seq,
-    messageId: input.messageId,
-    createdAt,
-    recipients: input.recipients,
-    publication: null,
-  };
-  const rs = await ctx.commit.insertReserved.run([...keyParams, identity, encodeCommitIntent(intent), createdAt, auxTtl]);
-  if (applied(rs)) {
-    await ctx.faults.at('reserve:after-commit');
-    return { snapshot: { intent, state: 'RESERVED' }, created: true };
+  for (let losses = 0; ; losses++) {
+    const claim = await claimCommitKey(ctx, key, identity);
+    if (claim.kind === 'existing') return replayOrConflict(claim.stored, identity);
+    await ctx.faults.at('reserve:after-claim');
+    let done: ReserveResult | null;
+    try {
+      done = await completeClaim(ctx, seqs, input, key, identity, claim.token, claim.deadlineMs);
+    } catch (err) {
+      if (err instanceof StoreError) await abandonClaim(ctx, key, claim.token, claim.deadlineMs).catch(() => undefined);
+      throw err;
+    }
+    if (done !== null) return done;
+    if (losses >= MAX_CLAIM_LOSSES) throw new UnavailableError('the claim of this commit key was taken over repeatedly; retry');
   }
-  const winner = decodeCommitRow(rs.rows[0], key) ?? (await loadStoredCommit(ctx, key));
-  if (winner === null) throw new UnavailableError('the commit key was taken and expired during reserve; retry');
-  return replayOrConflict(winner, identity);
 }
-

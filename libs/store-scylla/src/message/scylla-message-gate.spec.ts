@@ -7,14 +7,16 @@ import type { FaultPoint } from './fault-points';
 import { COMMIT_CQL } from './tables/commit-table';
 import { HISTORY_INDEX_CQL } from './tables/history-index-table';
 import { RECORD_CQL } from './tables/record-table';
-import { RECOVERY_CQL } from './tables/recovery-table';
+import { RECOVERY_PROGRESS_CQL } from './tables/recovery-progress-table';
+import { RECOVERY_CQL, recoveryBucketOf } from './tables/recovery-table';
 import { SEQUENCE_CQL } from './tables/sequence-table';
-import { GATE_AUX_TTL_MS, GATE_CASE_TIMEOUT_MS, GATE_SETUP_TIMEOUT_MS, MessageGate } from './test-support/message-gate';
+import { GATE_AUX_TTL_MS, GATE_CASE_TIMEOUT_MS, GATE_CLAIM_LEASE_MS, GATE_SETUP_TIMEOUT_MS, MessageGate } from './test-support/message-gate';
 
 /**
  * Scylla gate, message store specifics beyond the shared contract: racing reserves from separate
- * store instances (separate "processes"), crashes injected between every durable step followed by
- * the recovery scan, the consistency every statement really ran with, and the u64 bit-63 rule.
+ * store instances (separate "processes") spending one seq per commit, grouped seq allocation,
+ * crashes injected between every durable step followed by the recovery scan and a claim takeover,
+ * the consistency every statement really ran with, and the u64 bit-63 rule.
  */
 jest.setTimeout(GATE_CASE_TIMEOUT_MS);
 
@@ -45,32 +47,65 @@ const publisher = (): OutboxPublisher & { count: number } => {
   return p;
 };
 
-describe('racing reserves (separate store instances)', () => {
-  it('two concurrent reserves of one key: one intent wins, the other returns it; a different request under the key conflicts', async () => {
-    const [a, b, c] = [gate.store(), gate.store(), gate.store()];
-    const tenant = id();
-    const conv = id();
-    const req = request(tenant, conv);
-    const [x, y] = await Promise.all([a.reserve(input(req)), b.reserve(input(req))]);
-    expect([x.created, y.created].sort()).toEqual([false, true]);
-    expect(x.snapshot).toEqual(y.snapshot);
-    await expect(c.reserve(input({ ...req, body: Buffer.from('other') }))).rejects.toBeInstanceOf(ConflictError);
-    // the loser may have consumed a seq (a legal hole); the next commit is strictly above both
-    const next = await c.reserve(input(request(tenant, conv)));
-    expect(next.snapshot.intent.seq > x.snapshot.intent.seq).toBe(true);
+const ascending = (xs: readonly bigint[]): bigint[] => [...xs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+const oneTo = (n: number): bigint[] => Array.from({ length: n }, (_, k) => BigInt(k + 1));
+
+describe('racing reserves (separate store instances): one seq per commit, no hole without a crash', () => {
+  it('two concurrent reserves of one key: one intent wins, the other returns it; one seq spent; a different request under the key conflicts', async () => {
+    const a = gate.store();
+    const b = await gate.separateStore();
+    const c = gate.store();
+    try {
+      const tenant = id();
+      const conv = id();
+      const req = request(tenant, conv);
+      const [x, y] = await Promise.all([a.reserve(input(req)), b.reserve(input(req))]);
+      expect([x.created, y.created].sort()).toEqual([false, true]);
+      expect(x.snapshot).toEqual(y.snapshot);
+      expect(x.snapshot.intent.seq).toBe(1n);
+      await expect(c.reserve(input({ ...req, body: Buffer.from('other') }))).rejects.toBeInstanceOf(ConflictError);
+      const next = await c.reserve(input(request(tenant, conv)));
+      expect(next.snapshot.intent.seq).toBe(2n);
+    } finally {
+      await b.close();
+    }
   });
 
-  it('64 concurrent reserves in one conversation from 4 instances: every seq distinct, none reused afterwards (holes allowed)', async () => {
+  it('64 concurrent reserves in one conversation from 4 instances: exactly the seqs 1 … 64', async () => {
     const stores = [gate.store(), gate.store(), gate.store(), gate.store()];
     const tenant = id();
     const conv = id();
     const results = await Promise.all(Array.from({ length: 64 }, (_, k) => stores[k % 4]!.reserve(input(request(tenant, conv)))));
-    const seqs = results.map((r) => r.snapshot.intent.seq);
     expect(results.every((r) => r.created)).toBe(true);
-    expect(new Set(seqs).size).toBe(64);
-    const max = seqs.reduce((m, s) => (s > m ? s : m), 0n);
+    expect(ascending(results.map((r) => r.snapshot.intent.seq))).toEqual(oneTo(64));
     const after = await stores[0]!.reserve(input(request(tenant, conv)));
-    expect(after.snapshot.intent.seq > max).toBe(true);
+    expect(after.snapshot.intent.seq).toBe(65n);
+  });
+
+  it('grouped allocation: 64 concurrent reserves of one conversation in one store share a few CAS rounds (k seqs per round, none leased ahead)', async () => {
+    const store = gate.store();
+    const tenant = id();
+    const conv = id();
+    const results = await Promise.all(Array.from({ length: 64 }, () => store.reserve(input(request(tenant, conv)))));
+    expect(ascending(results.map((r) => r.snapshot.intent.seq))).toEqual(oneTo(64));
+    const { seqs, rounds } = store.seqGroups;
+    expect(seqs).toBe(64);
+    expect(rounds).toBeLessThan(16);
+    expect(store.seqLwtRounds).toBeLessThan(32);
+    const row = (await gate.exec('SELECT next FROM {ks}.conversation_sequence WHERE tenant_id = ? AND conversation_id = ?', [id128ToBytes(tenant), id128ToBytes(conv)])) as types.ResultSet;
+    expect(row.rows[0]?.['next']).toBe(64n);
+  });
+
+  it('64 concurrent identical reserves from 4 instances: one commit, one seq, every caller the same intent', async () => {
+    const stores = [gate.store(), gate.store(), gate.store(), gate.store()];
+    const tenant = id();
+    const conv = id();
+    const req = request(tenant, conv);
+    const results = await Promise.all(Array.from({ length: 64 }, (_, k) => stores[k % 4]!.reserve(input(req))));
+    expect(results.filter((r) => r.created)).toHaveLength(1);
+    for (const r of results) expect(r.snapshot).toEqual(results[0]!.snapshot);
+    expect(results[0]!.snapshot.intent.seq).toBe(1n);
+    expect((await stores[1]!.reserve(input(request(tenant, conv)))).snapshot.intent.seq).toBe(2n);
   });
 });
 
@@ -81,7 +116,9 @@ describe('crash injection between every durable step, then the recovery scan', (
     },
   });
 
-  it.each(FAULT_POINTS.map((p) => [p]))('crash at %s: the scan recovers the commit or safely skips an orphan', async (point) => {
+  const reservePoints = new Set<FaultPoint>(['reserve:after-claim', 'reserve:after-entry-and-seq']);
+
+  it.each(FAULT_POINTS.map((p) => [p]))('crash at %s: the scan recovers the commit or safely passes it; a retry takes a dead claim over', async (point) => {
     const tenant = id();
     const conv = id();
     const req = request(tenant, conv);
@@ -92,17 +129,29 @@ describe('crash injection between every durable step, then the recovery scan', (
 
     const crashed = point.startsWith('reserve')
       ? dying.reserve(input(req, created))
-      : healthy.reserve(input(req, created)).then((r) => dying.putRecord(r.snapshot.intent, recordFromIntent(r.snapshot.intent)));
+      : point.startsWith('put-record')
+        ? healthy.reserve(input(req, created)).then((r) => dying.putRecord(r.snapshot.intent, recordFromIntent(r.snapshot.intent)))
+        : healthy.reserve(input(req, created)).then(async (r) => {
+            await healthy.putRecord(r.snapshot.intent, recordFromIntent(r.snapshot.intent));
+            return dying.markPublishedAndCommitted(r.snapshot.intent, { topic: 'qim.messages', partition: 0, offset: 7n });
+          });
     await expect(crashed).rejects.toThrow(`injected crash at ${point}`);
+    const crashedAt = Date.now();
 
     const found = (await healthy.scanRecoverableCommits(BigInt(Date.now()) - 30_000n, 100)).filter((s) => s.intent.key.tenantId === tenant);
-    if (point === 'reserve:after-recovery-row' || point === 'reserve:after-seq') {
-      // the recovery row exists but no commit: an orphan, skipped; the client's retry creates the commit
+    if (reservePoints.has(point)) {
+      // only a claim exists (no commit): nothing to recover; the client's retry takes the dead claim over after the lease
       expect(found).toEqual([]);
       expect(await healthy.loadCommitForRequest(req)).toBeNull();
       const retry = await committer.send(input(req, created));
       expect(retry.replay).toBe(false);
-      if (point === 'reserve:after-seq') expect(retry.seq).toBe(2n); // seq 1 was issued to the dead reserve: a hole
+      // not before the dead claimant's lease ran out
+      expect(Date.now() - crashedAt).toBeGreaterThanOrEqual(Number(GATE_CLAIM_LEASE_MS) - 100);
+      // the dead claimant's seq is a hole only when it got that far
+      expect(retry.seq).toBe(point === 'reserve:after-entry-and-seq' ? 2n : 1n);
+    } else if (point === 'mark-committed:after-state') {
+      // COMMITTED, only the recovery entry was not marked done: the scan reads the commit and passes it
+      expect(found).toEqual([]);
     } else {
       expect(found).toHaveLength(1);
       expect(found[0]!.state).toBe('RESERVED');
@@ -119,10 +168,24 @@ describe('crash injection between every durable step, then the recovery scan', (
     expect(page.items.map((i) => i.record.messageId)).toEqual([done!.intent.messageId]);
     expect((await healthy.scanRecoverableCommits(BigInt(Date.now()), 100)).filter((s) => s.intent.key.tenantId === tenant)).toEqual([]);
   });
+
+  it('a reserve failing with a store error abandons its claim: a retry proceeds at once, without waiting out the lease', async () => {
+    const tenant = id();
+    const conv = id();
+    await gate.exec('INSERT INTO {ks}.conversation_sequence (tenant_id, conversation_id, next) VALUES (?, ?, ?)', [id128ToBytes(tenant), id128ToBytes(conv), (1n << 63n) - 1n]);
+    const req = request(tenant, conv);
+    const store = gate.store({ claimLeaseMs: 60_000n });
+    await expect(store.reserve(input(req))).rejects.toBeInstanceOf(InvariantViolationError);
+    await gate.exec('UPDATE {ks}.conversation_sequence SET next = ? WHERE tenant_id = ? AND conversation_id = ?', [10n, id128ToBytes(tenant), id128ToBytes(conv)]);
+    const started = Date.now();
+    const retry = await gate.store({ claimLeaseMs: 60_000n }).reserve(input(req));
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(retry).toMatchObject({ created: true, snapshot: { state: 'RESERVED', intent: { seq: 11n } } });
+  });
 });
 
 describe('statements: prepared, named profiles, LOCAL_QUORUM, LWTs also LOCAL_SERIAL', () => {
-  const all = { ...COMMIT_CQL, ...SEQUENCE_CQL, ...RECORD_CQL, ...HISTORY_INDEX_CQL, ...RECOVERY_CQL };
+  const all = { ...COMMIT_CQL, ...SEQUENCE_CQL, ...RECORD_CQL, ...HISTORY_INDEX_CQL, ...RECOVERY_CQL, ...RECOVERY_PROGRESS_CQL };
 
   it('every declared statement: conditional ⇔ lwt profile; LWTs are not idempotent, everything else is', () => {
     for (const [name, s] of Object.entries(all)) {
@@ -154,25 +217,29 @@ describe('statements: prepared, named profiles, LOCAL_QUORUM, LWTs also LOCAL_SE
       if (/\sIF\s/.test(s.cql)) expect({ cql: s.cql, serial: s.serialConsistency, idempotent: s.idempotent }).toEqual({ cql: s.cql, serial: localSerial, idempotent: false });
       else expect({ cql: s.cql, idempotent: s.idempotent }).toEqual({ cql: s.cql, idempotent: true });
     }
-    // LWTs of one commit in a fresh conversation: seq init, commit insert, three state moves
+    // LWTs of one commit in a fresh conversation: claim, seq init, completion, RECORDED, RECORDED → COMMITTED
     expect(ran.filter((s) => /\sIF\s/.test(s.cql))).toHaveLength(5);
   });
 });
 
 describe('auxiliary facts expire whole (no ghost row from the TTL-carrying state moves)', () => {
-  it('after the aux TTL a fully moved commit row and its recovery row are gone entirely, not just their cells', async () => {
+  it('after the aux TTL a fully moved commit row and its recovery entry are gone entirely, not just their cells', async () => {
     const store = gate.store();
     const req = request(id(), id());
-    const sent = await new DurableMessageCommitter(store, publisher()).send(input(req));
+    await new DurableMessageCommitter(store, publisher()).send(input(req));
     const key = [id128ToBytes(req.tenantId), id128ToBytes(req.senderId), id128ToBytes(req.clientMessageId)];
+    const commitRows = async () => (await gate.exec('SELECT * FROM {ks}.message_commit WHERE tenant_id = ? AND sender_id = ? AND client_message_id = ?', key)) as types.ResultSet;
+    const position = (await commitRows()).rows[0]?.['recovery_at'] as bigint;
     const rows = async () => {
-      const commit = (await gate.exec('SELECT * FROM {ks}.message_commit WHERE tenant_id = ? AND sender_id = ? AND client_message_id = ?', key)) as types.ResultSet;
-      const recovery = (await gate.exec('SELECT * FROM {ks}.commit_recovery WHERE hour_bucket = ?', [sent.createdAt / 3_600_000n])) as types.ResultSet;
-      return commit.rows.length + recovery.rows.filter((r) => Buffer.from(r['client_message_id'] as Buffer).equals(key[2]!)).length;
+      const recovery = (await gate.exec('SELECT * FROM {ks}.commit_recovery_v2 WHERE hour_bucket = ? AND position = ?', [recoveryBucketOf(position), position])) as types.ResultSet;
+      const mine = recovery.rows.filter((r) => Buffer.from(r['client_message_id'] as Buffer).equals(key[2]!));
+      return { commit: (await commitRows()).rows.length, recovery: mine.length, done: mine.every((r) => r['done'] === true) };
     };
-    expect(await rows()).toBe(2);
+    // the done mark is written after the COMMITTED move returns (not on the ACK path)
+    for (let i = 0; i < 40 && !(await rows()).done; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await rows()).toEqual({ commit: 1, recovery: 1, done: true });
     await new Promise((resolve) => setTimeout(resolve, Number(GATE_AUX_TTL_MS) + 2_100));
-    expect(await rows()).toBe(0);
+    expect(await rows()).toEqual({ commit: 0, recovery: 0, done: true });
   });
 });
 

@@ -1,4 +1,4 @@
-import { COMMIT_AUX_TTL_MS, ConflictError, InvalidInputError, requestIdentity, systemClock } from '@qim/store-core';
+import { COMMIT_AUX_TTL_MS, InvalidInputError, assertSameRequest, requestIdentity, systemClock } from '@qim/store-core';
 import type {
   Clock,
   CommitIntent,
@@ -21,6 +21,7 @@ import type {
   Viewer,
 } from '@qim/store-core';
 import type { ScyllaSession } from '../session/scylla-session';
+import { DEFAULT_CLAIM_LEASE_MS } from './claim';
 import { loadStoredCommit } from './commit-rows';
 import { NO_FAULTS } from './fault-points';
 import type { FaultPoints } from './fault-points';
@@ -29,16 +30,21 @@ import { createMessageContext } from './message-context';
 import type { MessageContext } from './message-context';
 import { gcCommittedAuxiliary, scanRecoverableCommits } from './recovery-scan';
 import { reserve } from './reserve';
+import { ReserveSingleFlight } from './reserve-single-flight';
 import { SequenceAllocator } from './sequence-allocator';
 import { conversationSummaries } from './summaries';
-import { markCommitted, markOutboxPublished, putRecord } from './transitions';
-
+import { markCommitted, markOutboxPublished, markPublishedAndCommitted, putRecord } from './transitions';
 
 export interface ScyllaMessageStoreOptions {
   /** "Now" for committed_at, remaining TTLs and the recovery window. Server TTLs still rule expiry. Default `systemClock`. */
   readonly clock?: Clock;
   /** Lifetime of auxiliary commit facts, ms (≥ 1000). Default `COMMIT_AUX_TTL_MS`; the contract gate uses a short one. */
   readonly commitAuxTtlMs?: bigint;
+  /**
+   * How long a claim on a commit key holds before another reserve of the same request may take it
+   * over (its claimant is then taken to have crashed), ms (≥ 100). Default 15 000; gates use less.
+   */
+  readonly claimLeaseMs?: bigint;
 }
 
 /**
@@ -47,9 +53,10 @@ export interface ScyllaMessageStoreOptions {
  * session: `close()` shuts it down.
  */
 export class ScyllaMessageStore implements MessageStore {
-  readonly capabilities: MessageStoreCapabilities = Object.freeze({ injectableClock: false });
+  readonly capabilities: MessageStoreCapabilities = Object.freeze({ injectableClock: false, needsHousekeeping: false });
   private readonly ctx: MessageContext;
   private readonly seqs: SequenceAllocator;
+  private readonly reserves: ReserveSingleFlight;
 
   /**
    * @param faults test seam only (see `FaultPoints`); production code never passes it.
@@ -61,8 +68,12 @@ export class ScyllaMessageStore implements MessageStore {
   ) {
     const auxTtlMs = options.commitAuxTtlMs ?? COMMIT_AUX_TTL_MS;
     if (typeof auxTtlMs !== 'bigint' || auxTtlMs < 1000n) throw new InvalidInputError('commitAuxTtlMs must be at least 1000 ms');
-    this.ctx = createMessageContext(session.client, session.config.keyspace, options.clock ?? systemClock, auxTtlMs, faults);
+    const claimLeaseMs = options.claimLeaseMs ?? DEFAULT_CLAIM_LEASE_MS;
+    if (typeof claimLeaseMs !== 'bigint' || claimLeaseMs < 100n) throw new InvalidInputError('claimLeaseMs must be at least 100 ms');
+    const clock = options.clock ?? systemClock;
+    this.ctx = createMessageContext(session.client, session.config.keyspace, { clock, auxTtlMs, claimLeaseMs, faults });
     this.seqs = new SequenceAllocator(this.ctx);
+    this.reserves = new ReserveSingleFlight((input) => reserve(this.ctx, this.seqs, input));
   }
 
   /** Lifetime of the auxiliary commit facts this store writes (ms). */
@@ -75,8 +86,13 @@ export class ScyllaMessageStore implements MessageStore {
     return this.seqs.lwtRounds;
   }
 
+  /** Seqs issued so far and the won CAS rounds that issued them (mean group size = seqs / rounds; benchmarks). */
+  get seqGroups(): { readonly seqs: number; readonly rounds: number } {
+    return { seqs: this.seqs.seqsIssued, rounds: this.seqs.wonRounds };
+  }
+
   reserve(input: ReserveInput): Promise<ReserveResult> {
-    return reserve(this.ctx, this.seqs, input);
+    return this.reserves.run(input);
   }
 
   putRecord(intent: CommitIntent, record: MessageRecord): Promise<CommitSnapshot> {
@@ -91,6 +107,10 @@ export class ScyllaMessageStore implements MessageStore {
     return markCommitted(this.ctx, key);
   }
 
+  markPublishedAndCommitted(intent: CommitIntent, publication: Publication): Promise<CommitSnapshot> {
+    return markPublishedAndCommitted(this.ctx, intent, publication);
+  }
+
   async loadCommit(key: CommitKey): Promise<CommitSnapshot | null> {
     return (await loadStoredCommit(this.ctx, key))?.snapshot ?? null;
   }
@@ -99,9 +119,7 @@ export class ScyllaMessageStore implements MessageStore {
     const key = { tenantId: request.tenantId, senderId: request.senderId, clientMessageId: request.clientMessageId };
     const stored = await loadStoredCommit(this.ctx, key);
     if (stored === null) return null;
-    if (!requestIdentity(request).equals(Buffer.from(stored.snapshot.intent.identity))) {
-      throw new ConflictError('the stored commit belongs to a different request');
-    }
+    assertSameRequest('loadCommitForRequest', stored.snapshot.intent.identity, requestIdentity(request));
     return stored.snapshot;
   }
 

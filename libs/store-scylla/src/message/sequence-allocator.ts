@@ -3,48 +3,111 @@ import type { Id128 } from '@qim/store-core';
 import { applied, fromCqlBigint, toCqlBigint } from '../session/statements';
 import type { MessageContext } from './message-context';
 
-/** How long one allocation may keep losing CAS rounds before it gives up with `UnavailableError`. */
+/** How long one group may keep losing CAS rounds before its waiters get `UnavailableError`. */
 const ALLOCATION_DEADLINE_MS = 60_000;
 /** Conversations whose last seen `next` is remembered (a hint only: a stale value just loses one CAS). */
 const HINT_CAPACITY = 10_000;
+/** Most waiters one CAS serves (a bound on one group, not a lease: every seq issued has a waiter). */
+export const MAX_GROUP = 256;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+interface Waiter {
+  readonly resolve: (seq: bigint) => void;
+  readonly reject: (err: unknown) => void;
+}
+
+/** The waiters of one conversation in this process; at most one CAS of theirs is in flight. */
+interface Lane {
+  readonly key: Buffer[];
+  readonly conversationId: Id128;
+  readonly queue: Waiter[];
+}
+
+/** Outcome of one CAS round: `won` → seqs `next − k + 1 … next` are ours; else `next` is the current value (null = no row). */
+interface Round {
+  readonly won: boolean;
+  readonly next: bigint | null;
+}
+
 /**
- * Single-step seq allocation on `conversation_sequence`: `INSERT … IF NOT EXISTS` issues seq 1,
- * then every seq is `UPDATE … SET next = n + 1 IF next = n` at LOCAL_SERIAL. A lost CAS returns the
- * current `next` and the allocation retries from it; nothing is pre-leased. A CAS whose outcome is
- * unknown (timeout) may have issued a seq nobody uses: that seq is a hole, never reused, because
- * every retry starts from the value the server reports.
+ * Grouped seq allocation on `conversation_sequence` (format unchanged: `next` = highest issued
+ * seq). Concurrent requests for one conversation in this process queue behind a single CAS: the
+ * k waiters present when a round starts get k consecutive seqs from one `UPDATE … SET next = n + k
+ * IF next = n` (or `INSERT … next = k IF NOT EXISTS` for a new conversation) at LOCAL_SERIAL.
+ * Waiters arriving while a round is in flight join the next round (or the retry of a lost one).
+ * Nothing is pre-leased: k is exactly the number of callers waiting, and each gets one seq.
+ *
+ * A lost CAS returns the current `next` and the group retries from it. A CAS whose outcome is
+ * unknown (timeout) may have issued seqs nobody uses: they are holes, never reused, because every
+ * retry starts from the value the server reports.
  */
 export class SequenceAllocator {
+  private readonly lanes = new Map<string, Lane>();
   private readonly hints = new Map<string, bigint>();
-
-  constructor(private readonly ctx: MessageContext) {}
 
   /** LWT rounds sent by this allocator (benchmark observability). */
   lwtRounds = 0;
+  /** Seqs issued by won rounds (so `seqsIssued / wonRounds` is the mean group size). */
+  seqsIssued = 0;
+  wonRounds = 0;
 
-  async next(tenantId: Id128, conversationId: Id128): Promise<bigint> {
-    const hintKey = `${tenantId}:${conversationId}`;
-    const key = [id128ToBytes(tenantId), id128ToBytes(conversationId)];
+  constructor(private readonly ctx: MessageContext) {}
+
+  /** One seq of the conversation, shared out of a grouped CAS with the other callers waiting now. */
+  next(tenantId: Id128, conversationId: Id128): Promise<bigint> {
+    const laneKey = `${tenantId}:${conversationId}`;
+    const existing = this.lanes.get(laneKey);
+    const lane: Lane = existing ?? { key: [id128ToBytes(tenantId), id128ToBytes(conversationId)], conversationId, queue: [] };
+    const promise = new Promise<bigint>((resolve, reject) => {
+      lane.queue.push({ resolve, reject });
+    });
+    if (existing === undefined) {
+      this.lanes.set(laneKey, lane);
+      void this.drain(laneKey, lane);
+    }
+    return promise;
+  }
+
+  /** Serves the lane's queue, one group at a time, until it is empty; then forgets the lane. */
+  private async drain(laneKey: string, lane: Lane): Promise<void> {
+    try {
+      while (lane.queue.length > 0) await this.serveGroup(laneKey, lane);
+    } finally {
+      this.lanes.delete(laneKey);
+    }
+  }
+
+  private async serveGroup(laneKey: string, lane: Lane): Promise<void> {
+    const group = lane.queue.splice(0, MAX_GROUP);
     const deadline = Date.now() + ALLOCATION_DEADLINE_MS;
-    let expected: bigint | null | undefined = this.hints.get(hintKey);
-    for (let round = 0; ; round++) {
-      try {
-        if (expected === undefined) expected = await this.read(key);
-        const issued: { won: boolean; next: bigint | null } = expected === null ? await this.init(key) : await this.step(key, expected);
-        if (issued.won && issued.next !== null) {
-          this.remember(hintKey, issued.next);
-          return issued.next;
+    let expected: bigint | null | undefined = this.hints.get(laneKey);
+    try {
+      for (let round = 0; ; round++) {
+        try {
+          if (expected === undefined) expected = await this.read(lane.key);
+          const k = BigInt(group.length);
+          const issued: Round = expected === null ? await this.init(lane.key, k) : await this.step(lane.key, expected, k);
+          if (issued.won && issued.next !== null) {
+            this.remember(laneKey, issued.next);
+            this.wonRounds++;
+            this.seqsIssued += group.length;
+            const first = issued.next - k + 1n;
+            group.forEach((w, i) => w.resolve(first + BigInt(i)));
+            return;
+          }
+          expected = issued.next;
+        } catch (err) {
+          if (!(err instanceof UnavailableError) || Date.now() > deadline) throw err;
+          expected = undefined;
         }
-        expected = issued.next;
-      } catch (err) {
-        if (!(err instanceof UnavailableError) || Date.now() > deadline) throw err;
-        expected = undefined;
+        if (Date.now() > deadline) throw new UnavailableError(`seq allocation for conversation ${lane.conversationId} kept losing CAS rounds`);
+        if (round > 0) await sleep(Math.random() * Math.min(20, round * 2));
+        // callers that arrived meanwhile ride along on the retry
+        group.push(...lane.queue.splice(0, MAX_GROUP - group.length));
       }
-      if (Date.now() > deadline) throw new UnavailableError(`seq allocation for conversation ${conversationId} kept losing CAS rounds`);
-      if (round > 0) await sleep(Math.random() * Math.min(20, round * 2));
+    } catch (err) {
+      for (const w of group) w.reject(err);
     }
   }
 
@@ -53,18 +116,19 @@ export class SequenceAllocator {
     return row === undefined ? null : fromCqlBigint(row['next'], 'conversation_sequence.next');
   }
 
-  private async init(key: Buffer[]): Promise<{ won: boolean; next: bigint }> {
+  private async init(key: Buffer[], k: bigint): Promise<Round> {
+    const candidate = toCqlBigint(k, 'seq');
     this.lwtRounds++;
-    const rs = await this.ctx.sequence.init.run([...key, toCqlBigint(1n, 'seq')]);
-    if (applied(rs)) return { won: true, next: 1n };
+    const rs = await this.ctx.sequence.init.run([...key, candidate]);
+    if (applied(rs)) return { won: true, next: k };
     return { won: false, next: this.current(rs.rows[0]?.['next']) };
   }
 
-  private async step(key: Buffer[], expected: bigint): Promise<{ won: boolean; next: bigint | null }> {
+  private async step(key: Buffer[], expected: bigint, k: bigint): Promise<Round> {
+    const candidate = toCqlBigint(expected + k, 'seq');
     this.lwtRounds++;
-    const candidate = toCqlBigint(expected + 1n, 'seq');
     const rs = await this.ctx.sequence.step.run([candidate, ...key, toCqlBigint(expected, 'seq')]);
-    if (applied(rs)) return { won: true, next: candidate };
+    if (applied(rs)) return { won: true, next: expected + k };
     const current: unknown = rs.rows[0]?.['next'];
     // No current value: the counter row does not exist (yet), so the next round initialises it.
     return { won: false, next: current === null || current === undefined ? null : this.current(current) };

@@ -1,88 +1,143 @@
 import {
-  ConflictError,
-  InvalidStateError,
-  NotFoundError,
+  InvariantViolationError,
+  decideMarkCommitted,
+  decideMarkOutboxPublished,
+  decideMarkPublishedAndCommitted,
+  decidePutRecord,
   encodeCommitIntent,
   encodeMessageRecord,
-  hasReached,
   id128ToBytes,
-  intentsEqual,
-  recordFromIntent,
   recordTtlSeconds,
-  recordsEqual,
 } from '@qim/store-core';
-import type { CommitIntent, CommitKey, CommitSnapshot, CommitState, Id128, MessageRecord, Publication } from '@qim/store-core';
+import type { CommitIntent, CommitKey, CommitSnapshot, CommitState, Id128, MessageRecord, Publication, StepDecision } from '@qim/store-core';
 import { applied, toCqlBigint } from '../session/statements';
 import { commitKeyParams, loadStoredCommit, remainingAuxTtlSeconds } from './commit-rows';
 import type { StoredCommit } from './commit-rows';
 import type { MessageContext } from './message-context';
+import { markRecoveryEntryDone } from './recovery-entry';
 import { seqBucketOf } from './tables/record-table';
 
-async function mustLoad(ctx: MessageContext, key: CommitKey): Promise<StoredCommit> {
-  const stored = await loadStoredCommit(ctx, key);
-  if (stored === null) throw new NotFoundError(`no commit for ${key.tenantId}:${key.senderId}:${key.clientMessageId}`);
-  return stored;
-}
+/**
+ * Rounds of "read, decide (store-core `decide*`), conditional write" one step may take. States only
+ * move forward, so a lost write is followed by an `answer` (or a refusal) within a few rounds.
+ */
+const MAX_ROUNDS = 4;
 
 /**
- * After a state-move CAS was not applied: reload; a commit that already reached `target` answers
- * with its current snapshot (a concurrent retry won), anything else is `InvalidStateError`.
+ * Runs one lifecycle step: take the commit (this store's cached copy on the first round, when the
+ * decision on it is `write`; else a fresh read), let the shared store-core decision say refuse /
+ * answer / write, and perform `write` (a conditional state move returning the new snapshot, or null
+ * when its condition failed — then read and decide again).
  */
-async function afterLostMove(ctx: MessageContext, key: CommitKey, target: CommitState): Promise<CommitSnapshot> {
-  const now = await mustLoad(ctx, key);
-  if (hasReached(now.snapshot.state, target)) return now.snapshot;
-  throw new InvalidStateError(`commit is ${now.snapshot.state}; cannot move to ${target}`);
+async function step(
+  ctx: MessageContext,
+  key: CommitKey,
+  decide: (stored: CommitSnapshot | null) => StepDecision,
+  write: (stored: StoredCommit) => Promise<CommitSnapshot | null>,
+): Promise<CommitSnapshot> {
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const cached = round === 0 ? ctx.cache.get(key, ctx.clock.nowMs(), ctx.auxTtlMs) : null;
+    const stored = cached !== null && decidesWrite(decide, cached) ? cached : await loadStoredCommit(ctx, key);
+    const decision = decide(stored?.snapshot ?? null);
+    if (decision.action === 'answer') return decision.snapshot;
+    if (stored === null) throw new InvariantViolationError('a step decided to write a commit that does not exist');
+    const moved = await write(stored);
+    if (moved !== null) return moved;
+    ctx.cache.forget(key);
+  }
+  throw new InvariantViolationError(`commit ${key.tenantId}:${key.senderId}:${key.clientMessageId} kept changing under its state move`);
 }
 
-/**
- * `putRecord`: only for the stored intent (publication ignored) and exactly `recordFromIntent` of
- * it. Writes the canonical record, then its history index row, both with the same per-row TTL
- * (Ephemeral only; `USING TTL 0` = none) as same-value upserts, then moves RESERVED → RECORDED with
- * `IF state = 'RESERVED'`. RECORDED or later → current snapshot, nothing written.
- */
-export async function putRecord(ctx: MessageContext, intent: CommitIntent, record: MessageRecord): Promise<CommitSnapshot> {
-  const stored = await mustLoad(ctx, intent.key);
-  const mine = stored.snapshot.intent;
-  if (!intentsEqual(mine, intent, true)) throw new ConflictError('putRecord with an intent that is not the stored one');
-  if (!recordsEqual(recordFromIntent(mine), record)) throw new ConflictError('putRecord with a record that is not recordFromIntent(intent)');
-  if (stored.snapshot.state !== 'RESERVED') return stored.snapshot;
-
-  const bytes = encodeMessageRecord(record);
-  const ttl = recordTtlSeconds(record.retention) ?? 0;
-  const seq = toCqlBigint(record.seq, 'seq');
-  const conv = [id128ToBytes(record.tenantId), id128ToBytes(record.conversationId)];
-  await ctx.record.upsert.run([...conv, toCqlBigint(seqBucketOf(seq), 'seq_bucket'), seq, bytes, ttl]);
-  await ctx.faults.at('put-record:after-record');
-  await ctx.index.upsert.run([...conv, seq, id128ToBytes(record.messageId), bytes.length, ttl]);
-  await ctx.faults.at('put-record:after-index');
-
-  const rs = await ctx.commit.advance.run([remainingAuxTtlSeconds(ctx, stored), stored.intentBytes, 'RECORDED', ...commitKeyParams(mine.key), 'RESERVED']);
-  if (applied(rs)) return { intent: mine, state: 'RECORDED' };
-  return afterLostMove(ctx, mine.key, 'RECORDED');
+/** True when the decision on a cached commit is `write` (a refusal or an answer is only ever given on a fresh read). */
+function decidesWrite(decide: (stored: CommitSnapshot | null) => StepDecision, cached: StoredCommit): boolean {
+  try {
+    return decide(cached.snapshot).action === 'write';
+  } catch {
+    return false;
+  }
 }
 
-/** `markOutboxPublished`: same message id only; RECORDED → OUTBOXED storing the publication in the intent. */
-export async function markOutboxPublished(ctx: MessageContext, key: CommitKey, messageId: Id128, publication: Publication): Promise<CommitSnapshot> {
-  const stored = await mustLoad(ctx, key);
-  const { intent, state } = stored.snapshot;
-  if (intent.messageId !== messageId) throw new ConflictError('markOutboxPublished for another message id');
-  if (hasReached(state, 'OUTBOXED')) return stored.snapshot;
-  if (state !== 'RECORDED') throw new InvalidStateError(`commit is ${state}; cannot move to OUTBOXED`);
-  const published: CommitIntent = { ...intent, publication: { topic: publication.topic, partition: publication.partition, offset: publication.offset } };
-  const blob = encodeCommitIntent(published);
-  const rs = await ctx.commit.advance.run([remainingAuxTtlSeconds(ctx, stored), blob, 'OUTBOXED', ...commitKeyParams(key), 'RECORDED']);
-  if (applied(rs)) return { intent: published, state: 'OUTBOXED' };
-  return afterLostMove(ctx, key, 'OUTBOXED');
+/** `UPDATE … SET intent, state IF state = from AND claim = <its token>` with what is left of the row's deadline; the cache follows. */
+async function move(ctx: MessageContext, stored: StoredCommit, intent: CommitIntent, from: CommitState, to: CommitState): Promise<CommitSnapshot | null> {
+  const intentBytes = intent === stored.snapshot.intent ? stored.intentBytes : encodeCommitIntent(intent);
+  const rs = await ctx.commit.advance.run([remainingAuxTtlSeconds(ctx, stored), intentBytes, to, ...commitKeyParams(intent.key), from, stored.token]);
+  if (!applied(rs)) return null;
+  const snapshot = { intent, state: to };
+  ctx.cache.put({ ...stored, snapshot, intentBytes }, ctx.clock.nowMs());
+  return snapshot;
 }
 
-/** `markCommitted`: only from OUTBOXED; keeps the intent (and its coordinates) and sets committed_at. */
-export async function markCommitted(ctx: MessageContext, key: CommitKey): Promise<CommitSnapshot> {
-  const stored = await mustLoad(ctx, key);
-  const { intent, state } = stored.snapshot;
-  if (state === 'COMMITTED') return stored.snapshot;
-  if (state !== 'OUTBOXED') throw new InvalidStateError(`commit is ${state}; cannot move to COMMITTED`);
+/** `… SET state = 'COMMITTED', committed_at IF state = from AND claim = <its token>`, then the recovery entry is marked done (not awaited). */
+async function moveToCommitted(ctx: MessageContext, stored: StoredCommit, intent: CommitIntent, from: CommitState): Promise<CommitSnapshot | null> {
+  const ttl = remainingAuxTtlSeconds(ctx, stored);
   const now = toCqlBigint(ctx.clock.nowMs(), 'committed_at');
-  const rs = await ctx.commit.commit.run([remainingAuxTtlSeconds(ctx, stored), stored.intentBytes, 'COMMITTED', now, ...commitKeyParams(key), 'OUTBOXED']);
-  if (applied(rs)) return { intent, state: 'COMMITTED' };
-  return afterLostMove(ctx, key, 'COMMITTED');
+  const intentBytes = intent === stored.snapshot.intent ? stored.intentBytes : encodeCommitIntent(intent);
+  const rs = await ctx.commit.commit.run([ttl, intentBytes, 'COMMITTED', now, ...commitKeyParams(intent.key), from, stored.token]);
+  if (!applied(rs)) return null;
+  ctx.cache.forget(intent.key);
+  await ctx.faults.at('mark-committed:after-state');
+  // Not on the ACK path: a lost mark only costs a later scan one commit read (it finds COMMITTED).
+  if (stored.recoveryAt !== null) void markRecoveryEntryDone(ctx, intent.key, stored.recoveryAt, intent.createdAt, ttl).catch(() => undefined);
+  return { intent, state: 'COMMITTED' };
+}
+
+/**
+ * `putRecord`: decided by `decidePutRecord`; the write stores the canonical record, then its history
+ * index row, both with the same per-row TTL (Ephemeral only; `USING TTL 0` = none) as same-value
+ * upserts, then moves RESERVED → RECORDED with `IF state = 'RESERVED'`.
+ */
+export function putRecord(ctx: MessageContext, intent: CommitIntent, record: MessageRecord): Promise<CommitSnapshot> {
+  return step(
+    ctx,
+    intent.key,
+    (stored) => decidePutRecord(stored, intent, record),
+    async (stored) => {
+      const mine = stored.snapshot.intent;
+      const bytes = encodeMessageRecord(record);
+      const ttl = recordTtlSeconds(record.retention) ?? 0;
+      const seq = toCqlBigint(record.seq, 'seq');
+      const conv = [id128ToBytes(record.tenantId), id128ToBytes(record.conversationId)];
+      await ctx.record.upsert.run([...conv, toCqlBigint(seqBucketOf(seq), 'seq_bucket'), seq, bytes, ttl]);
+      await ctx.faults.at('put-record:after-record');
+      await ctx.index.upsert.run([...conv, seq, id128ToBytes(record.messageId), bytes.length, ttl]);
+      await ctx.faults.at('put-record:after-index');
+      return move(ctx, stored, mine, 'RESERVED', 'RECORDED');
+    },
+  );
+}
+
+/** `markOutboxPublished`: decided by `decideMarkOutboxPublished`; RECORDED → OUTBOXED storing the publication in the intent. */
+export function markOutboxPublished(ctx: MessageContext, key: CommitKey, messageId: Id128, publication: Publication): Promise<CommitSnapshot> {
+  return step(
+    ctx,
+    key,
+    (stored) => decideMarkOutboxPublished(stored, messageId),
+    (stored) => move(ctx, stored, withPublication(stored.snapshot.intent, publication), 'RECORDED', 'OUTBOXED'),
+  );
+}
+
+/** `markCommitted`: decided by `decideMarkCommitted`; OUTBOXED → COMMITTED keeping the intent (and its coordinates). */
+export function markCommitted(ctx: MessageContext, key: CommitKey): Promise<CommitSnapshot> {
+  return step(ctx, key, decideMarkCommitted, (stored) => moveToCommitted(ctx, stored, stored.snapshot.intent, 'OUTBOXED'));
+}
+
+/**
+ * `markPublishedAndCommitted`: decided by `decideMarkPublishedAndCommitted`; one conditional write
+ * to COMMITTED — from RECORDED storing `publication` in the intent, from OUTBOXED keeping the first
+ * publication.
+ */
+export function markPublishedAndCommitted(ctx: MessageContext, intent: CommitIntent, publication: Publication): Promise<CommitSnapshot> {
+  return step(
+    ctx,
+    intent.key,
+    (stored) => decideMarkPublishedAndCommitted(stored, intent),
+    (stored) => {
+      const { state, intent: mine } = stored.snapshot;
+      return state === 'RECORDED' ? moveToCommitted(ctx, stored, withPublication(mine, publication), 'RECORDED') : moveToCommitted(ctx, stored, mine, state);
+    },
+  );
+}
+
+function withPublication(intent: CommitIntent, p: Publication): CommitIntent {
+  return { ...intent, publication: { topic: p.topic, partition: p.partition, offset: p.offset } };
 }

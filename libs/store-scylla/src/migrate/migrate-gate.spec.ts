@@ -35,7 +35,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const ks of [base.keyspace, named('_rf').keyspace, named('_bad').keyspace]) await ddl(`DROP KEYSPACE IF EXISTS ${ks}`);
+  for (const ks of [base.keyspace, named('_rf').keyspace, named('_bad').keyspace, named('_big').keyspace]) await ddl(`DROP KEYSPACE IF EXISTS ${ks}`);
   for (const s of sessions) await s.close();
 }, 300_000);
 
@@ -90,6 +90,19 @@ describe('migrate + readiness (real server)', () => {
     const report = await checkReadiness(session, ALL_TABLES);
     expect(report.ready).toBe(false);
     expect(report.problems.join('\n')).toMatch(/replication factor/);
+  });
+
+  it('an RF larger than the data center: migrate refuses before creating anything (no keyspace left behind)', async () => {
+    const nodes = [...admin.client.hosts.values()].filter((h) => h.datacenter === base.localDataCenter).length;
+    const cfg = named('_big', { replicationFactor: nodes + 2 });
+    const session = await open(cfg);
+    const err = await migrate(session, ALL_TABLES).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(SchemaRefusedError);
+    expect(String((err as Error).message)).toMatch(`data center ${base.localDataCenter} has ${nodes} node(s), fewer than RF ${nodes + 2}`);
+    expect(await readReplication(session.client, cfg.keyspace)).toBeNull();
   });
 
   it('an existing keyspace with another RF is refused and left exactly as it was (no tables created)', async () => {

@@ -11,6 +11,8 @@ import { detectDialect, readColumns, readReplication, readScyllaKeyspace } from 
 import { planTable } from '../schema/table-plan';
 import { qualify } from '../schema/table-spec';
 import type { TableSpec } from '../schema/table-spec';
+import { legacyLayoutProblem, tablesOf } from './legacy-layout';
+import { dataCenterSizeProblems } from '../schema/data-center';
 
 /** What an explicit migration did. */
 export interface MigrationReport {
@@ -47,6 +49,9 @@ async function ensureKeyspace(client: Client, config: ScyllaConfig, dialect: Cql
   let created = false;
   let decision = decideKeyspace(await readReplication(client, config.keyspace), await readScyllaKeyspace(client, config.keyspace), target);
   if (decision.verdict === 'absent') {
+    // A keyspace whose RF the data center cannot hold must not be created at all (nothing left behind).
+    const tooSmall = dataCenterSizeProblems(client, config.localDataCenter, config.replicationFactor);
+    if (tooSmall.length > 0) throw new SchemaRefusedError(tooSmall.map((p) => `keyspace ${config.keyspace} not created: ${p}`));
     await ddl(client, createKeyspaceCql(config.keyspace, config.localDataCenter, config.replicationFactor, dialect));
     created = true;
     // Re-read: IF NOT EXISTS is a no-op when a concurrent creator won with other settings.
@@ -58,10 +63,12 @@ async function ensureKeyspace(client: Client, config: ScyllaConfig, dialect: Cql
 }
 
 /**
- * Read-only pass over the tables of an existing keyspace before any table DDL: a refusal found
- * here leaves every table as it was (not only the refused one).
+ * Read-only pass over the tables of an existing keyspace before any table DDL: a keyspace of the
+ * lane-watermark layout, or a table the plan refuses, leaves every table as it was.
  */
 async function refuseBeforeDdl(client: Client, keyspace: string, tables: readonly TableSpec[]): Promise<void> {
+  const legacy = legacyLayoutProblem(keyspace, await tablesOf(client, keyspace));
+  if (legacy !== null) throw new SchemaRefusedError([legacy]);
   const problems: string[] = [];
   for (const spec of tables) problems.push(...planTable(spec, await readColumns(client, keyspace, spec.name)).problems);
   if (problems.length > 0) throw new SchemaRefusedError(problems);
@@ -71,7 +78,8 @@ async function refuseBeforeDdl(client: Client, keyspace: string, tables: readonl
  * Explicit migration (never run by `connect`): creates the keyspace with NetworkTopologyStrategy
  * (and `tablets = {'enabled': false}` on ScyllaDB) or verifies an existing one — RF of the target
  * DC, then ScyllaDB's tablets row — and never alters it; then `CREATE TABLE IF NOT EXISTS` for
- * every table and `ALTER TABLE … ADD` only for known nullable columns. A refusal throws
+ * every table and `ALTER TABLE … ADD` only for known nullable columns. An existing keyspace that
+ * still holds a table of the lane-watermark layout (ADR-0022 §7) is refused. A refusal throws
  * `SchemaRefusedError` with every reason; the keyspace is decided first and every table of an
  * existing keyspace is planned before the first table DDL, so a refusal alters nothing. DDL runs
  * at LOCAL_QUORUM and the driver waits for schema agreement after each statement. `onProgress`

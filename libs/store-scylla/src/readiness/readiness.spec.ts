@@ -17,6 +17,8 @@ interface Script {
   replication: Record<string, string> | null;
   columns: Record<string, string>;
   hosts: { datacenter: string; up: boolean }[];
+  /** Names `system_schema.tables` lists for the keyspace. */
+  tables?: string[];
   fail?: boolean;
 }
 
@@ -28,6 +30,7 @@ function session(s: Script): ScyllaSession {
       return { rows: s.scylla };
     }
     if (cql.includes('system_schema.keyspaces')) return { rows: s.replication === null ? [] : [{ replication: s.replication }] };
+    if (cql.includes('system_schema.tables')) return { rows: (s.tables ?? ['t']).map((table_name) => ({ table_name })) };
     if (cql.includes('system_schema.columns')) return { rows: Object.entries(s.columns).map(([column_name, type]) => ({ column_name, type })) };
     throw new Error(`unexpected ${cql}`);
   };
@@ -51,6 +54,7 @@ describe('checkReadiness', () => {
       problems: [],
       checks: [
         { check: 'keyspace ks', problems: [] },
+        { check: 'keyspace ks holds no lane-watermark layout table', problems: [] },
         { check: 'table t', problems: [] },
         { check: 'data center dc1 nodes for LOCAL_QUORUM of RF 3', problems: [] },
       ],
@@ -76,6 +80,7 @@ describe('checkReadiness', () => {
     ['no LOCAL_QUORUM in the local DC', { hosts: [{ datacenter: 'dc1', up: true }, { datacenter: 'dc1', up: false }, { datacenter: 'dc1', up: false }] }, /1 node\(s\) up/],
     ['the local DC has fewer nodes than RF', { hosts: [{ datacenter: 'dc1', up: true }, { datacenter: 'dc2', up: true }] }, /fewer than RF 3/],
     ['a failing server', { fail: true }, /readiness query failed/],
+    ['a table of the lane-watermark layout', { tables: ['t', 'lane_watermark'] }, /has lane_watermark, created by the lane-watermark layout — deploy the frontier layout in a new keyspace/],
   ])('not green: %s', async (_name, change, problem) => {
     const report = await checkReadiness(session({ ...healthy, ...change }), [table]);
     expect(report.ready).toBe(false);

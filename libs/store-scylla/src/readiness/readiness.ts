@@ -5,6 +5,8 @@ import { decideKeyspace } from '../schema/keyspace-decision';
 import { detectDialect, readColumns, readReplication, readScyllaKeyspace } from '../schema/system-schema';
 import { planTable } from '../schema/table-plan';
 import type { TableSpec } from '../schema/table-spec';
+import { legacyLayoutProblem, tablesOf } from '../migrate/legacy-layout';
+import { dataCenterSizeProblems } from '../schema/data-center';
 
 /** One check of the readiness self-check and what it found (passed when `problems` is empty). */
 export interface ReadinessCheckOutcome {
@@ -28,8 +30,7 @@ function hostProblems(client: Client, dataCenter: string, rf: number): string[] 
   const hosts = [...client.hosts.values()].filter((h) => h.datacenter === dataCenter);
   const up = hosts.filter((h) => h.isUp()).length;
   const quorum = Math.floor(rf / 2) + 1;
-  const problems: string[] = [];
-  if (hosts.length < rf) problems.push(`data center ${dataCenter} has ${hosts.length} node(s), fewer than RF ${rf}`);
+  const problems: string[] = [...dataCenterSizeProblems(client, dataCenter, rf)];
   if (up < quorum) problems.push(`data center ${dataCenter} has ${up} node(s) up, LOCAL_QUORUM of RF ${rf} needs ${quorum}`);
   return problems;
 }
@@ -37,7 +38,8 @@ function hostProblems(client: Client, dataCenter: string, rf: number): string[] 
 /**
  * Reads the real system schema and re-checks what `migrate` established: the keyspace exists with
  * NetworkTopologyStrategy and exactly the configured RF in the configured DC, no tablets on
- * ScyllaDB, every table with every expected column and type, and enough live local-DC nodes for
+ * ScyllaDB, no table of the lane-watermark layout (ADR-0022 §7), every table with every expected
+ * column and type, and enough live local-DC nodes for
  * LOCAL_QUORUM. A connected socket or a successful prepare is not readiness. Never throws for a
  * schema problem; a server error becomes a problem too.
  */
@@ -53,6 +55,8 @@ export async function checkReadiness(session: ScyllaSession, tables: readonly Ta
     if (decision.verdict === 'absent') record(`keyspace ${keyspace}`, [`keyspace ${keyspace} does not exist`]);
     else record(`keyspace ${keyspace}`, decision.verdict === 'reject' ? decision.reasons.map((r) => `keyspace ${keyspace}: ${r}`) : []);
     if (decision.verdict !== 'absent') {
+      const legacy = legacyLayoutProblem(keyspace, await tablesOf(client, keyspace));
+      record(`keyspace ${keyspace} holds no lane-watermark layout table`, legacy === null ? [] : [legacy]);
       for (const spec of tables) {
         const plan = planTable(spec, await readColumns(client, keyspace, spec.name));
         const absent = plan.create ? [`table ${spec.name} does not exist`] : [];

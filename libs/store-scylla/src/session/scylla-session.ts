@@ -10,6 +10,19 @@ export interface ClientTuning {
 }
 
 /**
+ * The CQL port the driver must use for every node it discovers. The driver connects to the contact
+ * points as given but reaches the peers it learns from `system.peers` on `protocolOptions.port`
+ * (default 9042), so a cluster on another port (e.g. `127.0.0.1:9043,127.0.0.2:9043`) needs it set.
+ * Contact points naming different ports cannot describe one cluster's native port → `InvalidInputError`.
+ */
+export function nativePortOf(contactPoints: readonly string[]): number | undefined {
+  const ports = new Set(contactPoints.map((p) => /:(\d+)$/.exec(p)?.[1]).filter((p): p is string => p !== undefined));
+  if (ports.size > 1) throw new InvalidInputError(`scylla contact points name different ports: ${contactPoints.join(',')}`);
+  const [port] = [...ports];
+  return port === undefined ? undefined : Number(port);
+}
+
+/**
  * Builds (does not connect) a driver client for `config`: explicit contact points and local DC,
  * the `read`/`write`/`lwt` execution profiles, `useBigIntAsLong` so no `Long` leaks out, and no
  * default keyspace (statements are fully qualified, so a missing keyspace fails the statement,
@@ -26,10 +39,15 @@ export function createClient(config: ScyllaConfig, tuning: ClientTuning = {}): C
       serialConsistency: types.consistencies.localSerial,
       prepare: true,
     },
-    protocolOptions: { maxSchemaAgreementWaitSeconds: 60 },
+    protocolOptions: { maxSchemaAgreementWaitSeconds: 60, ...portOption(config.contactPoints) },
     socketOptions: { readTimeout: 30_000 },
     ...(tuning.requestTracker ? { requestTracker: tuning.requestTracker } : {}),
   });
+}
+
+function portOption(contactPoints: readonly string[]): { port?: number } {
+  const port = nativePortOf(contactPoints);
+  return port === undefined ? {} : { port };
 }
 
 interface ControlConnectionInternals {

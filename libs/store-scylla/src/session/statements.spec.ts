@@ -67,6 +67,10 @@ describe('mapDriverError', () => {
       expect(mapped.cause).toBe(err);
     }
   });
+  it('a connection lost mid-request (a node killed: "Socket was closed") → UnavailableError, the outcome being unknown', () => {
+    const closed = Object.assign(new Error('Socket was closed'), { isSocketError: true });
+    expect(mapDriverError(closed, 'INSERT x')).toBeInstanceOf(UnavailableError);
+  });
   it('anything else (syntax, invalid, unknown) → InvariantViolationError', () => {
     expect(mapDriverError(new errors.ResponseError(types.responseErrorCodes.invalid, 'unconfigured table'), 'SELECT x')).toBeInstanceOf(InvariantViolationError);
     expect(mapDriverError(new Error('boom'), 'SELECT x')).toBeInstanceOf(InvariantViolationError);

@@ -62,6 +62,9 @@ export function mapDriverError(err: unknown, cql: string): Error {
     err instanceof errors.NoHostAvailableError ||
     err instanceof errors.OperationTimedOutError ||
     err instanceof errors.BusyConnectionError ||
+    // The connection to the coordinator closed mid-request (node killed or restarted): the driver does
+    // not retry a non-idempotent statement, and its outcome is unknown — retryable, never an invariant.
+    (err instanceof Error && (err as { isSocketError?: boolean }).isSocketError === true) ||
     (err instanceof errors.ResponseError && TRANSIENT_CODES.has(err.code));
   const reason = err instanceof Error ? err.message : String(err);
   if (transient) return new UnavailableError(`CQL unavailable: ${reason}`, { cause: err });

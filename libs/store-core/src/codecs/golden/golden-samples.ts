@@ -1,6 +1,5 @@
 import type { Id128 } from '../../model/ids';
-import { LANE_COUNT } from '../../model/mailbox';
-import type { DispatchManifest, MailboxEntry, ManifestLane } from '../../model/mailbox';
+import type { MailboxEntry } from '../../model/mailbox';
 import type { CommitIntent, MessageRecord, SendRequest } from '../../model/message';
 import type { LedgerItem } from '../active-ledger';
 import type { DispatchRecord } from '../dispatch-record';
@@ -124,20 +123,6 @@ export const mailboxEntrySamples: Record<string, MailboxEntry> = {
       { ordinal: 0, eventId: EVENT_A, payload: hex('0102') },
       { ordinal: 2, eventId: EVENT_B, payload: new Uint8Array(0) },
     ],
-  },
-};
-
-const manifestLanes: ManifestLane[] = Array.from({ length: LANE_COUNT }, (_, lane) => ({ lane, chunks: [] }));
-manifestLanes[0] = { lane: 0, chunks: [{ chunkId: 0, users: [USER_A] }] };
-manifestLanes[5] = { lane: 5, chunks: [{ chunkId: 0, users: [SENDER, CLIENT_MSG] }, { chunkId: 1, users: [USER_B] }] };
-
-export const dispatchManifestSamples: Record<string, DispatchManifest> = {
-  'three-lanes': { dispatchId: DISPATCH, tenantId: TENANT, chunkSize: 2, lanes: manifestLanes },
-  empty: {
-    dispatchId: DISPATCH,
-    tenantId: TENANT,
-    chunkSize: 500,
-    lanes: Array.from({ length: LANE_COUNT }, (_, lane) => ({ lane, chunks: [] })),
   },
 };
 

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import type { Id128 } from '../../model/ids';
-import type { DispatchManifest, MailboxEntry, MailboxEvent, ManifestLane } from '../../model/mailbox';
-import { LANE_COUNT } from '../../model/mailbox';
+import type { MailboxEntry, MailboxEvent } from '../../model/mailbox';
 import { MAX_EPHEMERAL_TTL_SECONDS, MESSAGE_KINDS } from '../../model/message';
 import type { CommitIntent, MessageRecord, Publication, RetentionClass, SendRequest } from '../../model/message';
 import { U63_MAX } from '../../model/u64';
@@ -102,29 +101,6 @@ export const mailboxEntryArb: fc.Arbitrary<MailboxEntry> = rec<MailboxEntry>({
 export const ledgerArb: fc.Arbitrary<LedgerItem[]> = fc
   .uniqueArray(rec<LedgerItem>({ day: u32Arb, maxSeq: u64Arb, expiresAt: u64Arb }), { selector: (i) => i.day, maxLength: 32 })
   .map((items) => [...items].sort((a, b) => a.day - b.day));
-
-/** Users spread over random lanes, each lane's users sorted and cut into chunks of random sizes ≤ chunkSize. */
-export const manifestArb: fc.Arbitrary<DispatchManifest> = fc
-  .record({
-    dispatchId: idArb,
-    tenantId: idArb,
-    chunkSize: fc.integer({ min: 1, max: 4 }),
-    placed: fc.uniqueArray(fc.tuple(idArb, fc.integer({ min: 0, max: LANE_COUNT - 1 })), { selector: ([id]) => id, maxLength: 24 }),
-    cuts: fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 24, maxLength: 24 }),
-  })
-  .map(({ dispatchId, tenantId, chunkSize, placed, cuts }) => {
-    const lanes: ManifestLane[] = Array.from({ length: LANE_COUNT }, (_, lane) => {
-      const users = placed.filter(([, l]) => l === lane).map(([id]) => id).sort();
-      const chunks = [];
-      for (let at = 0, c = 0; at < users.length; c++) {
-        const size = Math.min(chunkSize, cuts[c % cuts.length]!);
-        chunks.push({ chunkId: chunks.length, users: users.slice(at, at + size) });
-        at += size;
-      }
-      return { lane, chunks };
-    });
-    return { dispatchId, tenantId, chunkSize, lanes };
-  });
 
 export const messageEventArb: fc.Arbitrary<MessageEvent> = rec<MessageEvent>({ record: messageRecordArb, recipients: sortedIdsArb(8) });
 

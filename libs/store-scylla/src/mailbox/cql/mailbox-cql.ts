@@ -2,6 +2,7 @@ import type { Client, types } from 'cassandra-driver';
 import { InvariantViolationError } from '@qim/store-core';
 import { qualify } from '../../schema/table-spec';
 import { applied, mapDriverError } from '../../session/statements';
+import type { InFlightLimit } from './in-flight-limit';
 import type { NamedStatement } from './named-statement';
 import type { StatementCounter } from './statement-counter';
 
@@ -15,10 +16,17 @@ export interface LwtResult {
   readonly current: types.Row | null;
 }
 
+/** One statement of an unlogged single-partition batch. */
+export interface BatchPart {
+  readonly statement: NamedStatement;
+  readonly params: readonly unknown[];
+}
+
 /**
  * Runs the mailbox store's named statements on one client and keyspace: always prepared, under the
- * statement's profile and declared idempotence, driver errors mapped to domain errors, and every
- * execution reported to the optional counter.
+ * statement's profile and declared idempotence, driver errors mapped to domain errors, every
+ * execution reported to the optional counter, and every request holding one permit of the store's
+ * `InFlightLimit` while the driver has it (backpressure instead of driver saturation).
  */
 export class MailboxCql {
   private readonly cqlByName = new Map<string, string>();
@@ -27,7 +35,15 @@ export class MailboxCql {
     readonly client: Client,
     readonly keyspace: string,
     private readonly counter: StatementCounter | null,
+    readonly limit: InFlightLimit,
+    /** True for the runner of reader-facing operations (scans, frontier, trim): its statements wait ahead of writers. */
+    readonly reader = false,
   ) {}
+
+  /** A runner on the same client, counter and in-flight bound whose statements take the reader queue. */
+  forReaders(): MailboxCql {
+    return new MailboxCql(this.client, this.keyspace, this.counter, this.limit, true);
+  }
 
   private cqlOf(s: NamedStatement): string {
     let cql = this.cqlByName.get(s.name);
@@ -38,20 +54,46 @@ export class MailboxCql {
     return cql;
   }
 
+  private async request<T>(what: string, send: () => Promise<T>): Promise<T> {
+    return this.limit.run(async () => {
+      this.counter?.started();
+      try {
+        return await send();
+      } catch (err) {
+        throw mapDriverError(err, what);
+      } finally {
+        this.counter?.settled();
+      }
+    }, this.reader);
+  }
+
   /** Executes `s`; `page` asks for one page of `fetchSize` rows starting at `pageState`. */
   async run(s: NamedStatement, params: readonly unknown[], page?: { fetchSize: number; pageState?: string }): Promise<types.ResultSet> {
     const cql = this.cqlOf(s);
     this.counter?.record(s.name, s.profile === 'lwt');
-    try {
-      return await this.client.execute(cql, params as unknown[], {
+    return this.request(cql, () =>
+      this.client.execute(cql, params as unknown[], {
         prepare: true,
         executionProfile: s.profile,
         isIdempotent: s.idempotent,
         ...(page ? { fetchSize: page.fetchSize, ...(page.pageState ? { pageState: page.pageState } : {}), autoPage: false } : {}),
-      });
-    } catch (err) {
-      throw mapDriverError(err, cql);
-    }
+      }),
+    );
+  }
+
+  /**
+   * Executes plain (non-conditional) writes as ONE unlogged batch: one request. Parts sharing a
+   * partition key become one mutation per replica (durable together); parts of different partitions
+   * are only sent together (callers keep such batches small). Each part keeps its own `USING TTL` /
+   * `USING TIMESTAMP`; the batch is idempotent only when every part is.
+   */
+  async batch(parts: readonly BatchPart[]): Promise<void> {
+    if (parts.some((p) => p.statement.profile !== 'write')) throw new InvariantViolationError('only plain writes may share a batch');
+    for (const p of parts) this.counter?.record(p.statement.name, false);
+    const queries = parts.map((p) => ({ query: this.cqlOf(p.statement), params: p.params as unknown[] }));
+    await this.request(queries[0]?.query ?? 'BATCH', () =>
+      this.client.batch(queries, { prepare: true, logged: false, executionProfile: 'write', isIdempotent: parts.every((p) => p.statement.idempotent) }),
+    );
   }
 
   /** Executes an LWT and reads `[applied]`. */

@@ -7,17 +7,43 @@ export interface StatementCount {
 }
 
 /**
- * Counts statement executions by name (`table.action`). The store reports every execution here, so a
- * benchmark or a test can state how many LWTs each step of an operation costs. Not thread-shared
- * state beyond one process; `reset()` starts a new measurement.
+ * Counts statement executions by name (`table.action`) and the requests the store has in flight.
+ * The store reports every execution here (each statement of a batch by its own name), so a
+ * benchmark or a test can state how many LWTs each step of an operation costs and how many requests
+ * were outstanding at most. One process only; `reset()` starts a new measurement.
  */
 export class StatementCounter {
   private readonly counts = new Map<string, { lwt: boolean; count: number }>();
+  private inFlight = 0;
+  private peak = 0;
+  private sent = 0;
 
   record(name: string, lwt: boolean): void {
     const c = this.counts.get(name);
     if (c) c.count += 1;
     else this.counts.set(name, { lwt, count: 1 });
+  }
+
+  /** A request (one statement or one batch) was handed to the driver. */
+  started(): void {
+    this.sent += 1;
+    this.inFlight += 1;
+    this.peak = Math.max(this.peak, this.inFlight);
+  }
+
+  /** A request handed to the driver has settled (answered or failed). */
+  settled(): void {
+    this.inFlight -= 1;
+  }
+
+  /** Highest number of requests outstanding at once since the last reset. */
+  get peakInFlight(): number {
+    return this.peak;
+  }
+
+  /** Requests sent since the last reset (a batch counts once). */
+  get requests(): number {
+    return this.sent;
   }
 
   /** All counts, sorted by name. */
@@ -30,7 +56,14 @@ export class StatementCounter {
     return this.snapshot().filter((c) => c.lwt && c.name.startsWith(prefix)).reduce((n, c) => n + c.count, 0);
   }
 
+  /** Total executions of statements whose name starts with `prefix`. */
+  count(prefix = ''): number {
+    return this.snapshot().filter((c) => c.name.startsWith(prefix)).reduce((n, c) => n + c.count, 0);
+  }
+
   reset(): void {
     this.counts.clear();
+    this.peak = this.inFlight;
+    this.sent = 0;
   }
 }

@@ -1,9 +1,8 @@
-import { CorruptEntryError, mergeBucketProof } from '@qim/store-core';
+import { CorruptEntryError } from '@qim/store-core';
 import type { BucketProof } from '@qim/store-core';
 import type { types } from 'cassandra-driver';
-import type { MailboxCql } from '../cql/mailbox-cql';
+import type { BatchPart, MailboxCql } from '../cql/mailbox-cql';
 import { reqU64 } from '../cql/rows';
-import { RETRY, casLoop } from '../mailbox-context';
 import { RETENTION_BUCKET } from '../tables/retention-tables';
 
 function proofOf(row: types.Row, day: number): BucketProof {
@@ -11,28 +10,22 @@ function proofOf(row: types.Row, day: number): BucketProof {
 }
 
 /**
- * Step 1 of an append: the user/epoch/day bucket proof covers `seq`. Read; if the stored proof
- * already covers it nothing is written (a replay costs no LWT); otherwise `INSERT … IF NOT EXISTS`
- * (first entry of the day) or a CAS raise on the read values (`mergeBucketProof`: max seq up,
- * expiry the earlier one). A lost race re-reads.
+ * The bucket-proof upsert of one entry: `(user, epoch, day) → (seq, expiresAt)` stamped
+ * `USING TIMESTAMP seq`, so the stored proof is the highest seq ever written for the day, whatever
+ * the order of writers (no read, no LWT). A replay rewrites the same cells with the same stamp.
  */
-export async function writeBucketProof(cql: MailboxCql, tenant: Buffer, user: Buffer, epoch: number, day: number, seq: bigint, expiresAt: bigint): Promise<void> {
-  const key = [tenant, user, epoch, BigInt(day)];
-  await casLoop('bucket proof', async () => {
-    const row = await cql.one(RETENTION_BUCKET.select, key);
-    const prev = row === null ? null : proofOf(row, day);
-    const next = mergeBucketProof(prev, day, seq, expiresAt);
-    if (prev !== null && prev.maxSeq === next.maxSeq && prev.expiresAt === next.expiresAt) return undefined;
-    const r = prev === null
-      ? await cql.lwt(RETENTION_BUCKET.insert, [...key, next.maxSeq, next.expiresAt])
-      : await cql.lwt(RETENTION_BUCKET.raise, [next.maxSeq, next.expiresAt, ...key, prev.maxSeq, prev.expiresAt]);
-    return r.applied ? undefined : RETRY;
-  });
+export function bucketProofPart(tenant: Buffer, user: Buffer, epoch: number, day: number, seq: bigint, expiresAt: bigint): BatchPart {
+  return { statement: RETENTION_BUCKET.upsert, params: [tenant, user, epoch, BigInt(day), seq, expiresAt, seq] };
+}
+
+/** Writes one bucket proof on its own (the slow path, before the meta LWT). */
+export async function writeBucketProof(cql: MailboxCql, part: BatchPart): Promise<void> {
+  await cql.run(part.statement, part.params);
 }
 
 /**
- * The bucket proofs of `(user, epoch, day)` for each requested `{day, epoch}` (an inspected ledger
- * item's proof lives in the epoch of its max seq). Days without a row are absent from the map.
+ * The bucket proofs of `(user, epoch, day)` for each requested `{day, epoch}` (a ledger item's proof
+ * lives in the epoch of its max seq). Days without a row are absent from the map.
  */
 export async function readBucketProofs(cql: MailboxCql, tenant: Buffer, user: Buffer, wanted: readonly { day: number; epoch: number }[]): Promise<Map<number, BucketProof>> {
   const byEpoch = new Map<number, bigint[]>();

@@ -1,5 +1,5 @@
 import { defineTable } from '../../schema/table-spec';
-import { LWT, READ, named } from '../cql/named-statement';
+import { LWT, READ, WRITE, named } from '../cql/named-statement';
 
 /**
  * `mailbox_retention_meta ((tenant_id, user_id))`: the V4 retention meta of one user — format
@@ -48,14 +48,22 @@ export const RETENTION_META = Object.freeze({
 });
 
 /**
- * `mailbox_retention_bucket_v2 ((tenant_id, user_id), epoch, day)`: the bucket proof of one
- * user/epoch/day — the absolute expiry of that day's entries and the highest seq ever written for
- * it. Written (LWT, only ever raised) before the meta, so it is always ≥ its ledger item. No TTL: an
- * inspection may come long after the entries expired, and a missing proof is damage.
+ * `mailbox_retention_bucket_v3 ((tenant_id, user_id), epoch, day)`: the bucket proof of one
+ * user/epoch/day — the highest seq ever written for that day and the day's absolute expiry. Every
+ * write is a plain upsert `USING TIMESTAMP <seq>` (ADR-0022 §2), so the highest seq wins in whatever
+ * order writers land and a replay changes nothing; it is written before (or in one batch with) the
+ * entry, so it is always ≥ every entry of its day. No TTL: an inspection may come long after the
+ * entries expired, and a missing proof is damage.
+ *
+ * Why not `_v2`: the lane-watermark layout wrote `_v2` rows by LWT, stamped with wall-clock
+ * microseconds (≈ 1.8·10^15). A seq stamp is `epoch·2^47 + offset + 1`, below that for every epoch
+ * up to 12, so an old row would outrank every new write of its key and pin `max_seq` below the live
+ * entries: the gap boundary would come out too low and a cursor could skip an expired entry
+ * silently. A new table holds only seq-stamped cells.
  */
 export const RETENTION_BUCKET_TABLE = defineTable({
-  name: 'mailbox_retention_bucket_v2',
-  create: `CREATE TABLE IF NOT EXISTS {ks}.mailbox_retention_bucket_v2 (
+  name: 'mailbox_retention_bucket_v3',
+  create: `CREATE TABLE IF NOT EXISTS {ks}.mailbox_retention_bucket_v3 (
   tenant_id blob, user_id blob, epoch int, day bigint, max_seq bigint, expires_at bigint,
   PRIMARY KEY ((tenant_id, user_id), epoch, day)
 )`,
@@ -64,26 +72,16 @@ export const RETENTION_BUCKET_TABLE = defineTable({
 });
 
 export const RETENTION_BUCKET = Object.freeze({
-  select: named(
-    'retention_bucket.select',
-    'SELECT max_seq, expires_at FROM {ks}.mailbox_retention_bucket_v2 WHERE tenant_id = ? AND user_id = ? AND epoch = ? AND day = ?',
-    READ,
-  ),
   selectDays: named(
     'retention_bucket.select_days',
-    'SELECT day, max_seq, expires_at FROM {ks}.mailbox_retention_bucket_v2 WHERE tenant_id = ? AND user_id = ? AND epoch = ? AND day IN ?',
+    'SELECT day, max_seq, expires_at FROM {ks}.mailbox_retention_bucket_v3 WHERE tenant_id = ? AND user_id = ? AND epoch = ? AND day IN ?',
     READ,
   ),
-  insert: named(
-    'retention_bucket.insert',
-    'INSERT INTO {ks}.mailbox_retention_bucket_v2 (tenant_id, user_id, epoch, day, max_seq, expires_at) VALUES (?, ?, ?, ?, ?, ?) IF NOT EXISTS',
-    LWT,
-  ),
-  /** Raise: new max_seq/expires_at, then the expected (read) pair. */
-  raise: named(
-    'retention_bucket.raise',
-    'UPDATE {ks}.mailbox_retention_bucket_v2 SET max_seq = ?, expires_at = ? WHERE tenant_id = ? AND user_id = ? AND epoch = ? AND day = ? IF max_seq = ? AND expires_at = ?',
-    LWT,
+  /** Whole-row upsert stamped with the seq it proves (params end with the timestamp = seq). */
+  upsert: named(
+    'retention_bucket.upsert',
+    'INSERT INTO {ks}.mailbox_retention_bucket_v3 (tenant_id, user_id, epoch, day, max_seq, expires_at) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ?',
+    WRITE,
   ),
 });
 

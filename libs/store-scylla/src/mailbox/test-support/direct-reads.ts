@@ -1,16 +1,7 @@
 import type { types } from 'cassandra-driver';
-import { LANE_COUNT, id128ToBytes } from '@qim/store-core';
-import type { Id128 } from '@qim/store-core';
+import { id128ToBytes } from '@qim/store-core';
+import type { Id128, ShardEpoch } from '@qim/store-core';
 import type { ScyllaSession } from '../../session/scylla-session';
-
-const ALL_LANES = Array.from({ length: LANE_COUNT }, (_, lane) => lane);
-
-/** A bookkeeping row as the driver sees it, with the TTL of one of its regular columns. */
-export interface FactRow {
-  readonly table: string;
-  readonly row: types.Row;
-  readonly ttl: number | null;
-}
 
 /** Direct reads below the store (test support only). */
 export class DirectReads {
@@ -24,28 +15,35 @@ export class DirectReads {
     return this.session.client.execute(cql.split('{ks}').join(this.ks), params, { prepare: true, executionProfile: 'write' });
   }
 
-  /** Every live bookkeeping row of a dispatch (progress, observations, 64-lane sources, chunks, completed index). */
-  async dispatchFacts(shard: number, dispatchId: Id128): Promise<FactRow[]> {
-    const id = id128ToBytes(dispatchId);
-    const out: FactRow[] = [];
-    const add = (table: string, rows: types.Row[]): void => {
-      for (const row of rows) out.push({ table, row, ttl: typeof row['ttl'] === 'number' ? (row['ttl'] as number) : null });
-    };
-    add('dispatch_progress', (await this.exec('SELECT gc_scheduled_at, gc_phase, TTL(digest) AS ttl FROM {ks}.dispatch_progress WHERE shard = ? AND dispatch_id = ?', [shard, id])).rows);
-    add('dispatch_observation', (await this.exec('SELECT observed_offset, recorded_at, TTL(recorded_at) AS ttl FROM {ks}.dispatch_observation WHERE shard = ? AND dispatch_id = ?', [shard, id])).rows);
-    const sources = (await this.exec('SELECT lane, observed_offset, dispatch_id, TTL(dispatch_id) AS ttl FROM {ks}.lane_dispatch WHERE shard = ? AND lane IN ?', [shard, ALL_LANES])).rows;
-    add('lane_dispatch', sources.filter((r) => id.equals(r['dispatch_id'] as Buffer)));
-    add('dispatch_chunk', (await this.exec('SELECT lane, chunk_id, TTL(completed_at) AS ttl FROM {ks}.dispatch_chunk WHERE shard = ? AND dispatch_id = ? AND lane IN ?', [shard, id, ALL_LANES])).rows);
-    const completed = (await this.exec('SELECT dispatch_id, gc_scheduled_at, TTL(max_observed_offset) AS ttl FROM {ks}.completed_dispatch WHERE shard = ?', [shard])).rows;
-    add('completed_dispatch', completed.filter((r) => id.equals(r['dispatch_id'] as Buffer)));
-    return out;
+  /** The frontier row with its write stamp (null when absent). */
+  async frontierRow(se: ShardEpoch): Promise<{ frontier: bigint; stamp: bigint } | null> {
+    const row = (await this.exec('SELECT frontier, WRITETIME(frontier) AS stamp FROM {ks}.shard_frontier WHERE shard = ? AND epoch = ?', [se.shard, se.epoch])).rows[0];
+    return row ? { frontier: row['frontier'] as bigint, stamp: row['stamp'] as bigint } : null;
   }
 
-  /** The GC deadline copies: progress `gc_scheduled_at` and the completed-index mirror (null = none / row gone). */
-  async gcDeadlines(shard: number, dispatchId: Id128): Promise<{ progress: bigint | null; index: bigint | null }> {
-    const facts = await this.dispatchFacts(shard, dispatchId);
-    const pick = (table: string): bigint | null => (facts.find((f) => f.table === table)?.row['gc_scheduled_at'] as bigint | null | undefined) ?? null;
-    return { progress: pick('dispatch_progress'), index: pick('completed_dispatch') };
+  /** The dispatch-index rows of one id: every column, its TTL and stamp (`[]` when gone). */
+  async indexRows(se: ShardEpoch, dispatchId: Id128): Promise<types.Row[]> {
+    return (
+      await this.exec(
+        'SELECT shard, epoch, dispatch_id, canonical_offset, digest, TTL(digest) AS ttl, WRITETIME(digest) AS stamp FROM {ks}.dispatch_index WHERE shard = ? AND epoch = ? AND dispatch_id = ?',
+        [se.shard, se.epoch, id128ToBytes(dispatchId)],
+      )
+    ).rows;
+  }
+
+  /** `SELECT COUNT(*)` of the dispatch-index partitions of `ids` (primary-key-only rows count too). */
+  async indexCount(se: ShardEpoch, ids: readonly Id128[]): Promise<number> {
+    const rs = await this.exec('SELECT COUNT(*) AS n FROM {ks}.dispatch_index WHERE shard = ? AND epoch = ? AND dispatch_id IN ?', [se.shard, se.epoch, ids.map(id128ToBytes)]);
+    return Number(rs.rows[0]!['n']);
+  }
+
+  /** The bucket proofs of a user: `[epoch, day, max_seq, stamp]`. */
+  async proofRows(tenantId: Id128, userId: Id128): Promise<[number, bigint, bigint, bigint][]> {
+    const rs = await this.exec('SELECT epoch, day, max_seq, WRITETIME(max_seq) AS stamp FROM {ks}.mailbox_retention_bucket_v3 WHERE tenant_id = ? AND user_id = ?', [
+      id128ToBytes(tenantId),
+      id128ToBytes(userId),
+    ]);
+    return rs.rows.map((r) => [r['epoch'] as number, r['day'] as bigint, r['max_seq'] as bigint, r['stamp'] as bigint]);
   }
 
   /** The raw retention meta row of a user (null when absent). */

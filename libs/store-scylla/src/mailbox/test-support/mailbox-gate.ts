@@ -3,7 +3,7 @@ import { scyllaTestConfigFromEnv } from '../../config/test-env';
 import { migrate } from '../../migrate/migrate';
 import type { MigrationReport } from '../../migrate/migrate';
 import { connectSession } from '../../session/scylla-session';
-import type { ScyllaSession } from '../../session/scylla-session';
+import type { ClientTuning, ScyllaSession } from '../../session/scylla-session';
 import { MAILBOX_TABLES } from '../schema';
 
 /**
@@ -24,9 +24,10 @@ export interface MailboxGate {
 export const GATE_SETUP_TIMEOUT_MS = 300_000;
 export const GATE_CASE_TIMEOUT_MS = 180_000;
 
-export async function openMailboxGate(tag: string): Promise<MailboxGate> {
+/** Opens the gate keyspace of one spec file; `tuning` may add a driver request tracker. */
+export async function openMailboxGate(tag: string, tuning: ClientTuning = {}): Promise<MailboxGate> {
   const config = scyllaTestConfigFromEnv(process.env, `_mbx_${tag}_${randomBytes(3).toString('hex')}`);
-  const session = await connectSession(config);
+  const session = await connectSession(config, tuning);
   try {
     const migration = await migrate(session, MAILBOX_TABLES);
     return {

@@ -1,25 +1,23 @@
 import type { types } from 'cassandra-driver';
-import { LANE_COUNT, id128ToBytes } from '@qim/store-core';
+import { id128ToBytes } from '@qim/store-core';
 import type { Id128, MailboxGcConfig, MailboxStore, ShardEpoch } from '@qim/store-core';
-import type { MailboxStoreHarness } from '@qim/store-contract/testing';
+import type { MailboxFaults, MailboxStoreHarness } from '@qim/store-contract/testing';
 import type { ScyllaSession } from '../../session/scylla-session';
 import { ScyllaMailboxStore } from '../scylla-mailbox-store';
 import type { ScyllaMailboxStoreOptions } from '../scylla-mailbox-store';
 
-const ALL_LANES = Array.from({ length: LANE_COUNT }, (_, lane) => lane);
-
 /**
- * The contract harness of the Scylla mailbox store. Its damage hooks talk to the tables directly
- * through the driver — including a `DELETE` to simulate a lost bucket proof, which the store itself
- * never issues. Every store of one harness shares the spec file's keyspace; cases use random shards
- * and tenants, so nothing needs removing per case.
+ * The contract harness of the Scylla mailbox store (real server TTLs: `clock = null`). Its damage
+ * hooks talk to the tables directly through the driver — including a `DELETE` to simulate a lost
+ * bucket proof, which the store itself never issues. Every store of one harness shares the spec
+ * file's keyspace; cases use random shards and tenants, so nothing needs removing per case.
  */
 export class ScyllaMailboxHarness implements MailboxStoreHarness {
   readonly clock = null;
 
   constructor(
     private readonly session: ScyllaSession,
-    private readonly extra: Partial<Omit<ScyllaMailboxStoreOptions, 'session' | 'shardEpoch' | 'gc'>> = {},
+    private readonly extra: Partial<Omit<ScyllaMailboxStoreOptions, 'session' | 'shardEpoch' | 'gc' | 'faults'>> = {},
   ) {}
 
   private get ks(): string {
@@ -30,17 +28,22 @@ export class ScyllaMailboxHarness implements MailboxStoreHarness {
     return this.session.client.execute(cql, params, { prepare: true, executionProfile: 'write' });
   }
 
-  async open(shardEpoch: ShardEpoch, gc: MailboxGcConfig): Promise<MailboxStore> {
-    return new ScyllaMailboxStore({ ...this.extra, session: this.session, shardEpoch, gc });
+  async open(shardEpoch: ShardEpoch, gc: MailboxGcConfig, faults?: MailboxFaults): Promise<MailboxStore> {
+    return new ScyllaMailboxStore({ ...this.extra, session: this.session, shardEpoch, gc, ...(faults ? { faults } : {}) });
   }
 
+  /**
+   * Deletes the proof row at exactly its current write stamp (its seq): the proof is gone as if
+   * lost, and a later, higher seq written by the store still lands (a wall-clock delete stamp would
+   * shadow every seq-stamped write of the key forever).
+   */
   async removeBucketProof(tenantId: Id128, userId: Id128, epoch: number, day: number): Promise<void> {
-    await this.exec(`DELETE FROM ${this.ks}.mailbox_retention_bucket_v2 WHERE tenant_id = ? AND user_id = ? AND epoch = ? AND day = ?`, [
-      id128ToBytes(tenantId),
-      id128ToBytes(userId),
-      epoch,
-      BigInt(day),
-    ]);
+    const key = [id128ToBytes(tenantId), id128ToBytes(userId), epoch, BigInt(day)];
+    const where = 'WHERE tenant_id = ? AND user_id = ? AND epoch = ? AND day = ?';
+    const rs = await this.exec(`SELECT WRITETIME(max_seq) AS stamp FROM ${this.ks}.mailbox_retention_bucket_v3 ${where}`, key);
+    const stamp: unknown = rs.rows[0]?.['stamp'];
+    if (typeof stamp !== 'bigint') return;
+    await this.exec(`DELETE FROM ${this.ks}.mailbox_retention_bucket_v3 USING TIMESTAMP ? ${where}`, [stamp, ...key]);
   }
 
   async readTrim(tenantId: Id128, userId: Id128): Promise<bigint | null> {
@@ -58,19 +61,13 @@ export class ScyllaMailboxHarness implements MailboxStoreHarness {
     ]);
   }
 
-  async removeChunkCompletion(shard: number, dispatchId: Id128, lane: number, chunkId: number): Promise<void> {
-    await this.exec(`DELETE FROM ${this.ks}.dispatch_chunk WHERE shard = ? AND dispatch_id = ? AND lane = ? AND chunk_id = ?`, [shard, id128ToBytes(dispatchId), lane, chunkId]);
-  }
-
-  async countDispatchFacts(shard: number, dispatchId: Id128): Promise<number> {
-    const id = id128ToBytes(dispatchId);
-    const mine = (rows: { get(c: string): unknown }[]): number => rows.filter((r) => id.equals(r.get('dispatch_id') as Buffer)).length;
-    const progress = (await this.exec(`SELECT digest FROM ${this.ks}.dispatch_progress WHERE shard = ? AND dispatch_id = ?`, [shard, id])).rows.length;
-    const observations = (await this.exec(`SELECT observed_offset FROM ${this.ks}.dispatch_observation WHERE shard = ? AND dispatch_id = ?`, [shard, id])).rows.length;
-    const sources = mine((await this.exec(`SELECT dispatch_id FROM ${this.ks}.lane_dispatch WHERE shard = ? AND lane IN ?`, [shard, ALL_LANES])).rows);
-    const chunks = (await this.exec(`SELECT chunk_id FROM ${this.ks}.dispatch_chunk WHERE shard = ? AND dispatch_id = ? AND lane IN ?`, [shard, id, ALL_LANES])).rows.length;
-    const completed = mine((await this.exec(`SELECT dispatch_id FROM ${this.ks}.completed_dispatch WHERE shard = ?`, [shard])).rows);
-    return progress + observations + sources + chunks + completed;
+  async dispatchIndexed(shardEpoch: ShardEpoch, dispatchId: Id128): Promise<boolean> {
+    const rs = await this.exec(`SELECT canonical_offset FROM ${this.ks}.dispatch_index WHERE shard = ? AND epoch = ? AND dispatch_id = ?`, [
+      shardEpoch.shard,
+      shardEpoch.epoch,
+      id128ToBytes(dispatchId),
+    ]);
+    return rs.rows.length > 0;
   }
 
   async close(): Promise<void> {

@@ -1,39 +1,57 @@
 import { statement } from '../../session/statements';
 import { defineTable } from '../../schema/table-spec';
 
-/** One recovery partition per hour of created_at. */
+/** One recovery partition per hour of position. */
 export const RECOVERY_BUCKET_MS = 3_600_000n;
 
-/** The hourly partition of a created_at (ms). */
-export function recoveryBucketOf(createdAtMs: bigint): bigint {
-  return createdAtMs / RECOVERY_BUCKET_MS;
+/** The hourly partition of a position (ms). */
+export function recoveryBucketOf(positionMs: bigint): bigint {
+  return positionMs / RECOVERY_BUCKET_MS;
 }
 
 /**
- * `commit_recovery`: hourly partitions of `(created_at, commit key)`, written before the reserve
- * CAS with the auxiliary 2-hour TTL. The scanner re-reads each commit and filters terminal and
- * vanished ones; a row whose commit never came into being is an orphan it skips.
+ * `commit_recovery_v2`: the recovery index. One row per recovery entry, clustered by its
+ * **position** — the writing store's clock when the row was written, not the commit's created_at —
+ * so a row can only appear at the head of the index, never behind the scan's progress (README
+ * "Recovery scan"). Written by reserve before the claim is completed, with what is left of the commit's
+ * fixed deadline; overwritten whole with `done = true` when the commit is COMMITTED (the scan skips
+ * such rows without reading their commit); re-written at a new position by the scan for a commit it
+ * could not pass (a successor), so that the progress can move on. Never deleted: TTL only.
  */
 export const RECOVERY_TABLE = defineTable({
-  name: 'commit_recovery',
-  create: `CREATE TABLE IF NOT EXISTS {ks}.commit_recovery (
-    hour_bucket bigint, created_at bigint, tenant_id blob, sender_id blob, client_message_id blob,
-    PRIMARY KEY ((hour_bucket), created_at, tenant_id, sender_id, client_message_id)
+  name: 'commit_recovery_v2',
+  create: `CREATE TABLE IF NOT EXISTS {ks}.commit_recovery_v2 (
+    hour_bucket bigint, position bigint, tenant_id blob, sender_id blob, client_message_id blob, created_at bigint, done boolean,
+    PRIMARY KEY ((hour_bucket), position, tenant_id, sender_id, client_message_id)
   ) WITH default_time_to_live = 0`,
-  columns: { hour_bucket: 'bigint', created_at: 'bigint', tenant_id: 'blob', sender_id: 'blob', client_message_id: 'blob' },
-  addable: [],
+  columns: {
+    hour_bucket: 'bigint',
+    position: 'bigint',
+    tenant_id: 'blob',
+    sender_id: 'blob',
+    client_message_id: 'blob',
+    created_at: 'bigint',
+    done: 'boolean',
+  },
+  addable: ['done'],
 });
 
-const COLS = 'created_at, tenant_id, sender_id, client_message_id';
+const ROW = 'position, tenant_id, sender_id, client_message_id';
 
 export const RECOVERY_CQL = Object.freeze({
-  insert: statement(`INSERT INTO {ks}.commit_recovery (hour_bucket, ${COLS}) VALUES (?, ?, ?, ?, ?) USING TTL ?`, {
+  /** An entry (reserve's row, or a scan's successor): `done` unset. */
+  insert: statement(`INSERT INTO {ks}.commit_recovery_v2 (hour_bucket, ${ROW}, created_at) VALUES (?, ?, ?, ?, ?, ?) USING TTL ?`, {
     profile: 'write',
     idempotent: true,
   }),
-  /** A bucket page strictly after a clustering position and strictly before the cutoff. */
-  scan: statement(
-    `SELECT ${COLS} FROM {ks}.commit_recovery WHERE hour_bucket = ? AND (${COLS}) > (?, ?, ?, ?) AND (created_at) < (?) LIMIT ?`,
-    { profile: 'read', idempotent: true },
-  ),
+  /** The same row, whole, marked done (COMMITTED) with what is left of the commit's deadline. */
+  markDone: statement(`INSERT INTO {ks}.commit_recovery_v2 (hour_bucket, ${ROW}, created_at, done) VALUES (?, ?, ?, ?, ?, ?, true) USING TTL ?`, {
+    profile: 'write',
+    idempotent: true,
+  }),
+  /** One page of a bucket strictly after a clustering position. */
+  scan: statement(`SELECT ${ROW}, created_at, done FROM {ks}.commit_recovery_v2 WHERE hour_bucket = ? AND (${ROW}) > (?, ?, ?, ?) LIMIT ?`, {
+    profile: 'read',
+    idempotent: true,
+  }),
 });

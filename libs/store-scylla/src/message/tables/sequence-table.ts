@@ -3,9 +3,11 @@ import { defineTable } from '../../schema/table-spec';
 
 /**
  * `conversation_sequence`: the highest seq issued in a conversation (`next`). Created by
- * `INSERT … IF NOT EXISTS` (which itself issues seq 1), then moved one step at a time by
- * `UPDATE … SET next = n + 1 IF next = n`. No range is ever pre-leased; a seq whose commit loses
- * its race is a legal hole, never reused.
+ * `INSERT … next = k IF NOT EXISTS` (which issues seqs 1 … k), then moved by
+ * `UPDATE … SET next = n + k IF next = n`, where k is the number of reserves waiting for a seq of
+ * this conversation in the allocating process (grouped allocation, `sequence-allocator.ts`). No seq
+ * is ever issued without a waiter (nothing is pre-leased); a seq whose reserve dies before its
+ * completion is a hole, never reused.
  */
 export const SEQUENCE_TABLE = defineTable({
   name: 'conversation_sequence',

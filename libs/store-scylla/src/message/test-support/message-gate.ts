@@ -13,6 +13,7 @@ import { MESSAGE_TABLES } from '../message-tables';
 import { ScyllaMessageStore } from '../scylla-message-store';
 import type { ScyllaMessageStoreOptions } from '../scylla-message-store';
 import { SEQ_BUCKET_SIZE } from '../tables/record-table';
+import { RECOVERY_PROGRESS_SCOPE } from '../tables/recovery-progress-table';
 import { RECOVERY_BUCKET_MS } from '../tables/recovery-table';
 import { StatementRecorder } from './statement-recorder';
 
@@ -21,6 +22,8 @@ export const GATE_SETUP_TIMEOUT_MS = 300_000;
 export const GATE_CASE_TIMEOUT_MS = 120_000;
 /** The short aux TTL the contract run uses (the contract allows ≤ 3 000 ms on real time). */
 export const GATE_AUX_TTL_MS = 3_000n;
+/** A short claim lease, so the crash cases see a dead claimant taken over within a couple of seconds. */
+export const GATE_CLAIM_LEASE_MS = 1_500n;
 
 /**
  * Test support (never imported by the store): one isolated keyspace per spec file on the gate's
@@ -51,7 +54,13 @@ export class MessageGate {
   /** A store on the shared session (its `close()` leaves the session open). */
   store(options: ScyllaMessageStoreOptions = {}, faults?: FaultPoints): ScyllaMessageStore {
     const shared: ScyllaSession = { client: this.session.client, config: this.config, close: async () => undefined };
-    return new ScyllaMessageStore(shared, { commitAuxTtlMs: GATE_AUX_TTL_MS, ...options }, faults);
+    return new ScyllaMessageStore(shared, { commitAuxTtlMs: GATE_AUX_TTL_MS, claimLeaseMs: GATE_CLAIM_LEASE_MS, ...options }, faults);
+  }
+
+  /** A store with its own session (its own connection pool), as a second writer process would have; `close()` closes it. */
+  async separateStore(options: ScyllaMessageStoreOptions = {}): Promise<ScyllaMessageStore> {
+    const session = await connectSession(this.config, { requestTracker: this.recorder });
+    return new ScyllaMessageStore(session, { commitAuxTtlMs: GATE_AUX_TTL_MS, claimLeaseMs: GATE_CLAIM_LEASE_MS, ...options });
   }
 
   /** Plain test-only CQL (damage hooks, isolation); the store itself never deletes. */
@@ -61,12 +70,13 @@ export class MessageGate {
 
   /**
    * Isolation between cases sharing the keyspace: the recovery scan is not tenant-scoped, so the
-   * hourly recovery partitions around now are removed (partition deletes by the test only).
+   * hourly recovery partitions around now and the scan's progress are removed (deletes by the test only).
    */
   async clearRecoveryWindow(): Promise<void> {
     const hour = BigInt(Date.now()) / RECOVERY_BUCKET_MS;
     const buckets = [hour - 3n, hour - 2n, hour - 1n, hour, hour + 1n];
-    await this.exec('DELETE FROM {ks}.commit_recovery WHERE hour_bucket IN ?', [buckets]);
+    await this.exec('DELETE FROM {ks}.commit_recovery_v2 WHERE hour_bucket IN ?', [buckets]);
+    await this.exec('DELETE FROM {ks}.commit_recovery_progress WHERE scope = ?', [RECOVERY_PROGRESS_SCOPE]);
   }
 
   /** The contract harness over a fresh store (recovery window cleared first). */
@@ -75,11 +85,17 @@ export class MessageGate {
     const store = this.store();
     const recorder = this.recorder;
     const start = recorder.reads;
+    const peers: ScyllaMessageStore[] = [];
     const key = (t: Id128, c: Id128, seq: bigint) => [id128ToBytes(t), id128ToBytes(c), seq / SEQ_BUCKET_SIZE, seq];
     return {
       store,
       clock: null,
       commitAuxTtlMs: store.commitAuxTtlMs,
+      openStore: async () => {
+        const peer = await this.separateStore();
+        peers.push(peer);
+        return peer;
+      },
       corruptRecord: async (t, c, seq) => {
         await this.exec('UPDATE {ks}.message_record SET record = ? WHERE tenant_id = ? AND conversation_id = ? AND seq_bucket = ? AND conversation_seq = ?', [
           Buffer.from('not a record'),
@@ -90,7 +106,10 @@ export class MessageGate {
         await this.exec('DELETE FROM {ks}.message_record WHERE tenant_id = ? AND conversation_id = ? AND seq_bucket = ? AND conversation_seq = ?', key(t, c, seq));
       },
       readCount: () => recorder.reads - start,
-      close: () => this.clearRecoveryWindow(),
+      close: async () => {
+        await Promise.all(peers.map((p) => p.close()));
+        await this.clearRecoveryWindow();
+      },
     };
   }
 

@@ -1,0 +1,134 @@
+import {
+  assertRecordOfIntent,
+  assertSameRequest,
+  commitKeyOf,
+  commitKeyString,
+  decideMarkCommitted,
+  decideMarkOutboxPublished,
+  decideMarkPublishedAndCommitted,
+  decidePutRecord,
+  decideSeqClaim,
+  encodeCommitIntent,
+  encodeMessageRecord,
+  identityOfEncodedRequest,
+  encodeSendRequest,
+  recordFromIntent,
+  recordTtlSeconds,
+  reservedIntentOf,
+  validateReserveInput,
+} from '@qim/store-core';
+import type { Clock, CommitIntent, CommitKey, CommitSnapshot, CommitState, Id128, MessageRecord, Publication, ReserveInput, ReserveResult, SeqClaim, StepDecision } from '@qim/store-core';
+import { padU64, yieldTurn } from '../storage/memory-tables';
+import { snapshotOfRow } from './commit-rows';
+import { RECOVERY_BUCKET_MS, conversationKey } from './memory-message-backend';
+import type { MemoryMessageBackend } from './memory-message-backend';
+
+/**
+ * The commit lifecycle of the Memory MessageStore. Every decision comes from the store-core step
+ * functions (`decidePutRecord`, …); this class only reads, writes and interleaves. Steps of one
+ * operation are separated by event-loop turns, like network round trips, so concurrent calls from
+ * several stores over one backend interleave as writers over one database would.
+ */
+export class MemoryCommitSteps {
+  constructor(
+    private readonly backend: MemoryMessageBackend,
+    private readonly clock: Clock,
+    private readonly commitAuxTtlMs: bigint,
+  ) {}
+
+  /** The live commit of `key`, decoded; null when absent or expired. */
+  load(key: CommitKey): CommitSnapshot | null {
+    const ks = commitKeyString(key);
+    const row = this.backend.commits.get(ks, this.clock.nowMs());
+    return row === null ? null : snapshotOfRow(ks, row, key);
+  }
+
+  /** Recovery row → claim + seq (one atomic step) → RESERVED commit row (first writer wins). */
+  async reserve(raw: ReserveInput): Promise<ReserveResult> {
+    const input = validateReserveInput(raw);
+    const { request } = input;
+    const key = commitKeyOf(request);
+    const identity = identityOfEncodedRequest(encodeSendRequest(request));
+    const existing = this.load(key);
+    if (existing !== null) return this.replay(existing, identity);
+    await yieldTurn();
+
+    const ks = commitKeyString(key);
+    const auxExpiry = this.clock.nowMs() + this.commitAuxTtlMs;
+    this.backend.recovery.put(padU64(input.createdAt / RECOVERY_BUCKET_MS), `${padU64(input.createdAt)}:${ks}`, { createdAt: input.createdAt, key: ks, ...key }, auxExpiry);
+    await yieldTurn();
+
+    const claim = this.claimSeq(conversationKey(key.tenantId, request.conversationId), ks, identity, input, auxExpiry);
+    await yieldTurn();
+
+    const raced = this.load(key);
+    if (raced !== null) return this.replay(raced, identity);
+    const intent = reservedIntentOf(request, identity, input.recipients, claim);
+    this.backend.commits.put(ks, { identity, intent: encodeCommitIntent(intent), state: 'RESERVED', createdAt: intent.createdAt, committedAt: null }, auxExpiry);
+    return { snapshot: { intent, state: 'RESERVED' }, created: true };
+  }
+
+  async putRecord(intent: CommitIntent, record: MessageRecord): Promise<CommitSnapshot> {
+    assertRecordOfIntent(intent, record);
+    const d = decidePutRecord(this.load(intent.key), intent, record);
+    if (d.action === 'answer') return d.snapshot;
+    await yieldTurn();
+
+    const r = recordFromIntent(intent);
+    const ttl = recordTtlSeconds(r.retention);
+    const expiresAt = ttl === null ? null : this.clock.nowMs() + BigInt(ttl) * 1000n;
+    const conv = conversationKey(r.tenantId, r.conversationId);
+    this.backend.records.put(conv, r.seq, encodeMessageRecord(r), expiresAt);
+    this.backend.historyIndex.put(conv, r.seq, { messageId: r.messageId }, expiresAt);
+    await yieldTurn();
+    return this.advance(intent.key, (s) => decidePutRecord(s, intent, record), 'RECORDED');
+  }
+
+  async markOutboxPublished(key: CommitKey, messageId: Id128, publication: Publication): Promise<CommitSnapshot> {
+    return this.advance(key, (s) => decideMarkOutboxPublished(s, messageId), 'OUTBOXED', publication);
+  }
+
+  async markCommitted(key: CommitKey): Promise<CommitSnapshot> {
+    return this.advance(key, decideMarkCommitted, 'COMMITTED');
+  }
+
+  async markPublishedAndCommitted(intent: CommitIntent, publication: Publication): Promise<CommitSnapshot> {
+    return this.advance(intent.key, (s) => decideMarkPublishedAndCommitted(s, intent), 'COMMITTED', publication);
+  }
+
+  /** Replay or conflict of an existing commit (`assertSameRequest`). */
+  private replay(existing: CommitSnapshot, identity: Uint8Array): ReserveResult {
+    assertSameRequest('reserve', existing.intent.identity, identity);
+    return { snapshot: existing, created: false };
+  }
+
+  /** The claim rule (`decideSeqClaim`) and the allocation, in one turn: nothing can interleave. */
+  private claimSeq(conv: string, ks: string, identity: Buffer, input: ReserveInput, auxExpiry: bigint): SeqClaim {
+    const now = this.clock.nowMs();
+    const existing = this.backend.seqClaims.get(conv, ks, now);
+    if (decideSeqClaim(existing, identity) === 'adopt') return existing!;
+    const seq = (this.backend.sequences.get(conv, now) ?? 0n) + 1n;
+    this.backend.sequences.put(conv, seq, null);
+    const claim = { identity, seq, messageId: input.messageId, createdAt: input.createdAt };
+    this.backend.seqClaims.put(conv, ks, claim, auxExpiry);
+    return claim;
+  }
+
+  /**
+   * One state move to `to`, decided by `decide` on the current commit (the decision only says
+   * `write` from a state that may move there). Synchronous, so reading, deciding and writing are one
+   * atomic step. A stored publication is kept; otherwise `publication` (when given) is stored.
+   */
+  private advance(key: CommitKey, decide: (s: CommitSnapshot | null) => StepDecision, to: CommitState, publication?: Publication): CommitSnapshot {
+    const current = this.load(key);
+    const d = decide(current);
+    if (d.action === 'answer') return d.snapshot;
+    const now = this.clock.nowMs();
+    const ks = commitKeyString(key);
+    const row = this.backend.commits.get(ks, now)!;
+    const stored = current!.intent;
+    const intent = stored.publication === null && publication !== undefined ? encodeCommitIntent({ ...stored, publication }) : row.intent;
+    this.backend.commits.update(ks, { ...row, state: to, intent, committedAt: to === 'COMMITTED' ? now : row.committedAt }, now);
+    return this.load(key)!;
+  }
+}

@@ -1,0 +1,111 @@
+import {
+  InvalidInputError,
+  assertSeqInEpoch,
+  assertU64,
+  canonicalizeEvents,
+  composeMailboxSeq,
+  dayOf,
+  encodeMailboxEntry,
+  entryExpiry,
+  id128ToBytes,
+  isId128,
+} from '@qim/store-core';
+import type { DispatchRecord, Id128, MailboxEntry, MailboxEntryInput } from '@qim/store-core';
+import { msScore, u64ToHex16 } from '../redis/hex64';
+
+/** One validated entry, encoded, with what its user's append script needs. */
+export interface PreparedEntry {
+  readonly tenantId: Id128;
+  readonly userId: Id128;
+  /** tenant + user (64 hex): the grouping and cache key. */
+  readonly user: string;
+  readonly seq: bigint;
+  readonly day: number;
+  readonly expiresAt: bigint;
+  readonly bytes: Buffer;
+  /** `seq (16 hex) .. expiry (16 hex)`: the head of the script's entry header (see `appendEntriesCall`). */
+  readonly head: string;
+  /** `physical expiry ms .. ':' .. day`: the tail of the script's entry header. */
+  readonly tail: string;
+}
+
+/** What every entry of one seq and creation time shares (computed once per dispatch). */
+interface SharedFacts {
+  readonly seq: bigint;
+  readonly day: number;
+  readonly expiresAt: bigint;
+  readonly head: string;
+  readonly tail: string;
+}
+
+/**
+ * The entry's physical expiry: its logical expiry + grace. Only live entries are written (expiry
+ * after the caller's now), so this is never earlier than the server's now while the clock skew
+ * stays below the grace; deterministic, so a rewrite never renews it.
+ */
+function sharedFacts(seq: bigint, createdAt: bigint, retentionMs: bigint, graceMs: bigint): SharedFacts {
+  const expiresAt = entryExpiry(createdAt, retentionMs);
+  const day = dayOf(createdAt);
+  return { seq, day, expiresAt, head: `${u64ToHex16(seq, 'seq')}${u64ToHex16(expiresAt, 'expiry')}`, tail: `${msScore(expiresAt + graceMs)}:${day}` };
+}
+
+/**
+ * Validates one entry input against the store's epoch (canonical ids, a seq of the epoch above its
+ * start, u64 `createdAt`, events without a repeated ordinal) and encodes it with its fixed absolute
+ * expiry. Bad input → `InvalidInputError` / `EpochMismatchError` before anything is written.
+ */
+export function prepareEntry(input: MailboxEntryInput, epoch: number, retentionMs: bigint, graceMs: bigint): PreparedEntry {
+  if (!isId128(input.tenantId) || !isId128(input.userId)) throw new InvalidInputError('entry ids must be canonical');
+  const { offset } = assertSeqInEpoch(input.mailboxSeq, epoch);
+  if (offset === null) throw new InvalidInputError('an entry cannot sit at the start-of-epoch seq');
+  if (typeof input.createdAt !== 'bigint' || input.createdAt < 0n) throw new InvalidInputError('createdAt must be a u64');
+  assertU64(input.createdAt, 'createdAt');
+  const facts = sharedFacts(input.mailboxSeq, input.createdAt, retentionMs, graceMs);
+  const entry: MailboxEntry = { ...input, events: canonicalizeEvents(input.events), expiresAt: facts.expiresAt };
+  const bytes = encodeMailboxEntry(entry);
+  return { tenantId: input.tenantId, userId: input.userId, user: `${input.tenantId}${input.userId}`, seq: facts.seq, day: facts.day, expiresAt: facts.expiresAt, bytes, head: facts.head, tail: facts.tail };
+}
+
+/** Byte offset of the user id in the MailboxEntry codec v1 ("QME" 0x01, tenantId[16], userId[16], …). */
+const USER_ID_AT = 20;
+
+/**
+ * The entries of one dispatch applied at `offset` (store-core `entriesOfDispatch`: every recipient,
+ * the record's events, seq = `composeMailboxSeq(epoch, offset)`), prepared once per dispatch: the
+ * events are canonicalised and the entry encoded once, then each recipient's copy gets its user id
+ * (the codec is exact-length and the user id sits at a fixed offset; checked on the first copy, a
+ * full encode per recipient otherwise), the copies sharing one allocation. The record itself was validated by `planPage`.
+ */
+export function prepareDispatchEntries(record: DispatchRecord, epoch: number, offset: bigint, retentionMs: bigint, graceMs: bigint): PreparedEntry[] {
+  if (record.recipients.length === 0) return [];
+  const facts = sharedFacts(composeMailboxSeq(epoch, offset), record.createdAt, retentionMs, graceMs);
+  const events = canonicalizeEvents(record.events);
+  const entryOf = (userId: Id128): MailboxEntry => ({ tenantId: record.tenantId, userId, mailboxSeq: facts.seq, createdAt: record.createdAt, events, expiresAt: facts.expiresAt });
+  const first = record.recipients[0]!;
+  const template = encodeMailboxEntry(entryOf(first));
+  const patchable = template.subarray(USER_ID_AT, USER_ID_AT + 16).equals(id128ToBytes(first));
+  const size = template.length;
+  const slab = patchable ? Buffer.allocUnsafe(size * record.recipients.length) : null;
+  return record.recipients.map((userId, i) => {
+    let bytes: Buffer;
+    if (slab === null) bytes = encodeMailboxEntry(entryOf(userId));
+    else {
+      bytes = slab.subarray(i * size, (i + 1) * size);
+      template.copy(bytes);
+      bytes.write(userId, USER_ID_AT, 16, 'hex');
+    }
+    return { tenantId: record.tenantId, userId, user: `${record.tenantId}${userId}`, seq: facts.seq, day: facts.day, expiresAt: facts.expiresAt, bytes, head: facts.head, tail: facts.tail };
+  });
+}
+
+/** Entries grouped per user in input order; two groups for one `(user, seq)` → `InvalidInputError`. */
+export function groupByUser(entries: readonly PreparedEntry[]): PreparedEntry[][] {
+  const byUser = new Map<string, PreparedEntry[]>();
+  for (const e of entries) {
+    const group = byUser.get(e.user);
+    if (group === undefined) byUser.set(e.user, [e]);
+    else if (group.some((g) => g.seq === e.seq)) throw new InvalidInputError(`two groups for one (user, seq) in a batch: ${e.user} at ${e.seq}`);
+    else group.push(e);
+  }
+  return [...byUser.values()];
+}

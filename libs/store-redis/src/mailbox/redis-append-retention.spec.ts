@@ -1,0 +1,95 @@
+import { CursorExpiredError, DAY_MS, dayOf, decodeActiveLedger } from '@qim/store-core';
+import type { Id128, MailboxEntryInput } from '@qim/store-core';
+import { RedisMailboxFixture, rid } from '../testing/redis-mailbox-fixture';
+
+/**
+ * The append's retention meta on the real server (ADR-0022 §5): the meta is written only when the
+ * ledger must change, and the expired-gap boundary stays exact although ledger items no longer
+ * follow every append.
+ */
+describe('RedisMailboxStore append: retention meta only when the ledger must change', () => {
+  let f: RedisMailboxFixture;
+  beforeEach(() => {
+    f = new RedisMailboxFixture();
+  });
+  afterEach(async () => {
+    await f.close();
+  });
+
+  const entry = (user: Id128, offset: bigint, createdAt: bigint): MailboxEntryInput => ({
+    tenantId: f.tenantId,
+    userId: user,
+    mailboxSeq: f.seq(offset),
+    createdAt,
+    events: [{ ordinal: 0, eventId: rid(), payload: Buffer.from(`at ${offset}`) }],
+  });
+  const metaOf = async (user: Id128): Promise<{ gen: string | null; days: number[] }> => {
+    const [gen = null, ledger = null] = await f.admin.hmgetBuffer(`${f.namespace}:{mu:${f.tenantId}${user}}:meta`, 'gen', 'ledger');
+    return { gen: gen?.toString() ?? null, days: ledger === null ? [] : decodeActiveLedger(ledger).map((i) => i.day) };
+  };
+  const proofOf = async (user: Id128, day: number): Promise<string | null> => f.admin.hget(`${f.namespace}:{mu:${f.tenantId}${user}}:proof:${day}`, String(f.shardEpoch.epoch));
+
+  it('registers a day once: later entries of that day raise only the bucket proof', async () => {
+    const store = f.open();
+    const u = rid();
+    const now = f.clock.nowMs();
+    await store.appendBatch([entry(u, 1n, now)]);
+    const first = await metaOf(u);
+    expect(first.days).toEqual([dayOf(now)]);
+    await store.appendBatch([entry(u, 2n, now)]);
+    await f.open().appendBatch([entry(u, 3n, now)]);
+    expect(await metaOf(u)).toEqual(first);
+    expect((await proofOf(u, dayOf(now)))?.slice(0, 16)).toBe(f.seq(3n).toString(16).padStart(16, '0'));
+    await store.appendBatch([entry(u, 4n, now + DAY_MS)]);
+    const second = await metaOf(u);
+    expect(second.days).toEqual([dayOf(now), dayOf(now) + 1]);
+    expect(second.gen).not.toBe(first.gen);
+    expect((await store.rangeScan(f.tenantId, u, f.start, f.top, 10)).entries.map((e) => e.mailboxSeq)).toEqual([1n, 2n, 3n, 4n].map((o) => f.seq(o)));
+  });
+
+  it('an append consuming an expired day merges the bucket proof’s max seq, not the ledger item’s', async () => {
+    const now = f.clock.nowMs();
+    const todayStart = BigInt(dayOf(now)) * DAY_MS;
+    const retentionMs = now + 1_000n - todayStart;
+    const yesterday = todayStart - DAY_MS + 1_000n;
+    const store = f.open({ entryRetentionMs: retentionMs, dispatchDedupeMs: DAY_MS });
+    const u = rid();
+    await store.appendBatch([entry(u, 10n, yesterday), entry(u, 30n, now)]);
+    await store.appendBatch([entry(u, 20n, yesterday)]);
+    f.clock.set(now + 1_000n);
+    await store.appendBatch([entry(u, 40n, todayStart + DAY_MS + 1_000n)]);
+    expect((await metaOf(u)).days).toEqual([dayOf(now), dayOf(now) + 1]);
+    const err = await store.rangeScan(f.tenantId, u, f.seq(10n), f.top, 10).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CursorExpiredError);
+    expect((err as CursorExpiredError).boundary).toBe(f.seq(20n));
+    expect((await store.rangeScan(f.tenantId, u, f.seq(20n), f.top, 10)).entries.map((e) => e.mailboxSeq)).toEqual([f.seq(30n), f.seq(40n)]);
+  });
+
+  it('a store that never saw the user registers a new day after one lost compare-and-set', async () => {
+    const u = rid();
+    const now = f.clock.nowMs();
+    await f.open().appendBatch([entry(u, 1n, now)]);
+    const fresh = f.open();
+    const writes = fresh.io.writes;
+    expect(await fresh.appendBatch([entry(u, 2n, now + DAY_MS)])).toEqual({ written: 1, expired: 0 });
+    expect(fresh.io.writes - writes).toBe(2);
+    expect((await metaOf(u)).days).toEqual([dayOf(now), dayOf(now) + 1]);
+    const known = fresh.io.writes;
+    await fresh.appendBatch([entry(u, 3n, now + 2n * DAY_MS)]);
+    expect(fresh.io.writes - known).toBe(1);
+  });
+
+  it('concurrent appenders of one user on new days all land (compare-and-set retries)', async () => {
+    const u = rid();
+    const now = f.clock.nowMs();
+    const [a, b] = [f.open(), f.open()];
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) => BigInt(i)).flatMap((i) => [
+        a.appendBatch([entry(u, 2n * i + 1n, now + i * DAY_MS)]),
+        b.appendBatch([entry(u, 2n * i + 2n, now + i * DAY_MS + 1n)]),
+      ]),
+    );
+    expect((await metaOf(u)).days).toHaveLength(8);
+    expect((await a.rangeScan(f.tenantId, u, f.start, f.top, 100)).entries).toHaveLength(16);
+  });
+});

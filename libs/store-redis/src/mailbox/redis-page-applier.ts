@@ -1,0 +1,80 @@
+import { InvariantViolationError, dispatchDedupeExpiry, planPage } from '@qim/store-core';
+import type { Clock, DispatchPage, MailboxGcConfig, PageReport, ShardEpoch, ShardFrontier } from '@qim/store-core';
+import type { ShardFrontierKeys } from '../keys/redis-keys';
+import { u64FromHex16 } from '../redis/hex64';
+import type { RedisIo } from '../redis/redis-io';
+import { ScriptCode, errorForCode } from '../redis/script-codes';
+import { ScriptReply } from '../redis/script-reply';
+import { SimulatedCrashError } from './mailbox-faults';
+import type { MailboxFaults } from './mailbox-faults';
+import { advanceFrontierCall, recordDispatchesCall } from './mailbox-script-args';
+import { pageOutcomes } from './page-outcomes';
+import type { CanonicalSight } from './page-outcomes';
+import { groupByUser, prepareDispatchEntries } from './prepared-entry';
+import type { PreparedEntry } from './prepared-entry';
+import type { RedisUserAppender } from './redis-user-appender';
+
+export interface PageApplierConfig {
+  readonly io: RedisIo;
+  readonly keys: ShardFrontierKeys;
+  readonly clock: Clock;
+  readonly shardEpoch: ShardEpoch;
+  readonly gc: MailboxGcConfig;
+  readonly graceMs: bigint;
+  readonly appender: RedisUserAppender;
+  readonly faults: MailboxFaults | undefined;
+}
+
+const frontierOf = (v: Buffer | null): bigint | null => (v === null || v.length === 0 ? null : u64FromHex16(v, 'shard frontier'));
+
+/**
+ * `applyPage` in three client round trips (ADR-0022 §3): (1) `record-dispatches-v1-1` on the shard
+ * tag reads the frontier, decides gap / behind / apply and records the candidates' first sights;
+ * (2) the applied records' entries, one pipelined `append-entries-v2-1` per user tag, bounded in
+ * flight; (3) `advance-frontier-v1-1` keeps the highest frontier. Everything the page could refuse
+ * (shape, shard, entries) is checked before (1); the frontier decision is store-core `planPage`'s.
+ */
+export class RedisPageApplier {
+  constructor(private readonly c: PageApplierConfig) {}
+
+  async applyPage(page: DispatchPage): Promise<PageReport> {
+    const { shardEpoch, gc } = this.c;
+    const plan = planPage(page, shardEpoch, null);
+    if (plan.kind !== 'apply') throw new InvariantViolationError('a page without frontier cannot be behind');
+    const prepared = new Map<bigint, PreparedEntry[]>();
+    for (const c of plan.candidates) prepared.set(c.offset, prepareDispatchEntries(c.record, shardEpoch.epoch, c.offset, gc.entryRetentionMs, this.c.graceMs));
+    const candidates = plan.candidates.map((c) => ({
+      dispatchId: c.record.dispatchId,
+      offset: c.offset,
+      digest: c.digest,
+      dedupeExpiresAt: dispatchDedupeExpiry(c.record.createdAt, gc.dispatchDedupeMs),
+    }));
+    const call = recordDispatchesCall(this.c.keys, shardEpoch.epoch, { now: this.c.clock.nowMs(), graceMs: this.c.graceMs, fromOffset: page.fromOffset, toOffset: page.toOffset, candidates });
+    const reply = ScriptReply.of(await this.c.io.script(call, 'write'), 'applyPage: dispatch index');
+    if (reply.code !== ScriptCode.OK && reply.code !== ScriptCode.ALREADY && reply.code !== ScriptCode.FRONTIER_GAP) throw errorForCode(reply.code, 'applyPage: dispatch index');
+    const before = frontierOf(reply.bufOrNull(1));
+    const decision = planPage({ fromOffset: page.fromOffset, toOffset: page.toOffset, records: [] }, shardEpoch, before);
+    const scriptSays = reply.code === ScriptCode.OK ? 'apply' : reply.code === ScriptCode.ALREADY ? 'behind' : 'gap';
+    if (decision.kind !== scriptSays) throw new InvariantViolationError(`applyPage: the script decided ${scriptSays}, planPage ${decision.kind} (frontier ${before})`);
+    if (decision.kind === 'behind') return { frontier: before!, wrote: false, outcomes: [], entriesWritten: 0, entriesExpired: 0 };
+
+    const canonical: CanonicalSight[] = plan.candidates.map((_, i) => ({ offset: u64FromHex16(reply.buf(2 + 2 * i), 'canonical offset'), digest: reply.buf(3 + 2 * i) }));
+    const { outcomes, applied } = pageOutcomes(plan, canonical);
+    let entries = applied.flatMap((c) => prepared.get(c.offset)!);
+    const crashAfter = this.c.faults?.crashAfterEntries;
+    if (crashAfter !== undefined) entries = entries.slice(0, crashAfter);
+    const report = await this.c.appender.append(groupByUser(entries));
+    if (crashAfter !== undefined) throw new SimulatedCrashError(`simulated crash after ${entries.length} entries of page ${page.fromOffset}…${page.toOffset}`);
+    if (this.c.faults?.crashBeforeFrontier === true) throw new SimulatedCrashError(`simulated crash before the frontier write of page ${page.fromOffset}…${page.toOffset}`);
+
+    const moved = ScriptReply.of(await this.c.io.script(advanceFrontierCall(this.c.keys, page.toOffset), 'write'), 'applyPage: frontier');
+    if (moved.code !== ScriptCode.OK && moved.code !== ScriptCode.ALREADY) throw errorForCode(moved.code, 'applyPage: frontier');
+    return { frontier: u64FromHex16(moved.buf(1), 'shard frontier'), wrote: true, outcomes, entriesWritten: report.written, entriesExpired: report.expired };
+  }
+
+  /** The frontier: one GET. */
+  async frontier(): Promise<ShardFrontier> {
+    const [raw] = await this.c.io.commands([['GET', this.c.keys.frontier]], 'read');
+    return { offset: frontierOf((raw as Buffer | null) ?? null) };
+  }
+}

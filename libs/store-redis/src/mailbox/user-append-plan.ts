@@ -1,0 +1,91 @@
+import { applyAppend } from '@qim/store-core';
+import type { RetentionMeta } from '@qim/store-core';
+import type { UserKeys } from '../keys/redis-keys';
+import type { ScriptCall } from '../redis/redis-io';
+import { appendEntriesCall } from './mailbox-script-args';
+import type { ReleasedDay } from './mailbox-script-args';
+import { NO_KNOWN_META } from './meta-cache';
+import type { KnownMeta } from './meta-cache';
+import type { PreparedEntry } from './prepared-entry';
+import { encodeRetentionMeta } from './stored-retention-meta';
+
+/** The script call for one user's entries, and what it means when it succeeds under its compare-and-set. */
+export interface UserAppendCall {
+  readonly call: ScriptCall;
+  /** Entries written live / recorded as expired replays when the compare-and-set path runs. */
+  readonly written: number;
+  readonly expired: number;
+  /** The meta stored after a compare-and-set success (the cache's next value). */
+  readonly after: KnownMeta;
+}
+
+/** What to do for one user: call the append script, or first inspect expired ledger items. */
+export type UserAppendPlan = { readonly kind: 'inspect' } | ({ readonly kind: 'call' } & UserAppendCall);
+
+export interface UserAppendContext {
+  readonly keys: UserKeys;
+  readonly now: bigint;
+  readonly epoch: number;
+  readonly graceMs: bigint;
+}
+
+/**
+ * True when the user's ledger need not change for any of these entries (ADR-0022 §5): every entry is
+ * live at `now` on a day whose ledger item is live and expires no later than the entry (so
+ * `applyAppend` would only raise that item's max seq, which the bucket proof now carries).
+ */
+export function fastPathHolds(meta: RetentionMeta, group: readonly PreparedEntry[], now: bigint): boolean {
+  return group.every((e) => {
+    if (e.expiresAt <= now) return false;
+    const item = meta.ledger.find((i) => i.day === e.day);
+    return item !== undefined && item.expiresAt > now && item.expiresAt <= e.expiresAt;
+  });
+}
+
+/**
+ * Plans one user's append from the meta this store believes is stored (`known`; undefined = not
+ * known, planned as "no meta yet"). Pure. The script itself takes the fast path whenever it holds
+ * on the real meta, so a wrong belief costs a lost compare-and-set, never a wrong write:
+ * - a known meta with an expired ledger item → `inspect` first (its consumption must merge the bucket
+ *   proof's max seq, store-core `applyInspect`, not the item's);
+ * - the fast path holds on the known meta → fast mode, no meta planned;
+ * - otherwise store-core `applyAppend` per entry (the same decisions as Memory) → compare-and-set
+ *   mode with the new meta (when it changes), the ledger days to keep and the proof days to release.
+ */
+export function planUserAppend(ctx: UserAppendContext, group: readonly PreparedEntry[], known: KnownMeta | undefined): UserAppendPlan {
+  const base = known ?? NO_KNOWN_META;
+  const initial = base.meta;
+  if (initial !== null && initial.ledger.some((i) => i.expiresAt <= ctx.now)) return { kind: 'inspect' };
+  if (known !== undefined && initial !== null && fastPathHolds(initial, group, ctx.now)) {
+    const call = appendEntriesCall(ctx.keys, { now: ctx.now, epoch: ctx.epoch, entries: group, live: null, cas: null });
+    return { kind: 'call', call, written: group.length, expired: 0, after: base };
+  }
+  let meta = initial;
+  let changed = false;
+  const live: boolean[] = [];
+  for (const e of group) {
+    const out = applyAppend(meta, { day: e.day, seq: e.seq, expiresAt: e.expiresAt }, ctx.now);
+    if (out.changed) {
+      meta = out.meta;
+      changed = true;
+    }
+    live.push(!out.expiredReplay);
+  }
+  const liveDays = new Set((meta?.ledger ?? []).map((i) => i.day));
+  const released = new Map<number, bigint>();
+  for (const item of initial?.ledger ?? []) if (!liveDays.has(item.day)) released.set(item.day, item.expiresAt);
+  group.forEach((e, i) => {
+    if (!live[i] && !liveDays.has(e.day) && !released.has(e.day)) released.set(e.day, e.expiresAt);
+  });
+  const next = changed && meta !== null ? encodeRetentionMeta(meta) : null;
+  const cas = {
+    expected: base.raw,
+    next,
+    liveDays: [...liveDays],
+    released: [...released].map(([day, expiresAt]): ReleasedDay => ({ day, expiresAt })),
+    graceMs: ctx.graceMs,
+  };
+  const call = appendEntriesCall(ctx.keys, { now: ctx.now, epoch: ctx.epoch, entries: group, live, cas });
+  const written = live.filter((l) => l).length;
+  return { kind: 'call', call, written, expired: group.length - written, after: next === null ? base : { raw: next, meta } };
+}

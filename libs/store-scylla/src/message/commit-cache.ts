@@ -1,0 +1,53 @@
+import { commitKeyString } from '@qim/store-core';
+import type { CommitKey } from '@qim/store-core';
+import type { StoredCommit } from './commit-rows';
+
+/** Commits remembered per store (the oldest goes first when full). */
+const CAPACITY = 10_000;
+/** An entry is used only this long after it was put, and only while this much is left of the commit's lifetime. */
+const MAX_AGE_MS = 30_000n;
+const MIN_LEFT_MS = 2_000n;
+
+interface Cached {
+  readonly stored: StoredCommit;
+  readonly putAtMs: bigint;
+}
+
+/**
+ * The commits this store itself just wrote (its completed reserves and the state moves it made), so
+ * the next step of the same commit may skip its read. Only a hint for a conditional write: a step
+ * uses it only when the shared decision on it is `write`; the write's `IF state = ? AND claim = ?`
+ * still guards the state and the commit's incarnation (a key that expired and was reserved anew has
+ * another claim token), and the intent it writes is immutable until OUTBOXED (an OUTBOXED commit
+ * fails the condition). Anything else — a refusal, an answer, a lost condition — is decided again
+ * on a fresh read.
+ */
+export class CommitCache {
+  private readonly entries = new Map<string, Cached>();
+
+  get(key: CommitKey, nowMs: bigint, auxTtlMs: bigint): StoredCommit | null {
+    const id = commitKeyString(key);
+    const hit = this.entries.get(id);
+    if (hit === undefined) return null;
+    const deadline = hit.stored.bornMicros / 1000n + auxTtlMs;
+    if (hit.stored.bornMicros < 0n || nowMs - hit.putAtMs > MAX_AGE_MS || deadline - nowMs < MIN_LEFT_MS) {
+      this.entries.delete(id);
+      return null;
+    }
+    return hit.stored;
+  }
+
+  put(stored: StoredCommit, nowMs: bigint): void {
+    const id = commitKeyString(stored.snapshot.intent.key);
+    this.entries.delete(id);
+    this.entries.set(id, { stored, putAtMs: nowMs });
+    if (this.entries.size > CAPACITY) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+  }
+
+  forget(key: CommitKey): void {
+    this.entries.delete(commitKeyString(key));
+  }
+}

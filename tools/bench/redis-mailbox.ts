@@ -1,0 +1,201 @@
+/**
+ * Benchmark of the Redis mailbox apply path (ADR-0022; needs QIM_REDIS_URL; run:
+ * tools/bench/run.sh redis-mailbox).
+ *
+ * For two fan-out shapes — one 1,000-recipient dispatch per page, and 1,000 three-recipient
+ * dispatches in pages of 100 (300 three-member conversations) — it measures `applyPage` entries/s
+ * and, in the same run on the same server, raw pipelined writes of the same keys: per entry the
+ * entry `SET` and the bucket-proof `HSET`, one explicit pipeline per page (one socket write, no
+ * scripts, no checks). The two alternate round by round until each has run QIM_BENCH_SECONDS, so
+ * both see the same machine load; printed side by side with the ratio (target ≥ 0.5).
+ * "warm": the recipients' day is already registered (the steady state); "cold": the first round to
+ * fresh users, which registers their day (one compare-and-set per user).
+ * Also printed: client calls per page (scripts + commands the store sent; one pipelined stream per
+ * step), server commands per entry (INFO commandstats delta, including the commands run inside
+ * scripts) and CPU µs per entry of this process and of the Redis server (INFO cpu); the server
+ * figures are exact only when nothing else uses the server.
+ *
+ * Env: QIM_BENCH_SECONDS (per side and shape, default 5), QIM_BENCH_APPLY_CONCURRENCY (append calls
+ * in flight, default the store's). Keys live under scratch namespaces, deleted at the end.
+ */
+import { randomBytes } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
+import { composeMailboxSeq, dayOf, encodeMailboxEntry, entryExpiry, systemClock } from '@qim/store-core';
+import type { DispatchPage, DispatchRecord, Id128 } from '@qim/store-core';
+import { DEFAULT_MAILBOX_APPLY_CONCURRENCY, RedisMailboxStore, connectRedis } from '@qim/store-redis';
+
+const SECONDS = Number(process.env['QIM_BENCH_SECONDS'] ?? 5);
+const CONCURRENCY = Number(process.env['QIM_BENCH_APPLY_CONCURRENCY'] ?? DEFAULT_MAILBOX_APPLY_CONCURRENCY);
+const SHARD = 7;
+const EPOCH = 1;
+const RETENTION_MS = 7n * 86_400_000n;
+const PAYLOAD = randomBytes(256);
+const rid = (): Id128 => randomBytes(16).toString('hex') as Id128;
+const tenantId = rid();
+type Redis = Awaited<ReturnType<typeof connectRedis>>;
+
+/** A fan-out shape: one round is a list of pages, each page a list of dispatches (their recipients). */
+interface Shape {
+  readonly name: string;
+  round(): readonly (readonly (readonly Id128[])[])[];
+}
+
+function oneBigDispatch(): Shape {
+  const users = Array.from({ length: 1000 }, rid).sort();
+  return { name: '1 dispatch × 1,000 recipients (page of 1)', round: () => [[users]] };
+}
+
+function manySmallDispatches(): Shape {
+  const conversations = Array.from({ length: 300 }, () => [rid(), rid(), rid()].sort());
+  let next = 0;
+  return {
+    name: '1,000 dispatches × 3 recipients (pages of 100)',
+    round: () => Array.from({ length: 10 }, () => Array.from({ length: 100 }, () => conversations[next++ % conversations.length]!)),
+  };
+}
+
+function recordOf(recipients: readonly Id128[]): DispatchRecord {
+  return { dispatchId: rid(), tenantId, shard: SHARD, messageId: rid(), conversationId: rid(), seq: 1n, createdAt: systemClock.nowMs(), recipients, events: [{ ordinal: 0, eventId: rid(), payload: PAYLOAD }] };
+}
+
+/** Totals of one side: entries, wall time inside the measured calls, pages, CPU of this process and of the server. */
+class Tally {
+  entries = 0;
+  seconds = 0;
+  pages = 0;
+  clientCpuUs = 0;
+  serverCpuUs = 0;
+
+  get perSecond(): number {
+    return this.entries / this.seconds;
+  }
+
+  cpu(): string {
+    return `${(this.clientCpuUs / this.entries).toFixed(1)} / ${(this.serverCpuUs / this.entries).toFixed(1)}`;
+  }
+}
+
+async function serverCpuUs(admin: Redis): Promise<number> {
+  const info = await admin.info('cpu');
+  const field = (name: string): number => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+  return (field('used_cpu_user') + field('used_cpu_sys')) * 1e6;
+}
+
+/** Times one page (its wall time only) and adds the CPU the whole round used. */
+async function meteredRound(admin: Redis, tally: Tally, pages: readonly (() => Promise<number>)[]): Promise<void> {
+  const server0 = await serverCpuUs(admin);
+  const client0 = process.cpuUsage();
+  for (const page of pages) {
+    const t0 = process.hrtime.bigint();
+    tally.entries += await page();
+    tally.seconds += Number(process.hrtime.bigint() - t0) / 1e9;
+    tally.pages++;
+  }
+  const client = process.cpuUsage(client0);
+  tally.clientCpuUs += client.user + client.system;
+  tally.serverCpuUs += (await serverCpuUs(admin)) - server0;
+}
+
+/** One round of `shape` through `applyPage`, from `state.offset` on. */
+function storeRound(store: RedisMailboxStore, shape: Shape, state: { offset: bigint }): (() => Promise<number>)[] {
+  return shape.round().map((dispatches) => {
+    const fromOffset = state.offset;
+    state.offset += BigInt(dispatches.length);
+    const page: DispatchPage = {
+      fromOffset,
+      toOffset: state.offset - 1n,
+      records: dispatches.map((recipients, i) => ({ offset: fromOffset + BigInt(i), record: recordOf(recipients) })),
+    };
+    return async () => (await store.applyPage(page)).entriesWritten;
+  });
+}
+
+/** One round of `shape` written raw: per entry SET of the entry bytes + HSET of its bucket proof, one pipeline per page. */
+function rawRound(raw: Redis, namespace: string, shape: Shape, state: { offset: bigint }, sample: Buffer): (() => Promise<number>)[] {
+  return shape.round().map((dispatches) => {
+    const fromOffset = state.offset;
+    state.offset += BigInt(dispatches.length);
+    return async () => {
+      const now = systemClock.nowMs();
+      const day = dayOf(now);
+      const expiry = entryExpiry(now, RETENTION_MS).toString(16).padStart(16, '0');
+      const pipeline = raw.pipeline();
+      let entries = 0;
+      dispatches.forEach((recipients, i) => {
+        const seq = composeMailboxSeq(EPOCH, fromOffset + BigInt(i)).toString(16).padStart(16, '0');
+        for (const user of recipients) {
+          const prefix = `${namespace}:{mu:${tenantId}${user}}:`;
+          pipeline.set(`${prefix}entry:${seq}`, sample);
+          pipeline.hset(`${prefix}proof:${day}`, String(EPOCH), `${seq}${expiry}`);
+          entries++;
+        }
+      });
+      await pipeline.exec();
+      return entries;
+    };
+  });
+}
+
+async function commandCount(admin: Redis): Promise<number> {
+  const info = await admin.info('commandstats');
+  return [...info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].reduce((s, m) => (/^(info|config)/.test(m[1]!) ? s : s + Number(m[2])), 0);
+}
+
+async function dropNamespace(admin: Redis, namespace: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await admin.scan(cursor, 'MATCH', `${namespace}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await admin.unlink(...keys);
+  } while (cursor !== '0');
+}
+
+async function main(): Promise<void> {
+  const url = process.env['QIM_REDIS_URL'];
+  if (!url) throw new Error('QIM_REDIS_URL is not set: eval "$(tools/infra/infra env)"');
+  const tag = randomBytes(4).toString('hex');
+  const namespace = `qimbench-${tag}`;
+  const rawNamespace = `qimbench-raw-${tag}`;
+  const [storeClient, rawClient, admin] = await Promise.all([connectRedis(url), connectRedis(url), connectRedis(url)]);
+  const version = /^redis_version:(.*)$/m.exec(await admin.info('server'))?.[1]?.trim() ?? '?';
+  const aof = /^aof_enabled:(\d)/m.exec(await admin.info('persistence'))?.[1] === '1' ? `AOF on (appendfsync ${String(((await admin.config('GET', 'appendfsync')) as string[])[1])})` : 'AOF off';
+  const sample = encodeMailboxEntry({ tenantId, userId: rid(), mailboxSeq: composeMailboxSeq(EPOCH, 0n), createdAt: 0n, expiresAt: 0n, events: [{ ordinal: 0, eventId: rid(), payload: PAYLOAD }] });
+  console.log(`# machine: ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}; redis ${version}, ${aof}; node ${process.version}`);
+  console.log(`# applyPage vs raw pipelined SET + HSET of the same keys (${SECONDS}s each side, alternating rounds, same server ${new URL(url).host}, ${CONCURRENCY} append calls in flight)`);
+  console.log('shape | cold entries/s | warm entries/s | raw entries/s | warm/raw | cold/raw | client calls/page | server cmds/entry | CPU µs/entry client / server: warm | raw');
+  try {
+    for (const shape of [oneBigDispatch(), manySmallDispatches()]) {
+      const gc = { entryRetentionMs: RETENTION_MS, dispatchDedupeMs: 86_400_000n };
+      const store = new RedisMailboxStore({ redis: storeClient, namespace, clock: systemClock, ownsConnection: false, shardEpoch: { shard: SHARD, epoch: EPOCH }, gc, applyConcurrency: CONCURRENCY });
+      const state = { offset: ((await store.frontier()).offset ?? -1n) + 1n };
+      const rawState = { offset: 0n };
+      const cold = new Tally();
+      await meteredRound(admin, cold, storeRound(store, shape, state));
+      const [warm, raw] = [new Tally(), new Tally()];
+      let calls = 0;
+      let commands = 0;
+      while (warm.seconds < SECONDS || raw.seconds < SECONDS) {
+        if (warm.seconds < SECONDS) {
+          const [calls0, commands0] = [store.io.reads + store.io.writes, await commandCount(admin)];
+          await meteredRound(admin, warm, storeRound(store, shape, state));
+          calls += store.io.reads + store.io.writes - calls0;
+          commands += (await commandCount(admin)) - commands0;
+        }
+        if (raw.seconds < SECONDS) await meteredRound(admin, raw, rawRound(rawClient, rawNamespace, shape, rawState, sample));
+      }
+      const ratio = (t: Tally): string => (t.perSecond / raw.perSecond).toFixed(2);
+      console.log(
+        `${shape.name} | ${cold.perSecond.toFixed(0)} | ${warm.perSecond.toFixed(0)} | ${raw.perSecond.toFixed(0)} | ${ratio(warm)} | ${ratio(cold)} | ${(calls / warm.pages).toFixed(1)} | ${(commands / warm.entries).toFixed(1)} | ${warm.cpu()} | ${raw.cpu()}`,
+      );
+    }
+  } finally {
+    await dropNamespace(admin, namespace);
+    await dropNamespace(admin, rawNamespace);
+    await Promise.all([storeClient.quit(), rawClient.quit(), admin.quit()]);
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
