@@ -54,6 +54,25 @@ describe('usage', () => {
   });
 });
 
+describe('reset-mailbox-offsets (arguments and configuration; its effect is proven by apps/e2e mailbox-kafka-faults)', () => {
+  it('is listed in the usage', () => {
+    expect(admin(['--help']).stdout).toMatch(/reset-mailbox-offsets \[--shard N\]/);
+  });
+
+  it.each([[['--shard']], [['--shard', 'x']], [['--all']]])('%j: a usage error, exit 2, nothing contacted', (args) => {
+    const r = admin(['reset-mailbox-offsets', ...args]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^reset-mailbox-offsets takes \[--shard N\]/);
+  });
+
+  it('refuses a configuration without the mailbox variables (exit 2), naming them', () => {
+    const r = admin(['reset-mailbox-offsets', '--shard', '0']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^invalid configuration \(nothing was contacted or altered\):/);
+    expect(r.stderr).toMatch(/QIM_KAFKA_BROKERS: is required/);
+  });
+});
+
 describe('against the real cluster', () => {
   it('verify on a missing keyspace: not ready (exit 1) naming the keyspace, and it creates nothing', () => {
     for (let i = 0; i < 2; i++) {

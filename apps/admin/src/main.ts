@@ -1,6 +1,7 @@
 import { ConfigError, parseEnv, scyllaEnvSchema } from '@qim/service-kit';
 import type { ScyllaEnvConfig } from '@qim/service-kit';
 import { runMigrate } from './migrate-command';
+import { runResetMailboxOffsets } from './reset-offsets-command';
 import type { Output } from './output';
 import { messageOf, processOutput } from './output';
 import { USAGE } from './usage';
@@ -18,6 +19,7 @@ async function main(args: readonly string[], io: Output): Promise<number> {
     io.out(USAGE);
     return 2;
   }
+  if (name === 'reset-mailbox-offsets') return runResetMailboxOffsets(rest, io);
   const command = name === undefined ? undefined : COMMANDS.get(name);
   if (command === undefined || rest.length > 0) {
     io.err(name === undefined ? 'no command given' : `unknown command: ${args.join(' ')}`);

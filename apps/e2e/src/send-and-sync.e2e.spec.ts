@@ -13,7 +13,7 @@ describe('send → history → mailbox sync (redis backend, kafka)', () => {
   const T = hex(0xe2e);
   const CONV = hex(0xc0ffee);
   const members = Array.from({ length: 6 }, (_, i) => hex(0x100 + i));
-  const [alice, bob] = members as [string, string];
+  const [alice, bob, carol] = members as [string, string, string];
   const outsider = hex(0xbad);
   const b64 = (s: string) => Buffer.from(s).toString('base64');
   const body = (n: number, text = `hello ${n}`) => ({ client_message_id: hex(0xf000 + n), conversation_id: CONV, body: b64(text) });
@@ -43,8 +43,8 @@ describe('send → history → mailbox sync (redis backend, kafka)', () => {
     for (const s of [0, 1]) {
       const st = await stack.mailboxApi.call('GET', `/v1/shards/${s}/status`, T, alice);
       expect(st.status).toBe(200);
-      expect(st.body).toMatchObject({ shard: s, epoch: 1 });
-      expect(st.body.lanes).toHaveLength(64);
+      expect(st.body).toMatchObject({ shard: s, epoch: 1, assigned_here: true, stalled: null });
+      expect(st.body.kafka).toMatchObject({ end: expect.any(String), lag: expect.any(String) });
     }
   });
 
@@ -113,6 +113,23 @@ describe('send → history → mailbox sync (redis backend, kafka)', () => {
     } finally {
       await second.process.stop('SIGTERM');
     }
+  });
+
+  it('long-polls: a waiting sync returns as soon as a new message is applied', async () => {
+    // Everything sent so far (2 + 1 + 16 messages) is in; the wait below can only be ended by the next one.
+    await eventually('carol has every earlier message', async () => (await mailboxOf(carol)).entries.length === 19);
+    const cursor = (await mailboxOf(carol)).next_after;
+    const started = Date.now();
+    const waiting = stack.mailboxApi.call('GET', `/v1/mailboxes/${carol}/entries?after=${cursor}&wait_ms=20000`, T, carol);
+    await new Promise((r) => setTimeout(r, 300));
+    const sent = await stack.writerApi.call('POST', '/v1/messages', T, alice, body(50));
+    expect(sent.status).toBe(200);
+    const r = await waiting;
+    expect(r.status).toBe(200);
+    expect(r.body.entries.map((e: { events: { message: { message_id: string } }[] }) => e.events[0]!.message.message_id)).toEqual([sent.body.message_id]);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const above = await stack.mailboxApi.call('GET', `/v1/mailboxes/${carol}/entries?wait_ms=30001`, T, carol);
+    expect([above.status, above.body.code]).toEqual([400, 'INVALID_INPUT']);
   });
 
   it('exits 0 on SIGTERM', async () => {

@@ -6,6 +6,8 @@ export interface MailboxAppOptions {
   readonly reader: MailboxReader;
   readonly status: { status(shard: number): Promise<object> };
   readonly syncMaxLimit: number;
+  /** Largest `wait_ms` of a long-polling sync (`QIM_SYNC_MAX_WAIT_MS`); above → 400. */
+  readonly syncMaxWaitMs: number;
   readonly metrics: ServiceMetrics;
   readonly readiness: readonly ReadinessCheck[];
 }

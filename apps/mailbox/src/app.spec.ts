@@ -1,4 +1,4 @@
-import { composeMailboxSeq, epochStartSeq, shardOf } from '@qim/store-core';
+import { composeMailboxSeq, encodeMessageRecord, epochStartSeq, shardOf } from '@qim/store-core';
 import { EPOCH, SHARDS, TOKEN, headers, hex, mailboxTestApp, messageRecord } from './testing/mailbox-test-app';
 import type { MailboxTestApp } from './testing/mailbox-test-app';
 
@@ -41,13 +41,13 @@ describe('mailbox app', () => {
     it('serves ops routes without a token', async () => {
       expect((await t.app.inject({ url: '/healthz' })).statusCode).toBe(200);
       expect((await t.app.inject({ url: '/readyz' })).json().status).toBe('ready');
-      expect((await t.app.inject({ url: '/metrics' })).body).toContain('qim_lane_watermark');
+      expect((await t.app.inject({ url: '/metrics' })).body).toContain('qim_shard_frontier');
       expect((await t.app.inject({ url: '/openapi.json' })).json().paths).toHaveProperty(['/v1/mailboxes/{user}/entries']);
     });
   });
 
   describe('sync', () => {
-    it('gives every recipient exactly one entry per message, across shards, only up to the watermark', async () => {
+    it('gives every recipient exactly one entry per message, across shards, up to the shard frontier', async () => {
       const now = t.clock.nowMs();
       await t.deliver(messageRecord(T, 1n, users[0]!, now), users);
       await t.deliver(messageRecord(T, 2n, users[1]!, now), users);
@@ -60,6 +60,8 @@ describe('mailbox app', () => {
         expect(page.has_more).toBe(false);
         expect(page.next_after).toBe(page.up_to);
         expect(Buffer.from(page.entries[0].events[0].message.body, 'base64').toString()).toBe('m1');
+        // Each message reached both shards at offsets 0 and 1: every frontier is 1.
+        expect(page.up_to).toBe(composeMailboxSeq(EPOCH, 1n).toString());
         const after = await sync(u, `?after=${page.next_after}`);
         expect(after.json().entries).toEqual([]);
       }
@@ -84,6 +86,29 @@ describe('mailbox app', () => {
       expect(p2.entries).toHaveLength(1);
     });
 
+    it('cuts a page at max_bytes (the first entry always whole) and continues from next_after', async () => {
+      const records = [1n, 2n, 3n].map((s) => messageRecord(T, s, users[0]!, t.clock.nowMs(), `${'x'.repeat(400)}${s}`));
+      for (const r of records) await t.deliver(r, [users[0]!]);
+      const size = encodeMessageRecord(records[0]!).length;
+      const one = (await sync(users[0]!, '?max_bytes=1')).json();
+      expect([one.entries.length, one.has_more]).toEqual([1, true]);
+      expect(one.next_after).toBe(one.entries[0].seq);
+      const two = (await sync(users[0]!, `?max_bytes=${2 * size}&after=${one.next_after}`)).json();
+      expect(two.entries.map((e: { events: { message: { seq: string } }[] }) => e.events[0]!.message.seq)).toEqual(['2', '3']);
+      expect([two.has_more, two.next_after]).toEqual([false, two.up_to]);
+      const cut = (await sync(users[0]!, `?max_bytes=${3 * size - 1}`)).json();
+      expect([cut.entries.length, cut.has_more]).toEqual([2, true]);
+    });
+
+    it('sends each message body once: decoded in message, no raw payload beside it', async () => {
+      await t.deliver(messageRecord(T, 1n, users[0]!, t.clock.nowMs(), 'only once'), [users[0]!]);
+      const r = await sync(users[0]!);
+      const ev = r.json().entries[0].events[0];
+      expect(ev.payload).toBeNull();
+      expect(ev.message).toMatchObject({ seq: '1', sender_id: users[0], client_message_id: hex(0xd001), retention: { kind: 'default' } });
+      expect(r.body.split(Buffer.from('only once').toString('base64'))).toHaveLength(2);
+    });
+
     it('answers 410 CURSOR_EXPIRED (resync) for a cursor below the trim', async () => {
       await t.deliver(messageRecord(T, 1n, users[0]!, t.clock.nowMs()), [users[0]!]);
       await t.deliver(messageRecord(T, 2n, users[0]!, t.clock.nowMs()), [users[0]!]);
@@ -96,6 +121,16 @@ describe('mailbox app', () => {
       expect(old.json()).toMatchObject({ code: 'CURSOR_EXPIRED', resync: true });
     });
 
+    it('lets a device that was told to resync start again: a sync without a cursor begins at the retained boundary', async () => {
+      for (const seq of [1n, 2n, 3n]) await t.deliver(messageRecord(T, seq, users[0]!, t.clock.nowMs()), [users[0]!]);
+      const all = (await sync(users[0]!)).json();
+      const trimTo = all.entries[1].seq;
+      await t.app.inject({ method: 'POST', url: `/v1/mailboxes/${users[0]}/truncate`, headers: headers(T, users[0]!), payload: { before: trimTo } });
+      const fresh = await sync(users[0]!);
+      expect(fresh.statusCode).toBe(200);
+      expect(fresh.json().entries.map((e: { seq: string }) => e.seq)).toEqual([all.entries[2].seq]);
+    });
+
     it('answers 410 EPOCH_MISMATCH for a cursor of another epoch', async () => {
       const r = await sync(users[0]!, `?after=${composeMailboxSeq(EPOCH + 1, 5n)}`);
       expect(r.statusCode).toBe(410);
@@ -103,7 +138,7 @@ describe('mailbox app', () => {
     });
 
     it('validates the query and body', async () => {
-      for (const q of ['?after=-1', '?after=x', '?limit=0', '?limit=51', '?other=1']) {
+      for (const q of ['?after=-1', '?after=x', '?limit=0', '?limit=51', '?other=1', '?max_bytes=0', '?wait_ms=-1', '?wait_ms=x']) {
         const r = await sync(users[0]!, q);
         expect([q, r.statusCode, r.json().code]).toEqual([q, 400, 'INVALID_INPUT']);
       }
@@ -113,9 +148,13 @@ describe('mailbox app', () => {
     });
   });
 
-  it('answers shard status and validates the shard', async () => {
-    expect((await t.app.inject({ url: '/v1/shards/1/status', headers: headers(T, users[0]!) })).json()).toMatchObject({ shard: 1 });
-    expect((await t.app.inject({ url: '/v1/shards/x/status', headers: headers(T, users[0]!) })).statusCode).toBe(400);
+  it('answers shard status (frontier, the seq it makes visible, stall) and validates the shard', async () => {
+    const status = async (s: number | string) => t.app.inject({ url: `/v1/shards/${s}/status`, headers: headers(T, users[0]!) });
+    expect((await status(1)).json()).toMatchObject({ shard: 1, epoch: EPOCH, assigned_here: true, frontier: null, visible_up_to: epochStartSeq(EPOCH).toString(), stalled: null });
+    await t.deliver(messageRecord(T, 1n, users[0]!, t.clock.nowMs()), users);
+    expect((await status(1)).json()).toMatchObject({ frontier: '0', visible_up_to: composeMailboxSeq(EPOCH, 0n).toString(), pages_applied: 1 });
+    expect((await status('x')).statusCode).toBe(400);
+    expect((await status(SHARDS)).statusCode).toBe(400);
   });
 
   it('answers 503 on /readyz with details when a check fails', async () => {

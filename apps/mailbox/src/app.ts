@@ -10,7 +10,9 @@ export type { MailboxAppOptions } from './app-options';
 export async function mailboxApp(app: FastifyInstance, opts: MailboxAppOptions): Promise<void> {
   installErrorHandler(app);
   installRequestMetrics(app, opts.metrics);
-  registerOpsRoutes(app, { readiness: opts.readiness, metrics: opts.metrics, openapi: mailboxOpenApi(opts.syncMaxLimit) });
+  registerOpsRoutes(app, { readiness: opts.readiness, metrics: opts.metrics, openapi: mailboxOpenApi(opts.syncMaxLimit, opts.syncMaxWaitMs) });
+  // Closing: long-polling syncs answer at once instead of holding the drain for their whole wait.
+  app.addHook('preClose', async () => opts.reader.board.close());
   await app.register(async (api) => {
     requireBearerToken(api, opts.serviceToken);
     registerMailboxRoutes(api, opts);

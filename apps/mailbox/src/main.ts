@@ -1,4 +1,4 @@
-import { ConfigError, createTopicsStep, listenWithSignals, mailboxEnvSchema, parseEnv, startMailboxRuntime } from '@qim/service-kit';
+import { ConfigError, createTopicsStep, listenWithSignals, mailboxEnvSchema, parseEnv, serviceServerOptions, startMailboxRuntime } from '@qim/service-kit';
 import type { MailboxConfig } from '@qim/service-kit';
 import fastify from 'fastify';
 import { mailboxApp } from './app';
@@ -22,11 +22,7 @@ async function createTopics(config: MailboxConfig): Promise<void> {
 
 /** The mailbox process: config → logger → runtime (fail closed) → HTTP → signals. */
 async function serve(config: MailboxConfig): Promise<void> {
-  const app = fastify({
-    logger: { level: config.logLevel, base: { service: 'mailbox' } },
-    bodyLimit: config.http.bodyLimit,
-    return503OnClosing: true,
-  });
+  const app = fastify(serviceServerOptions({ service: 'mailbox', logLevel: config.logLevel, bodyLimit: config.http.bodyLimit, requestTimeoutMs: config.http.requestTimeoutMs }));
   let runtime;
   try {
     runtime = await startMailboxRuntime(config, app.log);
@@ -39,10 +35,11 @@ async function serve(config: MailboxConfig): Promise<void> {
     reader: runtime.reader,
     status: runtime.status,
     syncMaxLimit: config.syncMaxLimit,
+    syncMaxWaitMs: config.syncMaxWaitMs,
     metrics: runtime.metrics,
     readiness: runtime.readiness,
   });
-  await listenWithSignals({ app, stack: runtime.stack, host: config.http.host, port: config.http.port, shutdownGraceMs: config.shutdownGraceMs });
+  await listenWithSignals({ app, stack: runtime.stack, host: config.http.host, port: config.http.port, shutdownGraceMs: config.shutdownGraceMs, shutdownDeadlineMs: config.shutdownDeadlineMs, terminal: runtime.terminal });
   app.log.info({ backend: config.backend.kind, shards: config.shards, epoch: config.epoch }, 'mailbox ready');
 }
 

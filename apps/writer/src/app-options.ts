@@ -1,10 +1,11 @@
 import type { HistoryAuthorizer, MessageStore } from '@qim/store-core';
-import type { MembershipDirectory, MessageSender, ReadinessCheck, ServiceMetrics } from '@qim/service-kit';
+import type { MembershipDirectory, ReadinessCheck, Sender, ServiceMetrics } from '@qim/service-kit';
 
 /** Everything the writer's HTTP layer needs; `main.ts` (or a test) builds it. */
 export interface WriterAppOptions {
   readonly serviceToken: string;
-  readonly sender: MessageSender;
+  /** The send path, bounded by the send deadline (`DeadlineSender` over `MessageSender`). */
+  readonly sender: Sender;
   readonly store: MessageStore;
   readonly membership: MembershipDirectory;
   readonly authorizer: HistoryAuthorizer;

@@ -1,4 +1,4 @@
-import { ConfigError, listenWithSignals, parseEnv, startWriterRuntime, writerEnvSchema } from '@qim/service-kit';
+import { ConfigError, listenWithSignals, parseEnv, serviceServerOptions, startWriterRuntime, writerEnvSchema } from '@qim/service-kit';
 import type { WriterConfig } from '@qim/service-kit';
 import fastify from 'fastify';
 import { writerApp } from './app';
@@ -14,14 +14,13 @@ function loadConfig(): WriterConfig {
   }
 }
 
-/** The writer process: config → logger → runtime (fail closed) → HTTP → signals. */
+/**
+ * The writer process: config → logger → runtime (fail closed) → HTTP → signals. A terminal
+ * failure (the writer lease lost past its re-acquisition bound) ends it like SIGTERM, with exit 1.
+ */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const app = fastify({
-    logger: { level: config.logLevel, base: { service: 'writer' } },
-    bodyLimit: config.http.bodyLimit,
-    return503OnClosing: true,
-  });
+  const app = fastify(serviceServerOptions({ service: 'writer', logLevel: config.logLevel, bodyLimit: config.http.bodyLimit, requestTimeoutMs: config.http.requestTimeoutMs }));
   let runtime;
   try {
     runtime = await startWriterRuntime(config, app.log);
@@ -39,7 +38,15 @@ async function main(): Promise<void> {
     metrics: runtime.metrics,
     readiness: runtime.readiness,
   });
-  await listenWithSignals({ app, stack: runtime.stack, host: config.http.host, port: config.http.port, shutdownGraceMs: config.shutdownGraceMs });
+  await listenWithSignals({
+    app,
+    stack: runtime.stack,
+    host: config.http.host,
+    port: config.http.port,
+    shutdownGraceMs: config.shutdownGraceMs,
+    shutdownDeadlineMs: config.shutdownDeadlineMs,
+    terminal: runtime.terminal,
+  });
   app.log.info({ writerId: runtime.writerId, backend: config.backend.kind }, 'writer ready');
 }
 

@@ -11,12 +11,12 @@ const routes: RouteDoc[] = [
   {
     method: 'post',
     path: '/v1/messages',
-    summary: 'Send a message as the acting user (idempotent per client_message_id)',
+    summary: 'Send a message as the acting user (idempotent per client_message_id; 503 past QIM_SEND_DEADLINE_MS, retry with the same id)',
     auth: true,
     actingUser: true,
     body: sendBodySchema,
     response: sendAnswerSchema,
-    errors: ['FORBIDDEN', 'CONFLICT', 'FANOUT_LIMIT', 'PAYLOAD_TOO_LARGE'],
+    errors: ['FORBIDDEN', 'CONFLICT', 'FANOUT_LIMIT', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
   },
   {
     method: 'get',
@@ -42,7 +42,7 @@ const routes: RouteDoc[] = [
     auth: true,
     actingUser: true,
     body: summariesBodySchema,
-    errors: ['FORBIDDEN'],
+    errors: ['FORBIDDEN', 'UNSUPPORTED_MEDIA_TYPE'],
   },
   { method: 'put', path: '/v1/conversations/{id}/members', summary: 'Add members', auth: true, params: conversationParams, body: membersBodySchema, response: membersAnswer, errors: ['FANOUT_LIMIT'] },
   { method: 'delete', path: '/v1/conversations/{id}/members', summary: 'Remove members', auth: true, params: conversationParams, body: membersBodySchema, response: membersAnswer },

@@ -1,16 +1,35 @@
-import type { Kafka, Producer } from 'kafkajs';
+import type { Kafka, Message, Producer } from 'kafkajs';
 import { Partitioners } from 'kafkajs';
+
+/** Retries of one send before it fails (and the sender fences); backoff from the client's retry policy. */
+export const DEFAULT_PRODUCER_RETRIES = 5;
+
+export interface IdempotentProducerOptions {
+  readonly retries?: number;
+  /** Called with each message and the partition the default partitioner chose for it. */
+  readonly onPlaced?: (message: Message, partition: number) => void;
+}
 
 /**
  * The one producer configuration of the project: idempotent, one request in flight (so offsets
  * within a partition stay contiguous and in send order), no topic auto-creation (topics come from
- * the explicit create-topics step). Callers send with `acks: -1`.
+ * the explicit create-topics step), bounded retries (safe only because its user fences after a
+ * failed send: see `FencedProducer`). Callers send with `acks: -1`.
  */
-export function createIdempotentProducer(kafka: Kafka): Producer {
+export function createIdempotentProducer(kafka: Kafka, options: IdempotentProducerOptions = {}): Producer {
+  const onPlaced = options.onPlaced;
   return kafka.producer({
     idempotent: true,
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
-    createPartitioner: Partitioners.DefaultPartitioner,
+    retry: { retries: options.retries ?? DEFAULT_PRODUCER_RETRIES },
+    createPartitioner: () => {
+      const partition = Partitioners.DefaultPartitioner();
+      return (args) => {
+        const p = partition(args);
+        onPlaced?.(args.message, p);
+        return p;
+      };
+    },
   });
 }

@@ -1,46 +1,82 @@
-import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import type { Consumer, EachBatchPayload, IHeaders, Kafka } from 'kafkajs';
 import type { BusLogger } from './kafka-factory';
-import type { RecordHandler } from './record-handler';
+import { cutPages } from './page-cutter';
+import type { ConsumedRecord, PageHandler } from './page-handler';
+import { RetryBackoff } from './retry-backoff';
 
 export interface PartitionConsumerOptions {
   readonly groupId: string;
   readonly topic: string;
   /** Partitions processed concurrently by this process (each partition stays sequential). */
   readonly concurrency: number;
+  /** Largest page handed to the handler (records); a fetched batch is cut into pages of this size. */
+  readonly pageRecords: number;
   readonly logger?: BusLogger;
   /** Called after each commit with (partition, committed next offset). */
   readonly onCommitted?: (partition: number, offset: bigint) => void;
+  /** First and largest pause (ms) before a failed page of a partition is read again. */
+  readonly retry?: { readonly initialMs: number; readonly maxMs: number };
+  /**
+   * Called when kafkajs stopped this consumer for good (a crash it does not restart from, e.g. a
+   * crashed group join): the process cannot recover by itself and should exit with the reason.
+   */
+  readonly onTerminal?: (reason: string) => void;
+  /** Group session timeout (ms, default 15 s; the broker bounds it by group.min/max.session.timeout.ms). */
+  readonly sessionTimeoutMs?: number;
+  /** How long `start` waits for the first group join before it fails (ms, default 30 s). */
+  readonly joinTimeoutMs?: number;
 }
 
+function headersOf(h: IHeaders | undefined): Record<string, Buffer> | undefined {
+  if (!h) return undefined;
+  const out: Record<string, Buffer> = {};
+  for (const [k, v] of Object.entries(h)) {
+    if (v === undefined) continue;
+    const first = Array.isArray(v) ? v[0] : v;
+    if (first !== undefined) out[k] = Buffer.isBuffer(first) ? first : Buffer.from(first);
+  }
+  return out;
+}
+
+const HEARTBEAT_MS = 1_000;
+
 /**
- * A kafkajs consumer group member with manual commits only (`autoCommit: false`): after each
- * handled record (and at the end of each batch) it commits `handler.committable(partition)` when
- * that moved forward. Redelivery after a crash or rebalance starts from the last committed offset,
- * so the handler must be idempotent.
+ * A kafkajs consumer group member that drives a `PageHandler` page by page (`eachBatch`, manual
+ * commits only). Per page: handle (heartbeating every second while it runs, so long work keeps group
+ * membership) → commit `toOffset + 1` → heartbeat. A page that fails pauses only its partition and
+ * is read again after a growing backoff, never skipped; other partitions go on. Commits go through
+ * the batch's own group generation, so a member that lost the partition cannot commit for it.
  */
 export class PartitionConsumer {
   private readonly consumer: Consumer;
-  private readonly committed = new Map<number, bigint>();
   private assigned: readonly number[] = [];
   private running = false;
   private crashed: string | null = null;
+  private stopping = false;
+  private joined = false;
+  private readonly joinWaiters = new Set<(err: Error | null) => void>();
+  private readonly backoff: RetryBackoff;
 
   constructor(
     kafka: Kafka,
-    private readonly handler: RecordHandler,
+    private readonly handler: PageHandler,
     private readonly opts: PartitionConsumerOptions,
   ) {
+    this.backoff = new RetryBackoff(opts.retry ?? { initialMs: 200, maxMs: 30_000 });
     this.consumer = kafka.consumer({
       groupId: opts.groupId,
-      sessionTimeout: 15_000,
+      sessionTimeout: opts.sessionTimeoutMs ?? 15_000,
       rebalanceTimeout: 20_000,
-      heartbeatInterval: 1_000,
-      maxWaitTimeInMs: 250,
+      heartbeatInterval: HEARTBEAT_MS,
+      maxWaitTimeInMs: 100,
       allowAutoTopicCreation: false,
     });
     this.consumer.on(this.consumer.events.GROUP_JOIN, (e) => {
       this.assigned = [...(e.payload.memberAssignment[opts.topic] ?? [])].sort((a, b) => a - b);
-      this.committed.clear();
+      // A restarted consumer that joined again is healthy, with or without traffic.
+      this.crashed = null;
+      this.joined = true;
+      this.settleJoin(null);
       void Promise.resolve(this.handler.onAssigned?.(this.assigned)).catch((err: unknown) =>
         opts.logger?.error({ err }, 'onAssigned failed'),
       );
@@ -48,12 +84,30 @@ export class PartitionConsumer {
     this.consumer.on(this.consumer.events.CRASH, (e) => {
       this.crashed = String(e.payload.error?.message ?? e.payload.error);
       opts.logger?.error({ restart: e.payload.restart }, `consumer ${opts.groupId} crashed: ${this.crashed}`);
+      if (!e.payload.restart) this.terminal(`consumer ${opts.groupId} of ${opts.topic} stopped for good: ${this.crashed}`);
     });
   }
 
+  private terminal(reason: string): void {
+    this.running = false;
+    this.settleJoin(new Error(reason));
+    if (!this.stopping) this.opts.onTerminal?.(reason);
+  }
+
+  private settleJoin(err: Error | null): void {
+    for (const w of [...this.joinWaiters]) w(err);
+    this.joinWaiters.clear();
+  }
+
+  /**
+   * Connects, subscribes and runs; resolves only once the consumer joined its group (fail closed):
+   * rejects when it crashed for good or did not join within `joinTimeoutMs`.
+   */
   async start(): Promise<void> {
     await this.consumer.connect();
     await this.consumer.subscribe({ topic: this.opts.topic, fromBeginning: true });
+    const joined = this.joinedOrFailed(this.opts.joinTimeoutMs ?? 30_000);
+    joined.catch(() => undefined);
     await this.consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
@@ -61,33 +115,63 @@ export class PartitionConsumer {
       eachBatch: (p) => this.eachBatch(p),
     });
     this.running = true;
+    await joined;
+  }
+
+  private joinedOrFailed(timeoutMs: number): Promise<void> {
+    if (this.joined) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.joinWaiters.delete(done);
+        reject(new Error(`consumer ${this.opts.groupId} did not join its group within ${timeoutMs} ms${this.crashed ? `: ${this.crashed}` : ''}`));
+      }, timeoutMs);
+      const done = (err: Error | null) => {
+        clearTimeout(timer);
+        if (err) reject(err);
+        else resolve();
+      };
+      this.joinWaiters.add(done);
+    });
   }
 
   private async eachBatch(p: EachBatchPayload): Promise<void> {
-    const { batch } = p;
-    for (const m of batch.messages) {
-      if (!p.isRunning() || p.isStale()) break;
-      await this.handler.handle({
-        topic: batch.topic,
-        partition: batch.partition,
-        offset: BigInt(m.offset),
-        key: m.key ?? null,
-        value: m.value ?? Buffer.alloc(0),
-      });
-      p.resolveOffset(m.offset);
-      await this.commitProven(batch.partition);
+    const { topic, partition } = p.batch;
+    const records: ConsumedRecord[] = p.batch.messages.map((m) => ({
+      topic,
+      partition,
+      offset: BigInt(m.offset),
+      key: m.key ?? null,
+      value: m.value ?? Buffer.alloc(0),
+      ...(m.headers && Object.keys(m.headers).length > 0 ? { headers: headersOf(m.headers) } : {}),
+    }));
+    for (const page of cutPages(records, this.opts.pageRecords)) {
+      if (!p.isRunning() || p.isStale()) return;
+      try {
+        await this.whileHeartbeating(p, () => this.handler.handlePage(page));
+      } catch (err) {
+        const delayMs = this.backoff.failed(partition, err, p.pause());
+        this.opts.logger?.warn({ err, topic, partition, fromOffset: String(page.fromOffset), retryInMs: delayMs }, 'page failed; partition paused');
+        return;
+      }
+      this.backoff.succeeded(partition);
+      p.resolveOffset(String(page.toOffset));
+      const next = page.toOffset + 1n;
+      await p.commitOffsetsIfNecessary({ topics: [{ topic, partitions: [{ partition, offset: next.toString() }] }] });
+      this.opts.onCommitted?.(partition, next);
       await p.heartbeat();
     }
     this.crashed = null;
   }
 
-  /** Commits the handler's proven offset for `partition` when it moved forward. */
-  private async commitProven(partition: number): Promise<void> {
-    const next = this.handler.committable(partition);
-    if (next === null || next <= (this.committed.get(partition) ?? -1n)) return;
-    await this.consumer.commitOffsets([{ topic: this.opts.topic, partition, offset: next.toString() }]);
-    this.committed.set(partition, next);
-    this.opts.onCommitted?.(partition, next);
+  /** Runs `work` while heartbeating every second (kafkajs heartbeats only when asked). */
+  private async whileHeartbeating(p: EachBatchPayload, work: () => Promise<void>): Promise<void> {
+    // A failed heartbeat (rebalance) surfaces at the heartbeat or commit after the page.
+    const timer = setInterval(() => void p.heartbeat().catch(() => undefined), HEARTBEAT_MS);
+    try {
+      await work();
+    } finally {
+      clearInterval(timer);
+    }
   }
 
   /** Partitions assigned at the last rebalance. */
@@ -95,19 +179,21 @@ export class PartitionConsumer {
     return this.assigned;
   }
 
+  /** Partitions paused after a failed page: attempts so far, the last error, when the next try runs. */
+  retrying(): ReadonlyMap<number, { readonly attempts: number; readonly error: string; readonly retryAt: number }> {
+    return this.backoff.state();
+  }
+
   /** Running and not crashed since the last successful batch. */
   healthy(): { ok: boolean; detail: object } {
     return { ok: this.running && this.crashed === null, detail: { running: this.running, assigned: this.assigned, crashed: this.crashed } };
   }
 
-  /** Stops fetching, lets the in-flight record finish, commits what is proven, leaves the group. */
+  /** Stops fetching, lets the page in flight finish (it commits itself), leaves the group. */
   async stop(): Promise<void> {
-    if (!this.running) return void (await this.consumer.disconnect());
+    this.stopping = true;
     this.running = false;
-    await this.consumer.stop();
-    for (const partition of this.assigned) {
-      await this.commitProven(partition).catch((err: unknown) => this.opts.logger?.warn({ err }, 'final commit failed'));
-    }
+    this.backoff.clear();
     await this.consumer.disconnect();
   }
 }

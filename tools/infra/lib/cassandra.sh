@@ -209,12 +209,30 @@ cassandra_status() { cassandra_node_status single; }
 
 # The seed (node 1) first, then the others one at a time, each waiting for the previous one to
 # answer CQL: never two nodes joining at once, so no "other bootstrapping nodes" refusal.
+# One node of the cluster, started at most twice: a start that fails (exit during start-up, or no
+# CQL within the start timeout) is reported, the node is killed, and it is started once more, so a
+# loaded machine neither hangs `up` (every wait is bounded) nor fails it on one slow start.
+cassandra3_node_up_retried() {
+  local n=$1 attempt rc
+  for attempt in 1 2; do
+    # Not in a condition, so `set -e` keeps working inside the subshell (its `die` ends only it).
+    set +e
+    ( set -e; cassandra_node_up "$n" )
+    rc=$?
+    set -e
+    (( rc == 0 )) && return 0
+    cassandra_node_down "$n" kill
+    (( attempt == 2 )) && die "cassandra3-node$n: start failed twice (logs above); the node was killed"
+    log "cassandra3-node$n: start failed (attempt $attempt, logs above); killed it, retrying once"
+  done
+}
+
 cassandra3_up() {
   local n t0
   require_node_modules cassandra-driver
   t0=$(now_ms)
   for n in "${CASSANDRA3_NODES[@]}"; do
-    cassandra_node_up "$n"
+    cassandra3_node_up_retried "$n"
   done
   # Every node answers CQL; now wait until node 1 sees both peers, i.e. the ring is complete.
   if ! node "$INFRA_DIR/scripts/cql-ready.mjs" "127.0.0.1:$CASSANDRA3_CQL_PORT" 120 --peers 2 >&2; then

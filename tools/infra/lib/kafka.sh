@@ -6,7 +6,8 @@ KAFKA_PIDFILE="$KAFKA_DIR/kafka.pid"
 KAFKA_OUT="$KAFKA_DIR/logs/stdout.log"
 KAFKA_SERVER_LOG="$KAFKA_DIR/logs/server.log"
 
-kafka_owned_pid() { owned_pid "$KAFKA_PIDFILE" "$(marker_for kafka)"; }
+# The trailing space ends the marker, so a broker of a nested state dir (kafka-fault) never matches.
+kafka_owned_pid() { owned_pid "$KAFKA_PIDFILE" "$(marker_for kafka) "; }
 
 # JVM arguments shared by the broker and StorageTool; sets KAFKA_JVM_ARGS from classpath file $1.
 kafka_jvm_args() {
@@ -106,4 +107,42 @@ kafka_status() {
     echo "kafka             stopped  127.0.0.1:$KAFKA_PORT"
     return 1
   fi
+}
+
+# ---- fault injection (issue 11): act only on the broker this state dir started --------------
+# SIGSTOP keeps the TCP connections open (the kernel still accepts bytes), so in-flight produce
+# requests neither fail nor get answered until the client's request timeout: the ambiguous case.
+
+kafka_require_owned() {
+  kafka_owned_pid || die "kafka: no broker started from ${INFRA_STATE#"$REPO_ROOT"/} is running (nothing of ours to act on)"
+}
+
+kafka_pause() {
+  local pid
+  pid="$(kafka_require_owned)"
+  kill -STOP "$pid"
+  log "kafka: paused (SIGSTOP pid $pid)"
+}
+
+kafka_resume() {
+  local pid
+  pid="$(kafka_require_owned)"
+  kill -CONT "$pid"
+  log "kafka: resumed (SIGCONT pid $pid)"
+}
+
+# SIGKILL (a crash, not a shutdown): the log keeps what reached the OS, unflushed state is lost.
+kafka_kill() {
+  local pid waited=0
+  pid="$(kafka_require_owned)"
+  kill -KILL "$pid"
+  while kill -0 "$pid" 2>/dev/null && (( waited < 100 )); do sleep 0.1; waited=$((waited + 1)); done
+  rm -f "$KAFKA_PIDFILE"
+  log "kafka: killed (SIGKILL pid $pid)"
+}
+
+# Kill -9 (if running) and start again on the same data; waits for real readiness.
+kafka_restart() {
+  kafka_owned_pid > /dev/null && kafka_kill
+  kafka_up
 }

@@ -88,3 +88,19 @@ redis_status() {
     return 1
   fi
 }
+
+# Kill -9 of our redis-server (a crash; the AOF stays on disk). Refuses a server we did not start.
+redis_kill() {
+  local pid waited=0
+  pid="$(redis_owned_pid)" || die "redis: no redis-server of ours on 127.0.0.1:$REDIS_PORT to kill"
+  kill -KILL "$pid"
+  while kill -0 "$pid" 2>/dev/null && (( waited < 100 )); do sleep 0.1; waited=$((waited + 1)); done
+  rm -f "$REDIS_PIDFILE"
+  log "redis: killed (SIGKILL pid $pid)"
+}
+
+# Kill -9 (if ours and running) and start again on the same append-only file; waits for PING.
+redis_restart() {
+  redis_owned_pid > /dev/null && redis_kill
+  redis_up
+}

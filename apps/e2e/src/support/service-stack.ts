@@ -53,10 +53,22 @@ export class ServiceStack {
     await this.writer.waitReady(`http://127.0.0.1:${this.ports.writer}/readyz`);
   }
 
-  async startMailbox(): Promise<void> {
+  async startMailbox(overrides: Record<string, string> = {}): Promise<void> {
+    const mailbox = await this.launchMailbox(overrides);
+    await mailbox.waitReady(`http://127.0.0.1:${this.ports.mailbox}/readyz`);
+  }
+
+  /** Starts the mailbox (environment `overrides` on top of the run's) without waiting for readiness. */
+  async launchMailbox(overrides: Record<string, string> = {}): Promise<ServiceProcess> {
     this.ports.mailbox ||= await freePort();
-    this.mailbox = new ServiceProcess('mailbox', this.entries.mailbox, { ...this.env, QIM_HTTP_HOST: '127.0.0.1', QIM_HTTP_PORT: String(this.ports.mailbox) });
-    await this.mailbox.waitReady(`http://127.0.0.1:${this.ports.mailbox}/readyz`);
+    this.mailbox = new ServiceProcess('mailbox', this.entries.mailbox, { ...this.env, ...overrides, QIM_HTTP_HOST: '127.0.0.1', QIM_HTTP_PORT: String(this.ports.mailbox) });
+    return this.mailbox;
+  }
+
+  /** The mailbox's /readyz answer. */
+  async mailboxReadiness(): Promise<{ status: number; body: string }> {
+    const r = await fetch(`http://127.0.0.1:${this.ports.mailbox}/readyz`);
+    return { status: r.status, body: await r.text() };
   }
 
   /** A further writer process on its own port (same deployment), for concurrency checks. */

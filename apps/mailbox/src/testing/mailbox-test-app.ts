@@ -1,7 +1,8 @@
-import type { DispatchRecord, Id128, MailboxStore, MessageRecord } from '@qim/store-core';
-import { ManualClock } from '@qim/store-core';
+import type { ConsumedPage } from '@qim/bus';
 import { dispatchRecordsOf } from '@qim/bus';
-import { MailboxReader, ServiceMetrics, ShardProcessor, memoryMailboxBackend } from '@qim/service-kit';
+import type { DispatchRecord, Id128, MailboxStore, MessageRecord } from '@qim/store-core';
+import { ManualClock, encodeDispatchRecord } from '@qim/store-core';
+import { FrontierBoard, MailboxReader, ServiceMetrics, ShardStatusReader, ShardWorker, memoryMailboxBackend } from '@qim/service-kit';
 import type { ReadinessCheck } from '@qim/service-kit';
 
 import fastify from 'fastify';
@@ -12,45 +13,81 @@ export const TOKEN = 'test-token-0123456789abcdef';
 export const hex = (n: number): Id128 => n.toString(16).padStart(32, '0') as Id128;
 export const SHARDS = 2;
 export const EPOCH = 3;
+export const SYNC_MAX_WAIT_MS = 5_000;
+
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 export interface MailboxTestApp {
   readonly app: FastifyInstance;
   readonly clock: ManualClock;
+  readonly board: FrontierBoard;
   readonly storeFor: (shard: number) => Promise<MailboxStore>;
-  /** Dispatches a message to its recipients as the router + shard workers would, at the next offsets. */
+  /**
+   * Dispatches a message to its recipients as the router + shard consumer would: one page per shard
+   * at the next offsets of its partition, applied by the real `ShardWorker`.
+   */
   deliver(record: MessageRecord, recipients: readonly Id128[]): Promise<DispatchRecord[]>;
+  /** The same dispatch applied straight to the store, as a worker in another process would (no in-process wake-up). */
+  applyElsewhere(record: MessageRecord, recipients: readonly Id128[]): Promise<DispatchRecord[]>;
 }
 
-/** The mailbox plugin over Memory stores; dispatch runs in-process through the real `ShardProcessor`. */
-export async function mailboxTestApp(opts: { readiness?: ReadinessCheck[] } = {}): Promise<MailboxTestApp> {
+/** The mailbox plugin over Memory stores, with the shard worker owning every shard of this process. */
+export async function mailboxTestApp(opts: { readiness?: ReadinessCheck[]; ownShards?: boolean; pollMs?: number } = {}): Promise<MailboxTestApp> {
   const clock = new ManualClock(1_700_000_000_000n);
   const metrics = new ServiceMetrics('mailbox', false);
-  const backend = memoryMailboxBackend({ epoch: EPOCH, gc: { entryRetentionMs: 86_400_000n, dispatchGcDelayMs: 60_000n } }, clock);
+  const backend = memoryMailboxBackend({ epoch: EPOCH, gc: { entryRetentionMs: 86_400_000n, dispatchDedupeMs: 8n * 86_400_000n }, applyConcurrency: 4 }, clock);
   const storeFor = (shard: number): Promise<MailboxStore> => backend.storeFor(shard);
-  const processors = new Map<number, ShardProcessor>();
+  const board = new FrontierBoard();
+  const worker = new ShardWorker({ storeFor, board, metrics, log: silent, now: () => Number(clock.nowMs()) });
+  if (opts.ownShards ?? true) await worker.onAssigned(Array.from({ length: SHARDS }, (_, s) => s));
   const offsets = new Map<number, bigint>();
+  const nextOffset = (shard: number): bigint => {
+    const o = offsets.get(shard) ?? 0n;
+    offsets.set(shard, o + 1n);
+    return o;
+  };
   const app = fastify({ logger: false });
   await app.register(mailboxApp, {
     serviceToken: TOKEN,
-    reader: new MailboxReader(storeFor, SHARDS, EPOCH),
-    status: { status: async (shard: number) => ({ shard, lanes: [] }) },
+    reader: new MailboxReader({ storeFor, shardCount: SHARDS, epoch: EPOCH, board, pollMs: opts.pollMs }),
+    status: new ShardStatusReader({
+      storeFor,
+      worker,
+      offsets: null,
+      retrying: () => new Map(),
+      config: { shards: SHARDS, epoch: EPOCH, shardGroup: 'shards', dispatchTopic: 'dispatch' },
+    }),
     syncMaxLimit: 50,
+    syncMaxWaitMs: SYNC_MAX_WAIT_MS,
     metrics,
-    readiness: opts.readiness ?? [{ name: 'store', check: async () => ({ ok: true }) }],
+    readiness: opts.readiness ?? [{ name: 'shards', check: () => worker.readiness() }],
   });
   await app.ready();
   return {
     app,
     clock,
+    board,
     storeFor,
     async deliver(record, recipients) {
       const dispatches = dispatchRecordsOf({ record, recipients }, SHARDS);
       for (const d of dispatches) {
-        let p = processors.get(d.shard);
-        if (!p) processors.set(d.shard, (p = new ShardProcessor(d.shard, await storeFor(d.shard), { chunkSize: 2, metrics, now: () => Number(clock.nowMs()) })));
-        const offset = offsets.get(d.shard) ?? 0n;
-        await p.process(offset, d);
-        offsets.set(d.shard, offset + 1n);
+        const offset = nextOffset(d.shard);
+        const page: ConsumedPage = {
+          topic: 'dispatch',
+          partition: d.shard,
+          fromOffset: offset,
+          toOffset: offset,
+          records: [{ topic: 'dispatch', partition: d.shard, offset, key: null, value: encodeDispatchRecord(d) }],
+        };
+        await worker.handlePage(page);
+      }
+      return dispatches;
+    },
+    async applyElsewhere(record, recipients) {
+      const dispatches = dispatchRecordsOf({ record, recipients }, SHARDS);
+      for (const d of dispatches) {
+        const offset = nextOffset(d.shard);
+        await (await storeFor(d.shard)).applyPage({ fromOffset: offset, toOffset: offset, records: [{ offset, record: d }] });
       }
       return dispatches;
     },
@@ -63,7 +100,7 @@ export const headers = (tenant: Id128, user: Id128, token = TOKEN): Record<strin
   'x-qim-user': user,
 });
 
-export function messageRecord(tenantId: Id128, seq: bigint, senderId: Id128, createdAt: bigint): MessageRecord {
+export function messageRecord(tenantId: Id128, seq: bigint, senderId: Id128, createdAt: bigint, body = `m${seq}`): MessageRecord {
   return {
     tenantId,
     conversationId: hex(0xc0),
@@ -74,7 +111,7 @@ export function messageRecord(tenantId: Id128, seq: bigint, senderId: Id128, cre
     kind: 'normal',
     control: false,
     contentType: 'text/plain',
-    body: Buffer.from(`m${seq}`),
+    body: Buffer.from(body),
     createdAt,
     retention: { kind: 'default' },
   };

@@ -15,26 +15,46 @@ const u64 = z
 export const userParams = z.object({ user: id128 }).strict();
 export const shardParams = z.object({ shard: z.coerce.number().int().min(0).max(65_535) }).strict();
 
-export const entriesQuery = (maxLimit: number) =>
+/** Largest `max_bytes` of a sync page (as for history pages). */
+export const SYNC_MAX_BYTES = 16 * 1024 * 1024;
+
+export const entriesQuery = (maxLimit: number, maxWaitMs: number) =>
   z
     .object({
       after: u64.optional().describe('exclusive mailbox seq cursor; absent = start of the current epoch'),
       limit: z.coerce.number().int().min(1).max(maxLimit).default(Math.min(100, maxLimit)),
+      max_bytes: z.coerce
+        .number()
+        .int()
+        .min(1)
+        .max(SYNC_MAX_BYTES)
+        .default(1024 * 1024)
+        .describe('byte budget of the page (event payloads); the first entry is always whole'),
+      wait_ms: z.coerce
+        .number()
+        .int()
+        .min(0)
+        .max(maxWaitMs)
+        .default(0)
+        .describe('long-poll: wait up to this long for entries after the cursor; an empty page when none came'),
     })
     .strict();
 
 export const truncateBody = z.object({ before: u64 }).strict();
 
+/** Every field of the message record, so nothing is lost by not sending the raw payload as well. */
 export const messageJson = z.object({
   conversation_id: z.string(),
   seq: z.string(),
   message_id: z.string(),
   sender_id: z.string(),
+  client_message_id: z.string(),
   kind: z.string(),
   control: z.boolean(),
   content_type: z.string(),
-  body: z.string(),
+  body: z.string().describe('base64'),
   created_at: z.string(),
+  retention: z.object({ kind: z.string(), ttl_seconds: z.number().optional() }),
 });
 
 export const entryJson = z.object({
@@ -42,7 +62,12 @@ export const entryJson = z.object({
   created_at: z.string(),
   expires_at: z.string(),
   events: z.array(
-    z.object({ ordinal: z.number(), event_id: z.string(), payload: z.string().describe('base64'), message: messageJson.nullable() }),
+    z.object({
+      ordinal: z.number(),
+      event_id: z.string(),
+      payload: z.string().nullable().describe('base64 of an event that is not a message; null when `message` carries it'),
+      message: messageJson.nullable(),
+    }),
   ),
 });
 
@@ -62,27 +87,28 @@ function messageOf(payload: Uint8Array): z.infer<typeof messageJson> | null {
       seq: r.seq.toString(),
       message_id: r.messageId,
       sender_id: r.senderId,
+      client_message_id: r.clientMessageId,
       kind: r.kind,
       control: r.control,
       content_type: r.contentType,
       body: Buffer.from(r.body).toString('base64'),
       created_at: r.createdAt.toString(),
+      retention: r.retention.kind === 'ephemeral' ? { kind: r.retention.kind, ttl_seconds: r.retention.ttlSeconds } : { kind: r.retention.kind },
     };
   } catch {
     return null;
   }
 }
 
+/** An entry on the wire: each event's bytes are sent once — as the decoded message, or else as raw base64. */
 export function entryJsonOf(e: MailboxEntry): z.infer<typeof entryJson> {
   return {
     seq: e.mailboxSeq.toString(),
     created_at: e.createdAt.toString(),
     expires_at: e.expiresAt.toString(),
-    events: e.events.map((ev) => ({
-      ordinal: ev.ordinal,
-      event_id: ev.eventId,
-      payload: Buffer.from(ev.payload).toString('base64'),
-      message: messageOf(ev.payload),
-    })),
+    events: e.events.map((ev) => {
+      const message = messageOf(ev.payload);
+      return { ordinal: ev.ordinal, event_id: ev.eventId, payload: message ? null : Buffer.from(ev.payload).toString('base64'), message };
+    }),
   };
 }

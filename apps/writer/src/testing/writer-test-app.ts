@@ -1,7 +1,20 @@
 import type { CommitIntent, Id128, MessageStore, OutboxPublisher, Publication } from '@qim/store-core';
 import { DurableMessageCommitter, ManualClock, UnavailableError } from '@qim/store-core';
-import { HybridLogicalClock, LeaseLostError, MemoryMembership, memoryMessageBackend, MembershipAuthorizer, MessageIdSource, MessageSender, ServiceMetrics } from '@qim/service-kit';
-import type { ReadinessCheck } from '@qim/service-kit';
+import {
+  DeadlineSender,
+  HybridLogicalClock,
+  LeaseLostError,
+  MemoryMembership,
+  memoryMessageBackend,
+  MembershipAuthorizer,
+  MessageIdSource,
+  MessageSender,
+  ServiceMetrics,
+  replayAnswer,
+  serviceServerOptions,
+  writerMetricsOf,
+} from '@qim/service-kit';
+import type { MembershipDirectory, ReadinessCheck } from '@qim/service-kit';
 import fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import { writerApp } from '../app';
@@ -9,12 +22,28 @@ import { writerApp } from '../app';
 export const TOKEN = 'test-token-0123456789abcdef';
 export const hex = (n: number): Id128 => n.toString(16).padStart(32, '0') as Id128;
 
-/** Records what the committer published; `failing` makes the next publishes fail like a broker outage. */
+/**
+ * Records what the committer published; `failing` makes the next publishes fail like a broker
+ * outage; `hold()` makes them wait (like a stalled broker) until `release()`.
+ */
 export class RecordingPublisher implements OutboxPublisher {
   readonly published: CommitIntent[] = [];
   failing = false;
+  private gate: Promise<void> | null = null;
+  private open: () => void = () => undefined;
+
+  hold(): void {
+    this.gate = new Promise((resolve) => (this.open = resolve));
+  }
+
+  release(): void {
+    this.gate = null;
+    this.open();
+  }
+
   async publish(intent: CommitIntent): Promise<Publication> {
-    if (this.failing) throw new UnavailableError('broker unreachable');
+    if (this.gate) await this.gate;
+    if (this.failing) throw new UnavailableError('broker 10.9.8.7:9092 unreachable');
     this.published.push(intent);
     return { topic: 'qim.messages', partition: 0, offset: BigInt(this.published.length - 1) };
   }
@@ -23,34 +52,54 @@ export class RecordingPublisher implements OutboxPublisher {
 export interface WriterTestApp {
   readonly app: FastifyInstance;
   readonly store: MessageStore;
-  readonly membership: MemoryMembership;
+  readonly clock: ManualClock;
+  readonly membership: MembershipDirectory;
   readonly publisher: RecordingPublisher;
   readonly metrics: ServiceMetrics;
+  /** Error-level log lines (parsed JSON) the app wrote. */
+  readonly errorLog: Record<string, unknown>[];
   leaseHeld: boolean;
 }
 
-/** The writer plugin over the Memory backend, in-process membership and a recording publisher. */
-export async function writerTestApp(opts: { maxFanout?: number; readiness?: ReadinessCheck[] } = {}): Promise<WriterTestApp> {
+export interface WriterTestOptions {
+  readonly maxFanout?: number;
+  readonly readiness?: ReadinessCheck[];
+  /** Default 10 000 ms, as in production. */
+  readonly sendDeadlineMs?: number;
+  /** Default: in-process membership. */
+  readonly membership?: MembershipDirectory;
+  /** Listen on 127.0.0.1 (a free port) instead of answering `inject` only. */
+  readonly listen?: boolean;
+}
+
+/** The writer plugin over the Memory backend, in-process membership and a recording publisher, with the process's server options. */
+export async function writerTestApp(opts: WriterTestOptions = {}): Promise<WriterTestApp> {
   const clock = new ManualClock(1_700_000_000_000n);
   const store = memoryMessageBackend(clock).store;
-  const membership = new MemoryMembership();
+  const membership = opts.membership ?? new MemoryMembership();
   const publisher = new RecordingPublisher();
   const metrics = new ServiceMetrics('writer', false);
   const ids = new MessageIdSource(new HybridLogicalClock(() => clock.nowMs()), 7);
-  const t: WriterTestApp = { app: fastify({ logger: false, bodyLimit: 128 * 1024 }), store, membership, publisher, metrics, leaseHeld: true };
+  const errorLog: Record<string, unknown>[] = [];
+  const logStream = { write: (line: string) => void errorLog.push(JSON.parse(line) as Record<string, unknown>) };
+  const app = fastify(serviceServerOptions({ service: 'writer', logLevel: 'error', bodyLimit: 128 * 1024, requestTimeoutMs: 30_000, logStream }));
+  const t: WriterTestApp = { app, store, clock, membership, publisher, metrics, errorLog, leaseHeld: true };
+  const committer = new DurableMessageCommitter(store, publisher);
   const sender = new MessageSender({
     membership,
-    committer: new DurableMessageCommitter(store, publisher),
+    committer,
     issueId: () => {
       if (!t.leaseHeld) throw new LeaseLostError('writer lease lost');
       return ids.next();
     },
     maxFanout: opts.maxFanout ?? 100,
     metrics,
+    replayOf: (request) => replayAnswer(store, committer, request),
   });
+  const writerMetrics = writerMetricsOf(metrics);
   await t.app.register(writerApp, {
     serviceToken: TOKEN,
-    sender,
+    sender: new DeadlineSender(sender, opts.sendDeadlineMs ?? 10_000, () => writerMetrics.sendDeadlineExceeded.inc()),
     store,
     membership,
     authorizer: new MembershipAuthorizer(membership),
@@ -58,7 +107,8 @@ export async function writerTestApp(opts: { maxFanout?: number; readiness?: Read
     metrics,
     readiness: opts.readiness ?? [{ name: 'store', check: async () => ({ ok: true }) }],
   });
-  await t.app.ready();
+  if (opts.listen) await t.app.listen({ host: '127.0.0.1', port: 0 });
+  else await t.app.ready();
   return t;
 }
 

@@ -22,7 +22,10 @@ export interface MailboxBackend {
 /** What the mailbox stores are bound to. */
 export interface MailboxBinding {
   readonly epoch: number;
+  /** Entry retention and the dispatch dedupe window. */
   readonly gc: MailboxGcConfig;
+  /** Store statements one shard's `applyPage` keeps in flight (`QIM_MAILBOX_APPLY_CONCURRENCY`). */
+  readonly applyConcurrency: number;
 }
 
 /** Progress lines of the start-up steps (migrate → connect → readiness). */

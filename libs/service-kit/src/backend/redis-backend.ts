@@ -65,7 +65,15 @@ export async function redisMailboxBackend(s: RedisBackendSettings, binding: Mail
   const redis = await openClient(s.url, s.env, step);
   const cache = new StoreCache(
     async (shard) =>
-      new RedisMailboxStore({ redis, namespace: s.namespace, clock: s.clock ?? systemClock, ownsConnection: false, shardEpoch: { shard, epoch: binding.epoch }, gc: binding.gc }),
+      new RedisMailboxStore({
+        redis,
+        namespace: s.namespace,
+        clock: s.clock ?? systemClock,
+        ownsConnection: false,
+        shardEpoch: { shard, epoch: binding.epoch },
+        gc: binding.gc,
+        applyConcurrency: binding.applyConcurrency,
+      }),
   );
   return {
     kind: 'redis',

@@ -74,7 +74,10 @@ export async function scyllaMessageBackend(cfg: ScyllaBackendConfig, step: Start
 
 export async function scyllaMailboxBackend(cfg: ScyllaBackendConfig, binding: MailboxBinding, step: StartupLog): Promise<MailboxBackend> {
   const session = await openSession(cfg, MAILBOX_TABLES, step);
-  const cache = new StoreCache(async (shard) => new ScyllaMailboxStore({ session, shardEpoch: { shard, epoch: binding.epoch }, gc: binding.gc }));
+  const cache = new StoreCache(
+    async (shard) =>
+      new ScyllaMailboxStore({ session, shardEpoch: { shard, epoch: binding.epoch }, gc: binding.gc, maxStatementsInFlight: binding.applyConcurrency }),
+  );
   return {
     kind: 'scylla',
     storeFor: (s) => cache.get(s),

@@ -13,7 +13,18 @@ import { writerEnvSchema } from './writer-config';
  */
 const dockerDir = path.resolve(__dirname, '../../../../docker');
 const compose = YAML.parse(fs.readFileSync(path.join(dockerDir, 'compose.yaml'), 'utf8'), { merge: true }) as {
-  services: Record<string, { image?: string; command?: string[]; environment?: Record<string, string>; depends_on?: Record<string, { condition: string }>; build?: { dockerfile: string } }>;
+  services: Record<
+    string,
+    {
+      image?: string;
+      command?: string[];
+      environment?: Record<string, string>;
+      depends_on?: Record<string, { condition: string }>;
+      build?: { dockerfile: string };
+      stop_grace_period?: string;
+      volumes?: string[];
+    }
+  >;
 };
 
 /** Compose interpolation `${NAME:?message}` / `${NAME:-default}` / `${NAME}` with the operator's values. */
@@ -31,16 +42,50 @@ const envOf = (service: string) =>
   Object.fromEntries(Object.entries(compose.services[service]?.environment ?? {}).map(([k, v]) => [k, interpolate(String(v), operator)]));
 
 describe('docker/compose.yaml', () => {
-  it('runs 3 ScyllaDB nodes, one Kafka broker, Redis with AOF and both services', () => {
+  it('runs 3 ScyllaDB nodes, 3 Kafka brokers, Redis with AOF and both services', () => {
     const s = compose.services;
-    expect(Object.keys(s).sort()).toEqual(['create-topics', 'kafka', 'mailbox', 'redis', 'scylla-1', 'scylla-2', 'scylla-3', 'writer']);
+    expect(Object.keys(s).sort()).toEqual(['create-topics', 'kafka-1', 'kafka-2', 'kafka-3', 'mailbox', 'redis', 'scylla-1', 'scylla-2', 'scylla-3', 'writer']);
     for (const n of ['scylla-1', 'scylla-2', 'scylla-3']) {
       expect(s[n]!.image).toMatch(/^scylladb\/scylla:/);
       expect(s[n]!.command).toContain('--seeds=scylla-1');
     }
     expect(s['redis']!.command).toEqual(expect.arrayContaining(['--appendonly', 'yes']));
-    expect(s['kafka']!.environment!['KAFKA_PROCESS_ROLES']).toBe('broker,controller');
-    expect(s['kafka']!.environment!['KAFKA_AUTO_CREATE_TOPICS_ENABLE']).toBe('false');
+    for (const n of ['kafka-1', 'kafka-2', 'kafka-3']) {
+      expect(s[n]!.environment!['KAFKA_PROCESS_ROLES']).toBe('broker,controller');
+      expect(s[n]!.environment!['KAFKA_AUTO_CREATE_TOPICS_ENABLE']).toBe('false');
+    }
+  });
+
+  it('runs a 3-broker KRaft quorum that keeps its logs in named volumes and tolerates one broker down', () => {
+    const brokers = ['kafka-1', 'kafka-2', 'kafka-3'];
+    const envs = brokers.map((n) => compose.services[n]!.environment!);
+    expect(envs.map((e) => e['KAFKA_NODE_ID'])).toEqual(['1', '2', '3']);
+    expect(new Set(envs.map((e) => e['CLUSTER_ID'])).size).toBe(1);
+    expect(envs[0]!['CLUSTER_ID']).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    brokers.forEach((n, i) => {
+      const e = envs[i]!;
+      expect(e['KAFKA_CONTROLLER_QUORUM_VOTERS']).toBe('1@kafka-1:9093,2@kafka-2:9093,3@kafka-3:9093');
+      expect(e['KAFKA_ADVERTISED_LISTENERS']).toBe(`PLAINTEXT://${n}:9092`);
+      // The log directory is the mounted volume (the image's default is a temporary directory).
+      expect(e['KAFKA_LOG_DIRS']).toBe('/var/lib/kafka/data');
+      expect(compose.services[n]!.volumes).toEqual([`${n}:/var/lib/kafka/data`]);
+      expect(e).toMatchObject({
+        KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR: '3',
+        KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR: '3',
+        KAFKA_TRANSACTION_STATE_LOG_MIN_ISR: '2',
+        KAFKA_MIN_INSYNC_REPLICAS: '2',
+        KAFKA_UNCLEAN_LEADER_ELECTION_ENABLE: 'false',
+      });
+    });
+    for (const svc of ['writer', 'mailbox', 'create-topics']) {
+      const c = parseEnv(mailboxEnvSchema, { ...envOf(svc), QIM_MAILBOX_SHARDS: '8', QIM_MAILBOX_EPOCH: '0' });
+      expect([svc, c.kafka.brokers, c.kafka.replication]).toEqual([svc, ['kafka-1:9092', 'kafka-2:9092', 'kafka-3:9092'], 3]);
+    }
+    expect(compose.services['create-topics']!.depends_on).toEqual({
+      'kafka-1': { condition: 'service_healthy' },
+      'kafka-2': { condition: 'service_healthy' },
+      'kafka-3': { condition: 'service_healthy' },
+    });
   });
 
   it('creates topics by the explicit step before the services start', () => {
@@ -67,6 +112,19 @@ describe('docker/compose.yaml', () => {
       const c = parseEnv(mailboxEnvSchema, env);
       expect(c).toMatchObject({ shards: 8, epoch: 0, backend: { kind: 'scylla' } });
       expect(env['QIM_REDIS_URL']).toBeUndefined();
+    }
+  });
+
+  it('gives each service a stop_grace_period longer than its own shutdown deadline', () => {
+    const durationMs = (d: string | undefined): number => {
+      const m = /^(\d+)(ms|s|m)$/.exec(d ?? '');
+      if (!m) throw new Error(`unparsable stop_grace_period ${d}`);
+      return Number(m[1]) * { ms: 1, s: 1_000, m: 60_000 }[m[2] as 'ms' | 's' | 'm'];
+    };
+    const deadlines = { writer: parseEnv(writerEnvSchema, envOf('writer')).shutdownDeadlineMs, mailbox: parseEnv(mailboxEnvSchema, envOf('mailbox')).shutdownDeadlineMs };
+    for (const [svc, deadline] of Object.entries(deadlines)) {
+      // Docker's default (10 s) would kill the process inside its own shutdown sequence.
+      expect([svc, durationMs(compose.services[svc]!.stop_grace_period) - deadline >= 5_000]).toEqual([svc, true]);
     }
   });
 

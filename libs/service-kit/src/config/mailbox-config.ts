@@ -8,26 +8,28 @@ const DAY_MS = 86_400_000;
 /** Mailbox-only variables. */
 export const mailboxEnvShape = {
   ...commonEnvShape,
-  QIM_MAILBOX_CHUNK_SIZE: intField(1, 10_000, 256),
   QIM_MAILBOX_RETENTION_DAYS: intField(1, 3_650, 30),
-  QIM_DISPATCH_GC_DELAY_MS: intField(1_000, 30 * DAY_MS, 3_600_000),
-  QIM_GC_INTERVAL_MS: intField(100, 3_600_000, 30_000),
-  QIM_GC_CUTOFF_MS: intField(0, 30 * DAY_MS, 60_000),
-  QIM_GC_BATCH: intField(1, 10_000, 100),
-  QIM_FLOOR_INTERVAL_MS: intField(100, 3_600_000, 10_000),
+  QIM_DISPATCH_DEDUPE_MS: intField(60_000, 365 * DAY_MS, 8 * DAY_MS),
+  QIM_MAILBOX_APPLY_CONCURRENCY: intField(1, 1_024, 64),
+  QIM_MAILBOX_PAGE_RECORDS: intField(1, 10_000, 500),
   QIM_SYNC_MAX_LIMIT: intField(1, 10_000, 500),
+  QIM_SYNC_MAX_WAIT_MS: intField(0, 300_000, 30_000),
 } as const;
 
 export interface MailboxConfig extends CommonConfig {
   readonly service: 'mailbox';
   readonly shards: number;
   readonly epoch: number;
-  readonly chunkSize: number;
   readonly entryRetentionMs: bigint;
-  readonly dispatchGcDelayMs: bigint;
-  readonly gc: { readonly intervalMs: number; readonly cutoffMs: number; readonly batch: number };
-  readonly floorIntervalMs: number;
+  /** How long a dispatch id is remembered for duplicate detection, from its record's createdAt (ms). */
+  readonly dispatchDedupeMs: bigint;
+  /** Store statements a shard worker keeps in flight while applying a page. */
+  readonly applyConcurrency: number;
+  /** Largest page of dispatch (and messages) records applied at once. */
+  readonly pageRecords: number;
   readonly syncMaxLimit: number;
+  /** Largest `wait_ms` of a long-polling sync (ms); 0 disables waiting. */
+  readonly syncMaxWaitMs: number;
   readonly routerGroup: string;
   readonly shardGroup: string;
 }
@@ -48,12 +50,12 @@ export const mailboxEnvSchema = z.object(mailboxEnvShape).transform((raw, ctx): 
     service: 'mailbox',
     shards: raw.QIM_MAILBOX_SHARDS,
     epoch: raw.QIM_MAILBOX_EPOCH,
-    chunkSize: raw.QIM_MAILBOX_CHUNK_SIZE,
     entryRetentionMs: BigInt(raw.QIM_MAILBOX_RETENTION_DAYS) * BigInt(DAY_MS),
-    dispatchGcDelayMs: BigInt(raw.QIM_DISPATCH_GC_DELAY_MS),
-    gc: { intervalMs: raw.QIM_GC_INTERVAL_MS, cutoffMs: raw.QIM_GC_CUTOFF_MS, batch: raw.QIM_GC_BATCH },
-    floorIntervalMs: raw.QIM_FLOOR_INTERVAL_MS,
+    dispatchDedupeMs: BigInt(raw.QIM_DISPATCH_DEDUPE_MS),
+    applyConcurrency: raw.QIM_MAILBOX_APPLY_CONCURRENCY,
+    pageRecords: raw.QIM_MAILBOX_PAGE_RECORDS,
     syncMaxLimit: raw.QIM_SYNC_MAX_LIMIT,
+    syncMaxWaitMs: raw.QIM_SYNC_MAX_WAIT_MS,
     routerGroup: `${raw.QIM_KAFKA_CLIENT_ID ?? 'qim-mailbox'}-router`,
     shardGroup: `${raw.QIM_KAFKA_CLIENT_ID ?? 'qim-mailbox'}-shards-e${raw.QIM_MAILBOX_EPOCH}`,
   };

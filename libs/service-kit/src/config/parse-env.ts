@@ -8,6 +8,12 @@ import { writerEnvShape } from './writer-config';
 export const KNOWN_QIM_VARIABLES: ReadonlySet<string> = new Set([...Object.keys(writerEnvShape), ...Object.keys(mailboxEnvShape)]);
 
 /**
+ * Variables of the `qim` client CLI (`apps/cli`). A shell that uses the CLI exports them; the services
+ * ignore them rather than refuse to start (they are not misspellings of a service variable).
+ */
+export const CLIENT_QIM_VARIABLES: ReadonlySet<string> = new Set(['QIM_WRITER_URL', 'QIM_MAILBOX_URL', 'QIM_TENANT_ID', 'QIM_USER_ID']);
+
+/**
  * Parses the QIM_* variables of `env` with a service schema. Unknown QIM_* names (typos) are
  * refused too, so a misspelt variable never silently falls back to a default.
  * Throws `ConfigError` naming each refused variable.
@@ -16,7 +22,7 @@ export function parseEnv<S extends z.ZodType>(schema: S, env: Readonly<Record<st
   const picked: Record<string, string> = {};
   const issues: ConfigIssue[] = [];
   for (const [name, value] of Object.entries(env)) {
-    if (!name.startsWith('QIM_') || name.startsWith('QIM_TEST_') || value === undefined) continue;
+    if (!name.startsWith('QIM_') || name.startsWith('QIM_TEST_') || CLIENT_QIM_VARIABLES.has(name) || value === undefined) continue;
     if (!KNOWN_QIM_VARIABLES.has(name)) issues.push({ variable: name, message: 'unknown QIM_* variable' });
     else picked[name] = value;
   }

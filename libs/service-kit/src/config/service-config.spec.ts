@@ -91,6 +91,12 @@ describe('writer environment', () => {
     expect(variables(e)).toEqual(['QIM_KAFKA_BROKERS', 'QIM_MAX_FANOUT', 'QIM_SCYLLA_KEYSPACE', 'QIM_TYPO_VARIABLE']);
   });
 
+  it("ignores the qim CLI's own variables (a shell using the CLI can still start a service)", () => {
+    expect(() =>
+      parseEnv(writerEnvSchema, { ...base, QIM_WRITER_URL: 'http://127.0.0.1:1', QIM_MAILBOX_URL: 'x', QIM_TENANT_ID: 'y', QIM_USER_ID: 'z' }),
+    ).not.toThrow();
+  });
+
   it('refuses a short token', () => {
     expect(variables(refusal(writerEnvSchema, { ...base, QIM_SERVICE_TOKEN: 'short' }))).toEqual(['QIM_SERVICE_TOKEN']);
   });
@@ -108,6 +114,20 @@ describe('mailbox environment', () => {
     expect(c.entryRetentionMs).toBe(2n * 86_400_000n);
     expect(c.kafka.dispatchTopic).toBe('qim.mailbox.dispatch');
     expect(c.shardGroup).toBe('qim-mailbox-shards-e0');
+  });
+
+  it('defaults the frontier settings and range-checks them', () => {
+    const c = parseEnv(mailboxEnvSchema, { ...base, ...mailbox });
+    expect([c.dispatchDedupeMs, c.applyConcurrency, c.pageRecords, c.syncMaxWaitMs]).toEqual([8n * 86_400_000n, 64, 500, 30_000]);
+    const set = parseEnv(mailboxEnvSchema, { ...base, ...mailbox, QIM_DISPATCH_DEDUPE_MS: '120000', QIM_MAILBOX_APPLY_CONCURRENCY: '8', QIM_MAILBOX_PAGE_RECORDS: '1', QIM_SYNC_MAX_WAIT_MS: '0' });
+    expect([set.dispatchDedupeMs, set.applyConcurrency, set.pageRecords, set.syncMaxWaitMs]).toEqual([120_000n, 8, 1, 0]);
+    const bad = { QIM_DISPATCH_DEDUPE_MS: '1000', QIM_MAILBOX_APPLY_CONCURRENCY: '0', QIM_MAILBOX_PAGE_RECORDS: '10001', QIM_SYNC_MAX_WAIT_MS: '-1' };
+    expect(variables(refusal(mailboxEnvSchema, { ...base, ...mailbox, ...bad }))).toEqual(Object.keys(bad).sort());
+  });
+
+  it('refuses the variables of the lane-watermark design (no floor or GC loops remain)', () => {
+    const old = ['QIM_MAILBOX_CHUNK_SIZE', 'QIM_DISPATCH_GC_DELAY_MS', 'QIM_GC_INTERVAL_MS', 'QIM_GC_CUTOFF_MS', 'QIM_GC_BATCH', 'QIM_FLOOR_INTERVAL_MS'];
+    expect(variables(refusal(mailboxEnvSchema, { ...base, ...mailbox, ...Object.fromEntries(old.map((k) => [k, '1000'])) }))).toEqual([...old].sort());
   });
 
   it('does not need Redis in scylla mode', () => {

@@ -39,6 +39,8 @@ export const commonEnvShape = {
   QIM_MAILBOX_SHARDS: optionalIntField(1, 65_536),
   QIM_MAILBOX_EPOCH: optionalIntField(0, 65_535),
   QIM_SHUTDOWN_GRACE_MS: intField(100, 120_000, 10_000),
+  QIM_SHUTDOWN_DEADLINE_MS: intField(1_000, 600_000, 25_000),
+  QIM_HTTP_REQUEST_TIMEOUT_MS: intField(1_000, 600_000, 30_000),
 } as const;
 
 type CommonRaw = z.output<z.ZodObject<typeof commonEnvShape>>;
@@ -81,7 +83,13 @@ export interface CommonConfig {
   readonly env: QimEnv;
   readonly backend: BackendConfig;
   readonly serviceToken: string;
-  readonly http: { readonly host: string; readonly port: number; readonly bodyLimit: number };
+  readonly http: {
+    readonly host: string;
+    readonly port: number;
+    readonly bodyLimit: number;
+    /** Most time a client may take to send one whole request (Fastify `requestTimeout`, ms). */
+    readonly requestTimeoutMs: number;
+  };
   readonly logLevel: string;
   readonly kafka: {
     readonly brokers: readonly string[];
@@ -91,7 +99,13 @@ export interface CommonConfig {
     readonly messagesPartitions: number;
     readonly replication: number;
   };
+  /** Bound of each step of the shutdown sequence (ms), within `shutdownDeadlineMs`. */
   readonly shutdownGraceMs: number;
+  /**
+   * The one global bound of the shutdown sequence (ms), from the signal to the exit; below the
+   * orchestrator's kill timeout (compose `stop_grace_period`).
+   */
+  readonly shutdownDeadlineMs: number;
   /** Prefix of every Redis key this service writes (stores, membership, leases). */
   readonly redisNamespace: string;
 }
@@ -101,7 +115,12 @@ export function commonConfigOf(raw: CommonRaw, backend: BackendConfig, defaults:
     env: raw.QIM_ENV,
     backend,
     serviceToken: raw.QIM_SERVICE_TOKEN,
-    http: { host: raw.QIM_HTTP_HOST ?? '0.0.0.0', port: raw.QIM_HTTP_PORT ?? defaults.port, bodyLimit: raw.QIM_BODY_LIMIT_BYTES },
+    http: {
+      host: raw.QIM_HTTP_HOST ?? '0.0.0.0',
+      port: raw.QIM_HTTP_PORT ?? defaults.port,
+      bodyLimit: raw.QIM_BODY_LIMIT_BYTES,
+      requestTimeoutMs: raw.QIM_HTTP_REQUEST_TIMEOUT_MS,
+    },
     logLevel: raw.QIM_LOG_LEVEL,
     kafka: {
       brokers: raw.QIM_KAFKA_BROKERS,
@@ -112,6 +131,7 @@ export function commonConfigOf(raw: CommonRaw, backend: BackendConfig, defaults:
       replication: raw.QIM_KAFKA_REPLICATION,
     },
     shutdownGraceMs: raw.QIM_SHUTDOWN_GRACE_MS,
+    shutdownDeadlineMs: raw.QIM_SHUTDOWN_DEADLINE_MS,
     redisNamespace: raw.QIM_REDIS_NAMESPACE,
   };
 }

@@ -1,4 +1,4 @@
-import { ConflictError, CorruptEntryError, CursorExpiredError, EpochMismatchError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError } from '@qim/store-core';
+import { ConflictError, CorruptEntryError, CursorExpiredError, EpochMismatchError, ForbiddenError, FrontierGapError, InvalidInputError, NotFoundError, UnavailableError } from '@qim/store-core';
 import { z } from 'zod';
 import { mapError } from './error-body';
 import { FanoutLimitError, UnauthorizedError } from './service-errors';
@@ -12,6 +12,7 @@ describe('mapError', () => {
     [new InvalidInputError('i'), 400, 'INVALID_INPUT'],
     [new NotFoundError('n'), 404, 'NOT_FOUND'],
     [new UnavailableError('u'), 503, 'UNAVAILABLE'],
+    [new FrontierGapError('g'), 503, 'FRONTIER_GAP'],
     [new CorruptEntryError('c'), 500, 'CORRUPT_ENTRY'],
     [new UnauthorizedError('a'), 401, 'UNAUTHORIZED'],
     [new FanoutLimitError('f'), 422, 'FANOUT_LIMIT'],
@@ -19,7 +20,28 @@ describe('mapError', () => {
     const m = mapError(err);
     expect(m.status).toBe(status);
     expect(m.body.code).toBe(code);
-    expect(m.body.message).toBe(err.message);
+    expect(m.body.message).toBe(status < 500 ? err.message : status === 503 ? 'temporarily unavailable; retry later' : 'internal error');
+  });
+
+  it('never puts driver text, CQL or host names in a 5xx body; it carries the request id instead', () => {
+    const driver = new Error('connect ECONNREFUSED 10.1.2.3:6379');
+    for (const err of [
+      new UnavailableError(`redis at redis-0.internal:6379 is unreachable: ${driver.message}`, { cause: driver }),
+      new CorruptEntryError('SELECT seq FROM qim.history_index WHERE tenant=… returned 2 rows'),
+      driver,
+    ]) {
+      const m = mapError(err, 'req-7');
+      expect(m.serverFault).toBe(true);
+      expect(Object.keys(m.body).sort()).toEqual(['code', 'message', 'request_id']);
+      expect(m.body.request_id).toBe('req-7');
+      expect(JSON.stringify(m.body)).not.toMatch(/ECONNREFUSED|10\.1\.2\.3|redis-0|SELECT|qim\.history_index/);
+    }
+  });
+
+  it('keeps a public message written for the client on a 5xx, and keeps 4xx bodies as they were', () => {
+    const err = Object.assign(new UnavailableError('publish stuck on broker-3:9092'), { publicMessage: 'send deadline passed' });
+    expect(mapError(err, 'req-1').body).toEqual({ code: 'UNAVAILABLE', message: 'send deadline passed', request_id: 'req-1' });
+    expect(mapError(new ConflictError('other content'), 'req-2').body).toEqual({ code: 'CONFLICT', message: 'other content' });
   });
 
   it('marks resync codes', () => {

@@ -2,19 +2,36 @@ import { StoreError } from '@qim/store-core';
 import { ZodError } from 'zod';
 import { RESYNC_CODES, statusOfCode } from './error-status';
 
-/** The wire form of every error: a stable code and a human message (plus `resync` for cursor errors). */
+/**
+ * The wire form of every error: a stable code and a human message (plus `resync` for cursor
+ * errors). A 5xx body carries `request_id` instead of any detail: the details are in the log line
+ * with that id.
+ */
 export interface ErrorBody {
   readonly code: string;
   readonly message: string;
   readonly resync?: true;
+  readonly request_id?: string;
 }
 
 export interface MappedError {
   readonly status: number;
   readonly body: ErrorBody;
-  /** True when the failure is ours (5xx): logged at error level. */
+  /** True when the failure is ours (5xx): logged at error level with its full detail. */
   readonly serverFault: boolean;
 }
+
+/**
+ * An error whose 5xx answer may say more than the generic text: `publicMessage` is written for
+ * the client and carries no driver text, statement or host name.
+ */
+export interface PublicFailure {
+  readonly publicMessage: string;
+}
+
+/** What a 5xx says when the error has no `publicMessage`: never the error's own message. */
+const GENERIC_5XX: Readonly<Record<number, string>> = Object.freeze({ 503: 'temporarily unavailable; retry later' });
+const GENERIC_500 = 'internal error';
 
 interface FrameworkError {
   readonly code?: unknown;
@@ -34,12 +51,19 @@ function zodMessage(err: ZodError): string {
   return err.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : 'request'}: ${i.message}`).join('; ');
 }
 
+function publicMessageOf(err: unknown): string | null {
+  const m = typeof err === 'object' && err !== null ? (err as Partial<PublicFailure>).publicMessage : undefined;
+  return typeof m === 'string' ? m : null;
+}
+
 /**
  * Maps any thrown value to `{status, {code, message}}`. Store errors keep their code; zod and
  * framework request errors become INVALID_INPUT (or their specific code); anything else is
- * INTERNAL 500 with a generic message (details go to the log, not to the caller).
+ * INTERNAL 500. A 4xx keeps its message (it describes the caller's request). A 5xx never carries
+ * the error's message (driver text, CQL, host names): it says the error's `publicMessage` or a
+ * generic text, plus `request_id` when given.
  */
-export function mapError(err: unknown): MappedError {
+export function mapError(err: unknown, requestId?: string): MappedError {
   let code: string;
   let message: string;
   if (err instanceof StoreError) {
@@ -51,9 +75,14 @@ export function mapError(err: unknown): MappedError {
   } else {
     const fw = typeof err === 'object' && err !== null ? frameworkCode(err as FrameworkError) : null;
     code = fw ?? 'INTERNAL';
-    message = fw !== null ? String((err as FrameworkError).message) : 'internal error';
+    message = fw !== null ? String((err as FrameworkError).message) : GENERIC_500;
   }
   const status = statusOfCode(code);
+  const serverFault = status >= 500;
+  if (serverFault) {
+    const body: ErrorBody = { code, message: publicMessageOf(err) ?? GENERIC_5XX[status] ?? GENERIC_500 };
+    return { status, body: requestId === undefined ? body : { ...body, request_id: requestId }, serverFault };
+  }
   const body: ErrorBody = RESYNC_CODES.has(code) ? { code, message, resync: true } : { code, message };
-  return { status, body, serverFault: status >= 500 };
+  return { status, body, serverFault };
 }

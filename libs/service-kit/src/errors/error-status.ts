@@ -8,7 +8,6 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = Object.freeze({
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
-  DISPATCH_CONFLICT: 409,
   INVALID_STATE: 409,
   CURSOR_EXPIRED: 410,
   EPOCH_MISMATCH: 410,
@@ -20,10 +19,7 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = Object.freeze({
   INVARIANT_VIOLATION: 500,
   INTERNAL: 500,
   UNAVAILABLE: 503,
-  GC_NOT_SAFE: 503,
-  WATERMARK_CONFLICT: 503,
-  WATERMARK_STALLED: 503,
-  WATERMARK_NOT_READY: 503,
+  FRONTIER_GAP: 503,
 });
 
 /** Codes that tell a device to drop its cursor and resync. */

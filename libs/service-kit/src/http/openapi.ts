@@ -73,7 +73,12 @@ export function buildOpenApi(title: string, version: string, routes: readonly Ro
         Error: {
           type: 'object',
           required: ['code', 'message'],
-          properties: { code: { type: 'string', enum: Object.keys(ERROR_STATUS) }, message: { type: 'string' }, resync: { type: 'boolean' } },
+          properties: {
+            code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
+            message: { type: 'string' },
+            resync: { type: 'boolean' },
+            request_id: { type: 'string', description: 'on 5xx answers: the request id of the log line that holds the details' },
+          },
         },
       },
     },

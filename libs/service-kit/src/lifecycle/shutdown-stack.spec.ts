@@ -16,4 +16,18 @@ describe('ShutdownStack', () => {
     expect(failed).toEqual(['producer', 'redis']);
     expect(await s.closeAll(50)).toBe(failed);
   });
+
+  it('keeps one global deadline over all steps: hanging steps share it instead of each taking its own bound', async () => {
+    const s = new ShutdownStack();
+    const started: string[] = [];
+    for (const name of ['cassandra', 'redis', 'producer', 'consumer']) s.push(name, () => new Promise<void>(() => started.push(name)));
+    const t0 = Date.now();
+    const failed = await s.closeAll({ stepMs: 2_000, deadlineAt: t0 + 300 });
+    const took = Date.now() - t0;
+    expect(took).toBeGreaterThanOrEqual(290);
+    expect(took).toBeLessThan(1_000);
+    expect(failed).toEqual(['consumer', 'producer', 'redis', 'cassandra']);
+    // The first step used the whole budget; the others were abandoned without being waited for.
+    expect(started).toEqual(['consumer']);
+  });
 });

@@ -4,10 +4,21 @@ export interface Closer {
   close(): Promise<void>;
 }
 
+/** Bounds of one `closeAll`. */
+export interface CloseBounds {
+  /** Most time one step may take (ms). */
+  readonly stepMs: number;
+  /**
+   * The global deadline (epoch ms, `Date.now()` clock): every step is also bounded by the time left
+   * until it; a step reached after it is abandoned without waiting and reported failed.
+   */
+  readonly deadlineAt?: number;
+}
+
 /**
  * Resources in the order they were opened; `closeAll` closes them in reverse (consumers before
- * producers before Redis before Cassandra), each bounded by a deadline, continuing past failures
- * and reporting them.
+ * producers before Redis before Cassandra), each bounded by its step bound and the global
+ * deadline, continuing past failures and reporting them.
  */
 export class ShutdownStack {
   private readonly closers: Closer[] = [];
@@ -17,17 +28,25 @@ export class ShutdownStack {
     this.closers.push({ name, close });
   }
 
-  /** Closes everything once (later calls return the same result): the names of steps that failed. */
-  closeAll(stepTimeoutMs: number, log?: (msg: string, err?: unknown) => void): Promise<string[]> {
+  /**
+   * Closes everything once (later calls return the same result): the names of steps that failed.
+   * A number is the step bound alone (no global deadline).
+   */
+  closeAll(bounds: CloseBounds | number, log?: (msg: string, err?: unknown) => void): Promise<string[]> {
+    const b: CloseBounds = typeof bounds === 'number' ? { stepMs: bounds } : bounds;
     this.closing ??= (async () => {
       const failed: string[] = [];
       for (const c of [...this.closers].reverse()) {
+        const left = b.deadlineAt === undefined ? b.stepMs : Math.min(b.stepMs, b.deadlineAt - Date.now());
         let timer: NodeJS.Timeout | undefined;
         try {
+          if (left <= 0) throw new Error('shutdown deadline passed before this step');
+          const closing = c.close();
+          closing.catch(() => undefined);
           await Promise.race([
-            c.close(),
+            closing,
             new Promise((_, reject) => {
-              timer = setTimeout(() => reject(new Error(`timed out after ${stepTimeoutMs} ms`)), stepTimeoutMs);
+              timer = setTimeout(() => reject(new Error(`timed out after ${left} ms`)), left);
             }),
           ]);
           log?.(`closed ${c.name}`);

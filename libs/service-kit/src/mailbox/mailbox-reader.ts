@@ -1,47 +1,137 @@
 import type { Id128, MailboxEntry, MailboxStore } from '@qim/store-core';
-import { ForbiddenError, epochStartSeq, laneOf, seqForWatermark, shardOf } from '@qim/store-core';
+import { CursorExpiredError, ForbiddenError, InvalidInputError, epochStartSeq, seqForWatermark, shardOf } from '@qim/store-core';
+import type { Frontier, FrontierBoard } from './frontier-board';
+import { frontierAbove, userKeyOf } from './frontier-board';
+import { waitForFrontier } from './frontier-wait';
+import { cutByBytes } from './sync-byte-budget';
 
 export interface SyncPage {
   readonly entries: readonly MailboxEntry[];
   readonly nextAfter: bigint;
   readonly hasMore: boolean;
+  /** `seqForWatermark(epoch, frontier)`: the proven end of what this page could see. */
   readonly upTo: bigint;
 }
 
+export interface SyncRequest {
+  readonly tenantId: Id128;
+  readonly actingUser: Id128;
+  readonly userId: Id128;
+  /** Exclusive cursor; null: the start of the current epoch. */
+  readonly after: bigint | null;
+  /** Most events in the page (`cutBatch`; the first entry is always whole). */
+  readonly limit: number;
+  /** Byte budget of the page: sum of the entries' event payloads; the first entry is always whole. */
+  readonly maxBytes: number;
+  /** Long-poll: wait up to this long (ms) for entries after the cursor; 0 answers at once. */
+  readonly waitMs: number;
+  /** Ends the wait early (client gone). */
+  readonly signal?: AbortSignal;
+}
+
+export interface MailboxReaderOptions {
+  readonly storeFor: (shard: number) => Promise<MailboxStore>;
+  readonly shardCount: number;
+  readonly epoch: number;
+  /** The shard worker's frontiers and wake-ups (shared with the worker of this process). */
+  readonly board: FrontierBoard;
+  /** How often a wait on a shard owned by another process re-reads the frontier (ms). */
+  readonly pollMs?: number;
+}
+
+interface Scan {
+  readonly page: SyncPage;
+  readonly frontier: Frontier;
+}
+
 /**
- * Device sync over the mailbox stores: a user's entries up to the proven watermark of their lane
- * (`up_to = seqForWatermark(epoch, W)`), never beyond. A user reads only their own mailbox.
+ * Device sync over the mailbox stores. A user's entries are visible up to the shard frontier:
+ * `up_to = seqForWatermark(epoch, F)`, F read in O(1) — from memory for a shard this process applies,
+ * else one `frontier()` read. A user reads only their own mailbox. With `waitMs`, an empty answer
+ * waits until the shard worker applies a page that gives this user an entry (in-process wake-up), or
+ * — for a shard applied elsewhere — until a frontier re-read every `pollMs` shows progress.
  */
 export class MailboxReader {
-  constructor(
-    private readonly storeFor: (shard: number) => Promise<MailboxStore>,
-    private readonly shardCount: number,
-    private readonly epoch: number,
-  ) {}
+  private readonly pollMs: number;
 
-  private async storeOf(tenantId: Id128, userId: Id128): Promise<MailboxStore> {
-    return this.storeFor(shardOf(tenantId, userId, this.shardCount));
+  constructor(private readonly opts: MailboxReaderOptions) {
+    this.pollMs = opts.pollMs ?? 100;
+  }
+
+  get board(): FrontierBoard {
+    return this.opts.board;
   }
 
   private assertOwner(actingUser: Id128, userId: Id128): void {
     if (actingUser !== userId) throw new ForbiddenError('a user may read and truncate only their own mailbox');
   }
 
-  /** Entries after `after` (default: the start of the current epoch), at most `limit` events. */
-  async sync(tenantId: Id128, actingUser: Id128, userId: Id128, after: bigint | null, limit: number): Promise<SyncPage> {
-    this.assertOwner(actingUser, userId);
-    const store = await this.storeOf(tenantId, userId);
-    const { w } = await store.laneWatermark(laneOf(tenantId, userId));
-    const upTo = seqForWatermark(this.epoch, w);
-    const from = after ?? epochStartSeq(this.epoch);
-    const page = await store.rangeScan(tenantId, userId, from, upTo, limit);
-    return { entries: page.entries, nextAfter: page.next, hasMore: page.hasMore, upTo };
+  /** The frontier of `shard`: in memory when this process applies it, else one store read. */
+  async frontierOf(shard: number, store: MailboxStore): Promise<Frontier> {
+    const known = this.opts.board.known(shard);
+    if (known !== undefined) return known;
+    const { offset } = await store.frontier();
+    this.opts.board.learn(shard, offset);
+    return offset;
+  }
+
+  async sync(req: SyncRequest): Promise<SyncPage> {
+    this.assertOwner(req.actingUser, req.userId);
+    if (!Number.isInteger(req.waitMs) || req.waitMs < 0) throw new InvalidInputError(`wait_ms must be an integer ≥ 0: ${req.waitMs}`);
+    const shard = shardOf(req.tenantId, req.userId, this.opts.shardCount);
+    const store = await this.opts.storeFor(shard);
+    const deadline = Date.now() + req.waitMs;
+    const userKey = userKeyOf(req.tenantId, req.userId);
+    let scan = await this.scan(store, req, await this.frontierOf(shard, store));
+    for (;;) {
+      if (scan.page.entries.length > 0 || scan.page.hasMore) return scan.page;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0 || this.opts.board.closed || req.signal?.aborted) return scan.page;
+      const owned = this.opts.board.owns(shard);
+      const end = await waitForFrontier(this.opts.board, {
+        shard,
+        scanned: scan.frontier,
+        userKey,
+        timeoutMs: owned ? remaining : Math.min(remaining, this.pollMs),
+        signal: req.signal,
+      });
+      if (end === 'aborted' || end === 'closed') return scan.page;
+      const frontier = await this.frontierOf(shard, store);
+      if (end === 'advanced' || frontierAbove(frontier, scan.frontier)) scan = await this.scan(store, req, frontier);
+    }
+  }
+
+  private async scan(store: MailboxStore, req: SyncRequest, frontier: Frontier): Promise<Scan> {
+    const upTo = seqForWatermark(this.opts.epoch, frontier);
+    const raw = await this.rangeFrom(store, req, upTo);
+    const cut = cutByBytes(raw.entries, req.maxBytes);
+    const page =
+      cut.length === raw.entries.length
+        ? { entries: raw.entries, nextAfter: raw.next, hasMore: raw.hasMore, upTo }
+        : { entries: cut, nextAfter: cut[cut.length - 1]!.mailboxSeq, hasMore: true, upTo };
+    return { page, frontier };
+  }
+
+  /**
+   * A device without a cursor (a fresh install, or one that was just told to resync) starts at the
+   * start of the epoch — or, when the user's mailbox no longer reaches back that far (trim or an
+   * expired retention gap), at the retained boundary the store names. A device WITH a cursor below
+   * the boundary still gets `CursorExpiredError`: only it can know it missed something.
+   */
+  private async rangeFrom(store: MailboxStore, req: SyncRequest, upTo: bigint) {
+    if (req.after !== null) return store.rangeScan(req.tenantId, req.userId, req.after, upTo, req.limit);
+    try {
+      return await store.rangeScan(req.tenantId, req.userId, epochStartSeq(this.opts.epoch), upTo, req.limit);
+    } catch (err) {
+      if (!(err instanceof CursorExpiredError)) throw err;
+      return store.rangeScan(req.tenantId, req.userId, err.boundary, upTo, req.limit);
+    }
   }
 
   /** Raises the user's trim: entries at or below `before` become unreadable (cursors below → CURSOR_EXPIRED). */
   async truncate(tenantId: Id128, actingUser: Id128, userId: Id128, before: bigint): Promise<void> {
     this.assertOwner(actingUser, userId);
-    const store = await this.storeOf(tenantId, userId);
+    const store = await this.opts.storeFor(shardOf(tenantId, userId, this.opts.shardCount));
     await store.truncateBefore(tenantId, userId, before);
   }
 }

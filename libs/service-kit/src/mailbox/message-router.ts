@@ -1,35 +1,45 @@
-import type { ConsumedRecord, DispatchProducer, RecordHandler } from '@qim/bus';
+import type { BusLogger, ConsumedPage, DispatchProducer, PageHandler, PoisonHandler } from '@qim/bus';
 import { dispatchRecordsOf } from '@qim/bus';
+import type { DispatchRecord } from '@qim/store-core';
 import { decodeMessageEvent } from '@qim/store-core';
 import type { ServiceMetrics } from '../metrics/service-metrics';
+import { PoisonReporter } from './poison-reporter';
+
+export interface MessageRouterOptions {
+  readonly producer: Pick<DispatchProducer, 'send'>;
+  readonly shardCount: number;
+  readonly metrics: ServiceMetrics;
+  readonly log: BusLogger;
+  /** Dead-letter seam for undecodable message events (default: count and log only). */
+  readonly onPoison?: PoisonHandler;
+}
 
 /**
- * The messages-topic `RecordHandler`: one `DispatchRecord` per recipient shard, produced to the
- * dispatch topic (partition = shard); the input offset becomes committable only after the produce
- * was acknowledged. A crash in between re-publishes the same dispatch ids later (absorbed by
- * `beginDispatch`).
+ * The messages-topic `PageHandler`: every message event of a page becomes one `DispatchRecord` per
+ * recipient shard; all of them go out in ONE produce call (partition = shard), and the page's offset
+ * is committed by the consumer only after that produce was acknowledged. A crash in between
+ * re-publishes the same dispatch ids later; the shard worker recognises them as duplicates.
  */
-export class MessageRouter implements RecordHandler {
-  private readonly done = new Map<number, bigint>();
+export class MessageRouter implements PageHandler {
+  private readonly poison: PoisonReporter;
 
-  constructor(
-    private readonly producer: Pick<DispatchProducer, 'send'>,
-    private readonly shardCount: number,
-    private readonly metrics: ServiceMetrics,
-  ) {}
-
-  async handle(record: ConsumedRecord): Promise<void> {
-    const dispatches = dispatchRecordsOf(decodeMessageEvent(record.value), this.shardCount);
-    await this.producer.send(dispatches);
-    this.metrics.routedDispatches.inc(dispatches.length);
-    this.done.set(record.partition, record.offset + 1n);
+  constructor(private readonly opts: MessageRouterOptions) {
+    this.poison = new PoisonReporter('router', opts.metrics, opts.log, opts.onPoison);
   }
 
-  committable(partition: number): bigint | null {
-    return this.done.get(partition) ?? null;
-  }
-
-  onAssigned(): void {
-    this.done.clear();
+  async handlePage(page: ConsumedPage): Promise<void> {
+    const dispatches: DispatchRecord[] = [];
+    for (const r of page.records) {
+      let event;
+      try {
+        event = decodeMessageEvent(r.value);
+      } catch (err) {
+        await this.poison.report(r, err);
+        continue;
+      }
+      dispatches.push(...dispatchRecordsOf(event, this.opts.shardCount));
+    }
+    await this.opts.producer.send(dispatches);
+    this.opts.metrics.routedDispatches.inc(dispatches.length);
   }
 }

@@ -1,51 +1,66 @@
-import { consumerLag } from '@qim/bus';
+import type { GroupOffsetsReader } from '@qim/bus';
 import type { MailboxStore } from '@qim/store-core';
-import { InvalidInputError, LANE_COUNT } from '@qim/store-core';
-import type { MailboxConfig } from '../config/mailbox-config';
+import { InvalidInputError, seqForWatermark } from '@qim/store-core';
 import type { ShardWorker } from './shard-worker';
 
-type Kafka = Parameters<typeof consumerLag>[0];
+type RetryView = ReadonlyMap<number, { readonly attempts: number; readonly error: string; readonly retryAt: number }>;
 
-/** Operator view of one shard: lane watermarks and floors, stalls, Kafka committed/end offsets. */
+export interface ShardStatusSources {
+  readonly storeFor: (shard: number) => Promise<MailboxStore>;
+  readonly worker: ShardWorker;
+  /** Kafka group offsets (null: no Kafka, e.g. in-process tests). */
+  readonly offsets: Pick<GroupOffsetsReader, 'offsets'> | null;
+  /** The shard consumer's paused partitions (failed pages waiting for their retry). */
+  readonly retrying: () => RetryView;
+  readonly config: { readonly shards: number; readonly epoch: number; readonly shardGroup: string; readonly dispatchTopic: string };
+}
+
+const str = (v: bigint | null | undefined): string | null => (v === null || v === undefined ? null : v.toString());
+
+/**
+ * Operator view of one shard: the frontier (and the mailbox seq it makes visible), the group's
+ * committed offset and the partition's end offset (lag = end − committed; records not yet applied =
+ * end − 1 − frontier), and, when this process owns it, a stall with its offset, a refusal (store and
+ * Kafka disagree: the reason and the command that resolves it) and the retry state.
+ */
 export class ShardStatusReader {
-  constructor(
-    private readonly storeFor: (shard: number) => Promise<MailboxStore>,
-    private readonly worker: ShardWorker,
-    private readonly kafka: Kafka | null,
-    private readonly config: Pick<MailboxConfig, 'shards' | 'epoch' | 'shardGroup' | 'kafka'>,
-  ) {}
+  constructor(private readonly s: ShardStatusSources) {}
 
   async status(shard: number): Promise<object> {
-    if (!Number.isInteger(shard) || shard < 0 || shard >= this.config.shards) {
-      throw new InvalidInputError(`shard must be 0…${this.config.shards - 1}`);
+    const { config } = this.s;
+    if (!Number.isInteger(shard) || shard < 0 || shard >= config.shards) {
+      throw new InvalidInputError(`shard must be 0…${config.shards - 1}`);
     }
-    const store = await this.storeFor(shard);
-    const lanes = await Promise.all(
-      Array.from({ length: LANE_COUNT }, async (_, lane) => {
-        try {
-          const l = await store.laneWatermark(lane);
-          return { lane, w: l.w?.toString() ?? null, floor: l.floor?.toString() ?? null };
-        } catch (err) {
-          return { lane, error: err instanceof Error ? err.message : String(err) };
-        }
-      }),
-    );
-    const p = this.worker.processorOf(shard);
+    const { offset: frontier } = await (await this.s.storeFor(shard)).frontier();
     let kafka: object | null = null;
-    if (this.kafka) {
-      const lag = (await consumerLag(this.kafka, this.config.shardGroup, this.config.kafka.dispatchTopic)).find((x) => x.partition === shard);
-      kafka = lag
-        ? { committed: lag.committed?.toString() ?? null, end: lag.end.toString(), lag: (lag.end - (lag.committed ?? 0n)).toString() }
-        : null;
+    if (this.s.offsets) {
+      const p = (await this.s.offsets.offsets(config.shardGroup, config.dispatchTopic)).find((x) => x.partition === shard);
+      if (p) {
+        kafka = {
+          committed: str(p.committed),
+          low: p.low.toString(),
+          end: p.end.toString(),
+          lag: (p.end - (p.committed ?? 0n)).toString(),
+          unapplied: (p.end - 1n - (frontier ?? -1n)).toString(),
+        };
+      }
     }
+    const state = this.s.worker.stateOf(shard);
+    const retry = this.s.retrying().get(shard);
     return {
       shard,
-      epoch: this.config.epoch,
-      assigned_here: this.worker.assignment().includes(shard),
-      committable: p?.committable()?.toString() ?? null,
-      stalled_lanes: p?.stalledLanes() ?? [],
+      epoch: config.epoch,
+      assigned_here: this.s.worker.assignment().includes(shard),
+      frontier: str(frontier),
+      visible_up_to: seqForWatermark(config.epoch, frontier).toString(),
       kafka,
-      lanes,
+      stalled: state.stall
+        ? { since: new Date(state.stall.since).toISOString(), page_from_offset: state.stall.pageFromOffset.toString(), reason: state.stall.reason, attempts: state.stall.attempts }
+        : null,
+      refused: state.refusal ? { kind: state.refusal.kind, since: new Date(state.refusal.since).toISOString(), reason: state.refusal.reason, resolve: state.refusal.resolve } : null,
+      retry: retry ? { attempts: retry.attempts, error: retry.error, retry_at: new Date(retry.retryAt).toISOString() } : null,
+      pages_applied: state.pagesApplied,
+      last_error: state.lastError,
     };
   }
 }

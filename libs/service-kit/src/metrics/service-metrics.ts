@@ -28,10 +28,10 @@ export class ServiceMetrics {
     labelNames: ['result'] as const,
     registers: [this.registry],
   });
-  /** Time from a message's created_at to its dispatch being proven complete in a shard. */
+  /** Time from a message's created_at to its dispatch being applied (visible) in a shard. */
   readonly dispatchLagSeconds = new Histogram({
     name: 'qim_dispatch_lag_seconds',
-    help: 'created_at → dispatch complete, per shard',
+    help: 'created_at → dispatch applied and visible, per shard',
     labelNames: ['shard'] as const,
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
     registers: [this.registry],
@@ -42,18 +42,54 @@ export class ServiceMetrics {
     help: 'Dispatch records produced by the router',
     registers: [this.registry],
   });
-  /** Proven lane watermark (source offset) per shard and lane; -1 = nothing proven. */
-  readonly laneWatermark = new Gauge({
-    name: 'qim_lane_watermark',
-    help: 'Proven lane watermark W (source offset), -1 when none',
-    labelNames: ['shard', 'lane'] as const,
+  /** Shard frontier (dispatch offset up to which every record is applied) per shard; -1 = none. */
+  readonly shardFrontier = new Gauge({
+    name: 'qim_shard_frontier',
+    help: 'Shard frontier F (dispatch-topic offset), -1 when none',
+    labelNames: ['shard'] as const,
     registers: [this.registry],
   });
-  /** Lane stalls observed (a hole or incomplete chunks blocked advance). */
-  readonly laneStalls = new Counter({
-    name: 'qim_lane_stalls_total',
-    help: 'Watermark advances refused as stalled',
-    labelNames: ['shard', 'lane'] as const,
+  /** 1 while a shard is stalled by a frontier gap (a page starting above F + 1), else 0. */
+  readonly shardStalled = new Gauge({
+    name: 'qim_shard_stalled',
+    help: '1 while the shard is stalled by a frontier gap',
+    labelNames: ['shard'] as const,
+    registers: [this.registry],
+  });
+  /** Stalls entered (frontier gaps met; each stall is counted once, however often it is retried). */
+  readonly shardStalls = new Counter({
+    name: 'qim_shard_stalls_total',
+    help: 'Frontier-gap stalls entered per shard',
+    labelNames: ['shard'] as const,
+    registers: [this.registry],
+  });
+  /** Dispatch records applied, by outcome: applied, duplicate, conflict. */
+  readonly dispatchOutcomes = new Counter({
+    name: 'qim_dispatch_outcomes_total',
+    help: 'Dispatch records by outcome of applyPage (applied, duplicate, conflict)',
+    labelNames: ['shard', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  /** Mailbox entries written live, or recorded as already expired (proof only). */
+  readonly mailboxEntries = new Counter({
+    name: 'qim_mailbox_entries_total',
+    help: 'Mailbox entries by state (written, expired)',
+    labelNames: ['shard', 'state'] as const,
+    registers: [this.registry],
+  });
+  /** Time to apply one page (decode → applyPage), per shard. */
+  readonly pageSeconds = new Histogram({
+    name: 'qim_mailbox_page_seconds',
+    help: 'Time to apply one dispatch page',
+    labelNames: ['shard'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+  /** Records that could not be decoded or failed validation (dead-lettered; their offsets carry nothing). */
+  readonly poisonRecords = new Counter({
+    name: 'qim_poison_records_total',
+    help: 'Undecodable or invalid records skipped, per consumer role and partition',
+    labelNames: ['role', 'partition'] as const,
     registers: [this.registry],
   });
   /** Kafka offset committed per consumer partition (next offset to read). */

@@ -31,12 +31,25 @@ export class MemoryLeaseStore implements WriterLeaseStore {
     return true;
   }
 
+  async reacquire(grant: LeaseGrant, ttlMs: number): Promise<bigint | null> {
+    const h = this.held.get(grant.writerId);
+    if (h && h.token !== grant.token && h.expiresAt > this.now()) return null;
+    this.held.set(grant.writerId, { token: grant.token, expiresAt: this.now() + ttlMs });
+    return this.floors.get(grant.writerId) ?? 0n;
+  }
+
   async release(grant: LeaseGrant, hlc: bigint): Promise<void> {
     const h = this.held.get(grant.writerId);
     if (h?.token === grant.token) {
       this.held.delete(grant.writerId);
       this.floors.set(grant.writerId, hlc);
     }
+  }
+
+  /** Test hook: another process takes writer id `writerId` (its lease and a raised HLC floor). */
+  steal(writerId: number, token: string, ttlMs: number, floor?: bigint): void {
+    this.held.set(writerId, { token, expiresAt: this.now() + ttlMs });
+    if (floor !== undefined) this.floors.set(writerId, floor);
   }
 
   /** Test hook: expire a lease as if its owner had stalled past its TTL. */

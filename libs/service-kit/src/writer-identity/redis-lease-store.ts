@@ -27,6 +27,18 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) return 
 return 0
 `;
 
+/**
+ * Takes a lost lease back when the id is free or still carries our token.
+ * KEYS[1] lease key, KEYS[2] HLC floor key. ARGV[1] token, ARGV[2] ttl ms.
+ * Returns the HLC floor (u64 decimal, '0' when none) when the id is ours again, or -1 while another token holds it.
+ */
+const REACQUIRE = `
+local cur = redis.call('GET', KEYS[1])
+if cur and cur ~= ARGV[1] then return -1 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return redis.call('GET', KEYS[2]) or '0'
+`;
+
 /** Writer-id leases in Redis: `SET <namespace>:{writers}:lease:<id> <token> NX PX ttl`, HLC floor beside it. */
 export class RedisLeaseStore implements WriterLeaseStore {
   constructor(
@@ -50,6 +62,12 @@ export class RedisLeaseStore implements WriterLeaseStore {
 
   async renew(grant: LeaseGrant, ttlMs: number, hlc: bigint): Promise<boolean> {
     return Number(await this.redis.eval(RENEW, 2, ...this.keys(grant.writerId), grant.token, ttlMs, hlc.toString())) === 1;
+  }
+
+  async reacquire(grant: LeaseGrant, ttlMs: number): Promise<bigint | null> {
+    const r = await this.redis.eval(REACQUIRE, 2, ...this.keys(grant.writerId), grant.token, ttlMs);
+    if (r === -1) return null;
+    return u64FromDecimal(String(r), 'writer HLC floor');
   }
 
   async release(grant: LeaseGrant, hlc: bigint): Promise<void> {

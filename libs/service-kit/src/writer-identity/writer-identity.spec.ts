@@ -99,3 +99,68 @@ describe('LeaseKeeper', () => {
     expect(keeper.held()).toBe(false);
   });
 });
+
+describe('LeaseKeeper after a loss', () => {
+  it('takes the id back once its store answers again: held and ready without any send', async () => {
+    let now = 0;
+    const store = new MemoryLeaseStore(() => now);
+    const grant = await store.acquire(1, 900, 't');
+    const [renew, reacquire] = [store.renew.bind(store), store.reacquire.bind(store)];
+    store.renew = store.reacquire = async () => {
+      throw new Error('redis down');
+    };
+    const events: string[] = [];
+    const keeper = new LeaseKeeper(store, grant, () => 1n, {
+      ttlMs: 900,
+      reacquireMs: 10_000,
+      now: () => now,
+      onLost: () => events.push('lost'),
+      onRegained: () => events.push('regained'),
+      onTerminal: () => events.push('terminal'),
+    });
+    now = 700;
+    await keeper.renewOnce();
+    expect((await keeper.readiness().check()).ok).toBe(false);
+    await keeper.renewOnce();
+    expect(keeper.held()).toBe(false);
+    [store.renew, store.reacquire] = [renew, reacquire];
+    now = 1_000;
+    await keeper.renewOnce();
+    expect(events).toEqual(['lost', 'regained']);
+    expect((await keeper.readiness().check()).ok).toBe(true);
+    expect(() => keeper.assertHeld()).not.toThrow();
+  });
+
+  it('raises the HLC to the floor a holder in between recorded', async () => {
+    let now = 0;
+    const store = new MemoryLeaseStore(() => now);
+    const grant = await store.acquire(1, 900, 'mine');
+    const floors: bigint[] = [];
+    const keeper = new LeaseKeeper(store, grant, () => 1n, { ttlMs: 900, now: () => now, observeFloor: (f) => floors.push(f) });
+    store.steal(0, 'theirs', 300, 5_000n);
+    await keeper.renewOnce();
+    expect(keeper.held()).toBe(false);
+    now = 400;
+    await keeper.renewOnce();
+    expect(keeper.held()).toBe(true);
+    expect(floors).toEqual([5_000n]);
+  });
+
+  it('ends the process when the id cannot be taken back within the bound, with the reason', async () => {
+    let now = 0;
+    const store = new MemoryLeaseStore(() => now);
+    const grant = await store.acquire(1, 900, 'mine');
+    const terminal: string[] = [];
+    const keeper = new LeaseKeeper(store, grant, () => 1n, { ttlMs: 900, reacquireMs: 2_000, now: () => now, onTerminal: (r) => terminal.push(r) });
+    store.steal(0, 'theirs', 60_000);
+    await keeper.renewOnce();
+    for (now = 300; now < 2_000; now += 300) await keeper.renewOnce();
+    expect(terminal).toEqual([]);
+    now = 2_000;
+    await keeper.renewOnce();
+    await keeper.renewOnce();
+    expect(terminal).toEqual(['writer lease lost and not re-acquired within 2000 ms: writer id 0 is held by another process']);
+    expect(keeper.held()).toBe(false);
+    expect((await keeper.readiness().check()).detail).toMatchObject({ terminal: terminal[0] });
+  });
+});

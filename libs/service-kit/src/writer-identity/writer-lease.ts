@@ -18,6 +18,12 @@ export interface WriterLeaseStore {
   acquire(slots: number, ttlMs: number, token: string): Promise<LeaseGrant>;
   /** Extends the lease and records `hlc` as the id's floor; false when the lease is no longer ours. */
   renew(grant: LeaseGrant, ttlMs: number, hlc: bigint): Promise<boolean>;
+  /**
+   * Takes the grant's id back after the lease was lost: succeeds when the id is free or still held
+   * with the grant's token (then it is ours again for `ttlMs`) and returns the id's recorded HLC
+   * floor (0n when none), which a holder in between may have raised; null while another token holds it.
+   */
+  reacquire(grant: LeaseGrant, ttlMs: number): Promise<bigint | null>;
   /** Gives the id back (only if still ours), recording `hlc`. */
   release(grant: LeaseGrant, hlc: bigint): Promise<void>;
   close(): Promise<void>;

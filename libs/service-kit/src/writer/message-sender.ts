@@ -12,6 +12,13 @@ export interface MessageSenderDeps {
   readonly issueId: () => IssuedId;
   readonly maxFanout: number;
   readonly metrics: ServiceMetrics;
+  /**
+   * The original answer when the request is a replay of an existing commit (`replayAnswer`), else
+   * null. Asked only when the membership rules would refuse the request, so a sender who has left
+   * the conversation (or a conversation grown past the cap) still gets its first answer. Absent →
+   * those refusals are final.
+   */
+  readonly replayOf?: (request: SendRequest) => Promise<SendOutcome | null>;
 }
 
 /**
@@ -28,6 +35,13 @@ export class MessageSender {
     try {
       validateSendRequest(request);
       const members = await membership.members(request.tenantId, request.conversationId);
+      if (!members.includes(request.senderId) || members.length > this.deps.maxFanout) {
+        const replay = (await this.deps.replayOf?.(request)) ?? null;
+        if (replay !== null) {
+          metrics.commits.inc({ outcome: 'replay' });
+          return replay;
+        }
+      }
       if (!members.includes(request.senderId)) {
         throw new ForbiddenError('the sender is not a member of the conversation');
       }

@@ -10,18 +10,25 @@ import type { ReadinessCheck } from '../http/readiness';
 import type { MembershipDirectory } from '../membership/membership-directory';
 import { ShutdownStack } from '../lifecycle/shutdown-stack';
 import { PeriodicTask } from '../lifecycle/periodic-task';
+import { TerminalFailure } from '../lifecycle/terminal-failure';
 import { ServiceMetrics } from '../metrics/service-metrics';
 import { HybridLogicalClock } from '../writer-identity/hybrid-clock';
 import { LeaseKeeper } from '../writer-identity/lease-keeper';
 import { MessageIdSource } from '../writer-identity/message-id-source';
 import { kafkaReadiness } from '../http/kafka-readiness';
 import { openCoordination } from './coordination';
+import { housekeepingLoop } from './housekeeping';
 import { MembershipAuthorizer } from './membership-authorizer';
 import { MessageSender } from './message-sender';
 import { recoveryPass } from './recovery-pass';
+import { replayAnswer } from './replay-answer';
+import type { Sender } from './send-deadline';
+import { DeadlineSender } from './send-deadline';
+import { writerMetricsOf } from './writer-metrics';
 
 export interface WriterRuntime {
-  readonly sender: MessageSender;
+  /** Sends bounded by `QIM_SEND_DEADLINE_MS`. */
+  readonly sender: Sender;
   readonly store: MessageStore;
   readonly membership: MembershipDirectory;
   readonly authorizer: HistoryAuthorizer;
@@ -29,6 +36,8 @@ export interface WriterRuntime {
   readonly readiness: readonly ReadinessCheck[];
   readonly stack: ShutdownStack;
   readonly writerId: number;
+  /** Raised when the writer cannot go on (lease lost past `QIM_LEASE_REACQUIRE_MS`): the process must exit non-zero. */
+  readonly terminal: TerminalFailure;
 }
 
 export interface WriterRuntimeLogger extends BusLogger {
@@ -38,25 +47,33 @@ export interface WriterRuntimeLogger extends BusLogger {
 /**
  * Start-up of the writer, fail closed, in order: backend (migrate → connect → readiness) →
  * coordination (Redis or, in memory mode, in-process) → writer-id lease + HLC → Kafka topic check and
- * idempotent outbox producer → recovery loop. Any failing step closes what was opened and throws.
+ * idempotent outbox producer → recovery loop (commits claimed one by one, so writers share the
+ * work) → housekeeping loop (stores that keep expired facts). Any failing step closes what was
+ * opened and throws.
  */
 export async function startWriterRuntime(config: WriterConfig, log: WriterRuntimeLogger): Promise<WriterRuntime> {
   const stack = new ShutdownStack();
   const step: StartupLog = (s, detail) => log.info({ step: s, ...detail }, `start-up: ${s}`);
   try {
     const metrics = new ServiceMetrics('writer');
+    const writerMetrics = writerMetricsOf(metrics);
+    const terminal = new TerminalFailure();
     const backend = await openMessageBackend(config.backend, config.env, step);
     stack.push('message store', () => backend.close());
 
-    const coordination = await openCoordination(config.backend.kind === 'memory' ? null : config.redisUrl, config.redisNamespace, step);
+    const token = randomBytes(16).toString('hex');
+    const coordination = await openCoordination(config.backend.kind === 'memory' ? null : config.redisUrl, config.redisNamespace, step, token);
     stack.push('coordination', () => coordination.close());
 
-    const token = randomBytes(16).toString('hex');
     const grant = await coordination.leases.acquire(config.lease.slots, config.lease.ttlMs, token);
     const hlc = new HybridLogicalClock(() => BigInt(Date.now()), grant.hlcFloor);
     const keeper = new LeaseKeeper(coordination.leases, grant, () => hlc.highWater(), {
       ttlMs: config.lease.ttlMs,
+      reacquireMs: config.lease.reacquireMs,
+      observeFloor: (floor) => hlc.observe(floor),
       onLost: (reason) => log.error({ writerId: grant.writerId }, `writer lease lost, sends stopped: ${reason}`),
+      onRegained: () => log.info({ writerId: grant.writerId }, 'writer lease re-acquired, sends resumed'),
+      onTerminal: (reason) => terminal.raise(reason),
     });
     keeper.start();
     stack.push('writer lease', () => keeper.stop());
@@ -81,12 +98,18 @@ export async function startWriterRuntime(config: WriterConfig, log: WriterRuntim
       },
       maxFanout: config.maxFanout,
       metrics,
+      replayOf: (request) => replayAnswer(backend.store, committer, request),
     });
 
     const runner = new RecoveryRunner(backend.store, committer, {
       graceMs: BigInt(config.recovery.graceMs),
       maxItems: config.recovery.batch,
       clock: systemClock,
+      claim: async (key) => {
+        const mine = await coordination.claims.claim(key, config.recovery.claimMs);
+        writerMetrics.recoveryClaims.inc({ result: mine ? 'taken' : 'held_elsewhere' });
+        return mine;
+      },
     });
     const recovery = new PeriodicTask(() => recoveryPass(runner, metrics, log), {
       name: 'recovery',
@@ -96,8 +119,15 @@ export async function startWriterRuntime(config: WriterConfig, log: WriterRuntim
     recovery.start();
     stack.push('recovery loop', () => recovery.stop());
 
+    const housekeeping = config.housekeeping === null ? null : housekeepingLoop(backend.store, { ...config.housekeeping, clock: systemClock }, writerMetrics, log);
+    if (housekeeping !== null) {
+      housekeeping.start();
+      stack.push('housekeeping loop', () => housekeeping.stop());
+    }
+    step('loops', { recovery: config.recovery, housekeeping: housekeeping === null ? 'off' : config.housekeeping });
+
     return {
-      sender,
+      sender: new DeadlineSender(sender, config.sendDeadlineMs, () => writerMetrics.sendDeadlineExceeded.inc()),
       store: backend.store,
       membership: coordination.membership,
       authorizer: new MembershipAuthorizer(coordination.membership),
@@ -105,6 +135,7 @@ export async function startWriterRuntime(config: WriterConfig, log: WriterRuntim
       readiness: [backend.readiness, keeper.readiness(), coordination.readiness, kafkaReadiness(kafka, topics)],
       stack,
       writerId: grant.writerId,
+      terminal,
     };
   } catch (err) {
     await stack.closeAll(5_000);

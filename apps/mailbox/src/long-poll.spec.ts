@@ -1,0 +1,123 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { shardOf } from '@qim/store-core';
+import { SHARDS, SYNC_MAX_WAIT_MS, headers, hex, mailboxTestApp, messageRecord } from './testing/mailbox-test-app';
+import type { MailboxTestApp } from './testing/mailbox-test-app';
+
+const T = hex(0xa1);
+const users = Array.from({ length: 8 }, (_, i) => hex(i + 1));
+const alice = users[0]!;
+// Another user on alice's shard: its pages advance the same frontier.
+const neighbour = users.find((u) => u !== alice && shardOf(T, u, SHARDS) === shardOf(T, alice, SHARDS))!;
+const shard = shardOf(T, alice, SHARDS);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(what: string, probe: () => boolean, timeoutMs = 2_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(5);
+  }
+}
+
+describe('long-poll sync (wait_ms)', () => {
+  let t: MailboxTestApp;
+  afterEach(() => t.app.close());
+
+  const poll = (user: string, query: string) => {
+    const started = Date.now();
+    return t.app.inject({ url: `/v1/mailboxes/${user}/entries${query}`, headers: headers(T, user as never) }).then((r) => ({ r, ms: Date.now() - started }));
+  };
+
+  it('returns as soon as a page gives the user an entry, not at wait_ms', async () => {
+    t = await mailboxTestApp();
+    const pending = poll(alice, '?wait_ms=5000');
+    await until('the sync to wait', () => t.board.waiterCount(shard) === 1);
+    await t.deliver(messageRecord(T, 1n, neighbour, t.clock.nowMs()), [alice]);
+    const { r, ms } = await pending;
+    expect(r.statusCode).toBe(200);
+    expect(r.json().entries.map((e: { events: { message: { seq: string } }[] }) => e.events[0]!.message.seq)).toEqual(['1']);
+    expect(ms).toBeLessThan(1_000);
+    expect(t.board.waiterCount()).toBe(0);
+  });
+
+  it('keeps waiting through pages that give the user nothing', async () => {
+    t = await mailboxTestApp();
+    let done = false;
+    const pending = poll(alice, '?wait_ms=5000').then((x) => ((done = true), x));
+    await until('the sync to wait', () => t.board.waiterCount(shard) === 1);
+    await t.deliver(messageRecord(T, 1n, alice, t.clock.nowMs()), [neighbour]);
+    await sleep(50);
+    expect([done, t.board.waiterCount(shard)]).toEqual([false, 1]);
+    await t.deliver(messageRecord(T, 2n, neighbour, t.clock.nowMs()), [alice, neighbour]);
+    const { r } = await pending;
+    expect(r.json().entries).toHaveLength(1);
+  });
+
+  it('answers an empty page at wait_ms when nothing arrives, with the cursor at up_to', async () => {
+    t = await mailboxTestApp();
+    const { r, ms } = await poll(alice, '?wait_ms=300');
+    expect(r.statusCode).toBe(200);
+    expect(r.json()).toMatchObject({ entries: [], has_more: false });
+    expect(r.json().next_after).toBe(r.json().up_to);
+    expect(ms).toBeGreaterThanOrEqual(290);
+    expect(ms).toBeLessThan(2_000);
+  });
+
+  it('answers at once when entries are already visible', async () => {
+    t = await mailboxTestApp();
+    await t.deliver(messageRecord(T, 1n, alice, t.clock.nowMs()), [alice]);
+    const { r, ms } = await poll(alice, '?wait_ms=5000');
+    expect(r.json().entries).toHaveLength(1);
+    expect(ms).toBeLessThan(1_000);
+  });
+
+  it('refuses a wait above QIM_SYNC_MAX_WAIT_MS with 400 and accepts the maximum', async () => {
+    t = await mailboxTestApp();
+    const above = await poll(alice, `?wait_ms=${SYNC_MAX_WAIT_MS + 1}`);
+    expect([above.r.statusCode, above.r.json().code]).toEqual([400, 'INVALID_INPUT']);
+    await t.deliver(messageRecord(T, 1n, alice, t.clock.nowMs()), [alice]);
+    expect((await poll(alice, `?wait_ms=${SYNC_MAX_WAIT_MS}`)).r.statusCode).toBe(200);
+  });
+
+  it('wakes by re-reading the frontier when another process applies the shard', async () => {
+    t = await mailboxTestApp({ ownShards: false, pollMs: 50 });
+    const pending = poll(alice, '?wait_ms=5000');
+    await until('the sync to wait', () => t.board.waiterCount(shard) === 1);
+    await t.applyElsewhere(messageRecord(T, 1n, neighbour, t.clock.nowMs()), [alice]);
+    const { r, ms } = await pending;
+    expect(r.json().entries).toHaveLength(1);
+    expect(ms).toBeLessThan(1_500);
+  });
+});
+
+describe('long-poll over a real connection', () => {
+  let t: MailboxTestApp;
+  let base: string;
+  beforeEach(async () => {
+    t = await mailboxTestApp();
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  });
+  afterEach(() => t.app.close());
+
+  it('ends the wait when the client disconnects', async () => {
+    const req = http.get(`${base}/v1/mailboxes/${alice}/entries?wait_ms=5000`, { headers: headers(T, alice) });
+    req.on('error', () => undefined);
+    await until('the sync to wait', () => t.board.waiterCount(shard) === 1);
+    req.destroy();
+    await until('the wait to end', () => t.board.waiterCount() === 0, 1_000);
+  });
+
+  it('answers waiting syncs at once when the service closes', async () => {
+    const started = Date.now();
+    const pending = fetch(`${base}/v1/mailboxes/${alice}/entries?wait_ms=5000`, { headers: headers(T, alice) });
+    await until('the sync to wait', () => t.board.waiterCount(shard) === 1);
+    await t.app.close();
+    const r = await pending;
+    expect(r.status).toBe(200);
+    expect(((await r.json()) as { entries: unknown[] }).entries).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+});

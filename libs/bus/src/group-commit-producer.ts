@@ -1,0 +1,129 @@
+import { UnavailableError } from '@qim/store-core';
+import type { Kafka } from 'kafkajs';
+import type { ProduceRecord, ProducerStats } from './fenced-producer';
+import { FencedProducer } from './fenced-producer';
+import type { RecordCoordinate } from './record-coordinates';
+
+/** Bounds of one produce request. A single unit larger than them is still sent, alone. */
+export interface GroupCommitLimits {
+  readonly maxRecords: number;
+  /** Sum of key and value bytes (the broker's `message.max.bytes` applies per partition batch). */
+  readonly maxBytes: number;
+}
+
+export const DEFAULT_GROUP_COMMIT_LIMITS: GroupCommitLimits = Object.freeze({ maxRecords: 1_000, maxBytes: 512 * 1024 });
+
+export interface GroupCommitOptions {
+  /** Retries of one produce request before it fails (see `DEFAULT_PRODUCER_RETRIES`). */
+  readonly retries?: number;
+  readonly limits?: Partial<GroupCommitLimits>;
+}
+
+export interface GroupCommitStats extends ProducerStats {
+  /** Units (calls of `produce`) acknowledged or failed. */
+  readonly units: number;
+}
+
+/** What one `produce` call queued: acknowledged together, each record with its own coordinate. */
+export interface QueuedUnit {
+  readonly records: readonly ProduceRecord[];
+  readonly bytes: number;
+}
+
+interface Pending extends QueuedUnit {
+  resolve(c: RecordCoordinate[]): void;
+  reject(e: unknown): void;
+}
+
+/**
+ * Group commit over one `FencedProducer`: while a produce request is in flight, new units queue;
+ * when it settles, everything queued (up to the limits) goes in the next request. One request in
+ * flight at a time, units in call order, so records of one partition keep their call order. A unit
+ * resolves with its own records' coordinates, or fails with its request's error (a failed request
+ * acknowledges none of its records; the producer fences before the next one).
+ */
+export class GroupCommitProducer {
+  private readonly queue: Pending[] = [];
+  private readonly producer: FencedProducer;
+  private readonly limits: GroupCommitLimits;
+  private running = false;
+  private closing = false;
+  private readonly idleWaiters: (() => void)[] = [];
+  private units = 0;
+
+  constructor(kafka: Kafka, options: GroupCommitOptions = {}) {
+    this.producer = new FencedProducer(kafka, options.retries);
+    this.limits = Object.freeze({ ...DEFAULT_GROUP_COMMIT_LIMITS, ...options.limits });
+  }
+
+  connect(): Promise<void> {
+    return this.producer.connect();
+  }
+
+  /** Queues one unit; resolves once its request is acknowledged, with one coordinate per record, in order. */
+  produce(records: readonly ProduceRecord[]): Promise<RecordCoordinate[]> {
+    if (this.closing) return Promise.reject(new UnavailableError('producer is closing'));
+    if (records.length === 0) return Promise.resolve([]);
+    const bytes = records.reduce((n, r) => n + r.value.length + keyBytes(r.key), 0);
+    return new Promise<RecordCoordinate[]>((resolve, reject) => {
+      this.queue.push({ records, bytes, resolve, reject });
+      if (!this.running) {
+        this.running = true;
+        void this.pump();
+      }
+    });
+  }
+
+  stats(): GroupCommitStats {
+    return { ...this.producer.stats(), units: this.units };
+  }
+
+  /** Refuses new units, waits until the queued ones are settled, then disconnects. */
+  async close(): Promise<void> {
+    this.closing = true;
+    if (this.running) await new Promise<void>((r) => this.idleWaiters.push(r));
+    await this.producer.close();
+  }
+
+  private async pump(): Promise<void> {
+    // Let the calls of the current tick join the first request too.
+    await Promise.resolve();
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, takeCount(this.queue, this.limits));
+        try {
+          const coords = await this.producer.send(batch.flatMap((u) => u.records));
+          let i = 0;
+          for (const u of batch) {
+            u.resolve(coords.slice(i, i + u.records.length));
+            i += u.records.length;
+          }
+        } catch (err) {
+          for (const u of batch) u.reject(err);
+        }
+        this.units += batch.length;
+      }
+    } finally {
+      this.running = false;
+      for (const wake of this.idleWaiters.splice(0)) wake();
+    }
+  }
+}
+
+function keyBytes(key: string | Buffer | null): number {
+  return key === null ? 0 : typeof key === 'string' ? Buffer.byteLength(key) : key.length;
+}
+
+/** How many queued units (from the head, at least one) fit in one request. */
+export function takeCount(queue: readonly QueuedUnit[], limits: GroupCommitLimits): number {
+  let records = 0;
+  let bytes = 0;
+  let n = 0;
+  for (const u of queue) {
+    if (n > 0 && (records + u.records.length > limits.maxRecords || bytes + u.bytes > limits.maxBytes)) break;
+    records += u.records.length;
+    bytes += u.bytes;
+    n++;
+  }
+  return n;
+}
