@@ -34,7 +34,11 @@ export default [
             { sourceTag: 'type:bus', onlyDependOnLibsWithTags: ['type:core'] },
             // the service library wires config → backend factory; apps choose a backend only through it.
             { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:core', 'type:backend', 'type:bus'], bannedExternalImports: drivers },
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:core', 'type:service', 'type:bus', 'type:testing'], bannedExternalImports: drivers },
+            // the client speaks HTTP/JSON only: nothing of ours, no driver, no server stack.
+            { sourceTag: 'type:client', onlyDependOnLibsWithTags: [], bannedExternalImports: [...drivers, ...httpStack] },
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:core', 'type:service', 'type:bus', 'type:testing', 'type:client'], bannedExternalImports: drivers },
+            // tools (drills, infra checks) drive the product from outside: through the HTTP client only.
+            { sourceTag: 'type:tools', onlyDependOnLibsWithTags: ['type:client'] },
           ],
         },
       ],

@@ -22,6 +22,8 @@ module.exports = {
     '^@qim/store-contract/testing$': alias('libs/store-contract/src/testing.ts'),
     '^@qim/bus$': alias('libs/bus/src/index.ts'),
     '^@qim/service-kit$': alias('libs/service-kit/src/index.ts'),
+    '^@qim/client$': alias('libs/client/src/index.ts'),
+    '^@qim/client/testing$': alias('libs/client/src/testing.ts'),
   },
   testMatch: ['**/*.spec.ts'],
 };

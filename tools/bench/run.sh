@@ -3,11 +3,14 @@
 # workspace path aliases come from tsconfig.base.json; npm packages stay external) into a temp
 # file and runs it with node. Usage: tools/bench/run.sh <name> [args...]   e.g.
 #   eval "$(tools/infra/infra env)"; tools/bench/run.sh redis-commit
+#   eval "$(tools/infra/infra env)"; tools/bench/run.sh redis-mailbox     # applyPage vs raw SET + HSET
+#   tools/bench/run.sh e2e --help      (tools/bench/e2e/README.md)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 name=${1:?usage: tools/bench/run.sh <name> [args...]}
 shift
 src="$root/tools/bench/$name.ts"
+[ -f "$src" ] || src="$root/tools/bench/$name/main.ts" # a benchmark with its own folder (e2e)
 [ -f "$src" ] || { echo "no benchmark $src" >&2; exit 2; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -20,6 +20,9 @@ const cases: readonly { name: string; filePath: string; code: string; forbidden:
   { name: 'the Redis backend imports its own driver', filePath: 'libs/store-redis/src/zz-probe.ts', code: "import Redis from 'ioredis';\nexport const x = Redis;\n", forbidden: false },
   { name: 'the bus imports kafkajs', filePath: 'libs/bus/src/zz-probe.ts', code: "import { Kafka } from 'kafkajs';\nexport const x = Kafka;\n", forbidden: false },
   { name: 'an app imports the service library', filePath: 'apps/writer/src/zz-probe.ts', code: "import * as kit from '@qim/service-kit';\nexport const x = kit;\n", forbidden: false },
+  { name: 'the client imports a library of ours', filePath: 'libs/client/src/zz-probe.ts', code: "import { isId128 } from '@qim/store-core';\nexport const x = isId128;\n", forbidden: true },
+  { name: 'the client imports the HTTP server stack', filePath: 'libs/client/src/zz-probe.ts', code: "import fastify from 'fastify';\nexport const x = fastify;\n", forbidden: true },
+  { name: 'an app imports the client', filePath: 'apps/cli/src/zz-probe.ts', code: "import { QimClient } from '@qim/client';\nexport const x = QimClient;\n", forbidden: false },
 ];
 
 describe('layering is enforced by lint', () => {

@@ -30,5 +30,13 @@ step "all test projects but e2e (2 workers)"
 npx jest -c jest.config.js --ignoreProjects e2e --maxWorkers=2 --json --outputFile=.infra/reports/projects.json
 step "end-to-end services (serial: each spec starts its own service stack)"
 npx jest -c apps/e2e/jest.config.js --runInBand --json --outputFile=.infra/reports/e2e.json
+# Short fault drills over the HTTP API (consistency checker, one fault each). The redis-mode drills run
+# here; the scylla-mode drills need the 3-node cluster and run by hand (README, "Reliability").
+step "fault drills, short (${QIM_CI_DRILLS:=dual-instance kill9 kafka-kill redis-restart})"
+QIM_DRILLS="$QIM_CI_DRILLS" tools/drills/ci-short.sh
+drills_rc=$?
 set -e
-node tools/ci/summarize-jest.mjs .infra/reports/projects.json .infra/reports/e2e.json
+summary_rc=0
+node tools/ci/summarize-jest.mjs .infra/reports/projects.json .infra/reports/e2e.json || summary_rc=$?
+if (( drills_rc != 0 )); then echo "drills: FAILED (see the drill pass above)"; exit 1; fi
+exit "$summary_rc"

@@ -1,0 +1,2 @@
+export { runCli } from './run-cli';
+export type { CliIo } from './cli-io';

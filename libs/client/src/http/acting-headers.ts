@@ -1,0 +1,18 @@
+import type { Id128 } from '../wire/ids';
+import { requireId128 } from '../wire/ids';
+
+/** On whose behalf calls act. The services trust these headers only behind a valid service token. */
+export interface ActingIdentity {
+  readonly tenantId: Id128 | null;
+  readonly userId: Id128 | null;
+}
+
+/** `x-qim-tenant` for routes that act on a tenant (membership); a missing or malformed id is refused here. */
+export function tenantHeaders(who: ActingIdentity): Record<string, string> {
+  return { 'x-qim-tenant': requireId128('tenantId', who.tenantId) };
+}
+
+/** `x-qim-tenant` and `x-qim-user` for routes that act as a user (send, history, summaries, sync). */
+export function userHeaders(who: ActingIdentity): Record<string, string> {
+  return { ...tenantHeaders(who), 'x-qim-user': requireId128('userId', who.userId) };
+}

@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { errorOfAnswer } from '../errors/error-of-answer';
+import type { CallSite } from '../errors/qim-error';
+import { QimProtocolError, QimTransportError } from '../errors/qim-error';
+import type { RetryPolicy } from './retry-policy';
+import { retryDelayMs, sleep } from './retry-policy';
+
+/** One service endpoint as the client reaches it. */
+export interface TransportOptions {
+  /** Base URL of the service, e.g. `http://127.0.0.1:18080`. */
+  readonly baseUrl: string;
+  /** The service token sent as `Authorization: Bearer` on `/v1` calls. */
+  readonly token: string;
+  /** Bound of one attempt (ms), added to the server-side wait of a long poll. */
+  readonly timeoutMs: number;
+  readonly retry: RetryPolicy;
+  /** The fetch to use (default: Node's global fetch). */
+  readonly fetch?: typeof fetch;
+}
+
+export interface CallSpec {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly path: string;
+  readonly query?: Readonly<Record<string, string | number | undefined>>;
+  /** Extra headers (the acting tenant and user). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** JSON body. */
+  readonly body?: unknown;
+  /** False for the unauthenticated ops routes (`/readyz`). */
+  readonly auth: boolean;
+  /** Statuses answered as a value instead of an error (readiness: 503 is an answer). */
+  readonly accept?: readonly number[];
+  /** Added to `timeoutMs` for this call (a long poll's server-side wait). */
+  readonly extraTimeoutMs?: number;
+  readonly retry?: RetryPolicy;
+  readonly signal?: AbortSignal;
+}
+
+export interface Answer {
+  readonly status: number;
+  readonly body: unknown;
+  readonly call: CallSite;
+}
+
+function pathWithQuery(spec: CallSpec): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) q.set(k, String(v));
+  const s = q.toString();
+  return s.length > 0 ? `${spec.path}?${s}` : spec.path;
+}
+
+type Attempt = { kind: 'answer'; status: number; text: string; retryAfter: string | null; requestId: string } | { kind: 'failed'; cause: unknown; timedOut: boolean };
+
+/**
+ * JSON over HTTP with one request id per call (`x-request-id`), a bound per attempt, and retries of
+ * transport failures and 503 answers with the same request (same body, so a send keeps its client
+ * message id). Error statuses become typed errors carrying the service's code; an answer that is
+ * not JSON is a `QimProtocolError`. A caller's abort is never retried and propagates as is.
+ */
+export class HttpTransport {
+  private readonly base: string;
+  private readonly fetch: typeof fetch;
+
+  constructor(private readonly options: TransportOptions) {
+    this.base = options.baseUrl.replace(/\/+$/, '');
+    this.fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  get baseUrl(): string {
+    return this.base;
+  }
+
+  async call(spec: CallSpec): Promise<Answer> {
+    const policy = spec.retry ?? this.options.retry;
+    const path = pathWithQuery(spec);
+    const requestId = randomUUID();
+    const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': requestId, ...spec.headers };
+    if (spec.auth) headers['authorization'] = `Bearer ${this.options.token}`;
+    if (spec.body !== undefined) headers['content-type'] = 'application/json';
+    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    for (let attempt = 1; ; attempt++) {
+      const a = await this.attempt(spec, path, headers, body);
+      const call: CallSite = { method: spec.method, path, requestId: a.kind === 'answer' ? a.requestId : requestId };
+      const last = attempt >= policy.attempts;
+      if (a.kind === 'failed') {
+        if (last) throw new QimTransportError(`${spec.method} ${this.base}${path} failed after ${attempt} attempt(s): ${describe(a.cause)}`, a.timedOut, attempt, call, a.cause);
+        await sleep(retryDelayMs(policy, attempt, null), spec.signal);
+        continue;
+      }
+      if (a.status === 503 && !last && !(spec.accept ?? []).includes(503)) {
+        await sleep(retryDelayMs(policy, attempt, a.retryAfter), spec.signal);
+        continue;
+      }
+      const parsed = parseJson(a.text);
+      const ok = (a.status >= 200 && a.status < 300) || (spec.accept ?? []).includes(a.status);
+      if (!ok) throw errorOfAnswer(a.status, parsed.ok ? parsed.value : null, call);
+      if (!parsed.ok) throw new QimProtocolError(`${spec.method} ${path} answered ${a.status} with a body that is not JSON`, a.status, call);
+      return { status: a.status, body: parsed.value, call };
+    }
+  }
+
+  private async attempt(spec: CallSpec, path: string, headers: Record<string, string>, body: string | undefined): Promise<Attempt> {
+    const timeout = AbortSignal.timeout(this.options.timeoutMs + (spec.extraTimeoutMs ?? 0));
+    const signal = spec.signal ? AbortSignal.any([spec.signal, timeout]) : timeout;
+    try {
+      const r = await this.fetch(`${this.base}${path}`, { method: spec.method, headers, body, signal });
+      const text = await r.text();
+      return { kind: 'answer', status: r.status, text, retryAfter: r.headers.get('retry-after'), requestId: r.headers.get('x-request-id') ?? String(headers['x-request-id']) };
+    } catch (err) {
+      if (spec.signal?.aborted) throw spec.signal.reason;
+      return { kind: 'failed', cause: err, timedOut: timeout.aborted };
+    }
+  }
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function describe(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
+  return `${err.message}${cause}`;
+}

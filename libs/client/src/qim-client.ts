@@ -1,0 +1,147 @@
+import { QimArgumentError } from './errors/qim-error';
+import type { ActingIdentity } from './http/acting-headers';
+import { HttpTransport } from './http/http-transport';
+import type { RetryPolicy } from './http/retry-policy';
+import { DEFAULT_RETRY } from './http/retry-policy';
+import { shardStatus } from './mailbox/shard-status';
+import { syncPage, truncateMailbox } from './mailbox/sync-page';
+import { syncPages } from './mailbox/sync-pages';
+import type { SyncOptions, SyncPage, SyncPageOptions } from './model/mailbox-model';
+import type { Readiness, ShardStatus } from './model/ops-model';
+import type { ConversationSummary, HistoryOptions, HistoryPage, SendInput, SendResult, SummaryRequest } from './model/writer-model';
+import { readiness } from './ops/readiness';
+import type { Id128 } from './wire/ids';
+import { requireId128 } from './wire/ids';
+import { historyPage, historyPages } from './writer/history';
+import { changeMembers, listMembers } from './writer/members';
+import { sendMessage } from './writer/send-message';
+import { conversationSummaries } from './writer/summaries';
+
+export interface QimClientOptions {
+  /** Base URL of the writer service, e.g. `http://127.0.0.1:18080`. */
+  readonly writerUrl: string;
+  /** Base URL of the mailbox service, e.g. `http://127.0.0.1:18081`. */
+  readonly mailboxUrl: string;
+  /** The services' bearer token (`QIM_SERVICE_TOKEN`). */
+  readonly token: string;
+  /** The acting tenant (required by every call except readiness and shard status). */
+  readonly tenantId?: Id128;
+  /** The acting user (required by send, history, summaries and the mailbox calls). */
+  readonly userId?: Id128;
+  /** Bound of one attempt (ms, default 10 000); a long poll adds its wait. */
+  readonly timeoutMs?: number;
+  /** Retries of transport failures and 503 (default 5 attempts, 100 ms doubling up to 2 s). */
+  readonly retry?: Partial<RetryPolicy>;
+  /** The fetch to use (default: Node's global fetch). */
+  readonly fetch?: typeof fetch;
+}
+
+function checkedUrl(what: string, url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new QimArgumentError(`${what} is not a URL: ${JSON.stringify(url)}`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new QimArgumentError(`${what} must be http(s), got ${u.protocol}`);
+  return url;
+}
+
+/**
+ * A typed client of the QIM writer and mailbox services over HTTP/JSON, acting as one tenant and
+ * (optionally) one user. Every call fails with a `QimError`; retries of transport failures and
+ * 503 are built in and safe (a send keeps its client message id).
+ */
+export class QimClient {
+  readonly writer: HttpTransport;
+  readonly mailbox: HttpTransport;
+  private readonly who: ActingIdentity;
+
+  constructor(private readonly options: QimClientOptions) {
+    if (typeof options.token !== 'string' || options.token.length === 0) throw new QimArgumentError('token is required');
+    const timeoutMs = options.timeoutMs ?? 10_000;
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new QimArgumentError(`timeoutMs must be a positive integer, got ${timeoutMs}`);
+    const retry = { ...DEFAULT_RETRY, ...options.retry };
+    if (!Number.isInteger(retry.attempts) || retry.attempts < 1) throw new QimArgumentError(`retry.attempts must be ≥ 1, got ${retry.attempts}`);
+    const base = { token: options.token, timeoutMs, retry, fetch: options.fetch };
+    this.writer = new HttpTransport({ ...base, baseUrl: checkedUrl('writerUrl', options.writerUrl) });
+    this.mailbox = new HttpTransport({ ...base, baseUrl: checkedUrl('mailboxUrl', options.mailboxUrl) });
+    this.who = {
+      tenantId: options.tenantId === undefined ? null : requireId128('tenantId', options.tenantId),
+      userId: options.userId === undefined ? null : requireId128('userId', options.userId),
+    };
+  }
+
+  get tenantId(): Id128 | null {
+    return this.who.tenantId;
+  }
+
+  get userId(): Id128 | null {
+    return this.who.userId;
+  }
+
+  /** The same client acting as another user of the same tenant. */
+  as(userId: Id128): QimClient {
+    return new QimClient({ ...this.options, userId });
+  }
+
+  /** Sends a message as the acting user (see `sendMessage`: one client id, safe retries, typed 409/403). */
+  send(input: SendInput, signal?: AbortSignal): Promise<SendResult> {
+    return sendMessage(this.writer, this.who, input, signal);
+  }
+
+  /** One page of a conversation's history. */
+  historyPage(conversationId: Id128, opts?: HistoryOptions): Promise<HistoryPage> {
+    return historyPage(this.writer, this.who, conversationId, opts);
+  }
+
+  /** A conversation's history as an async iterator over pages (`for await (const page of client.history(id))`). */
+  history(conversationId: Id128, opts?: HistoryOptions): AsyncGenerator<HistoryPage, void, undefined> {
+    return historyPages(this.writer, this.who, conversationId, opts);
+  }
+
+  /** Head seq, last message and unread count per conversation of the acting user. */
+  summaries(items: readonly SummaryRequest[], signal?: AbortSignal): Promise<ConversationSummary[]> {
+    return conversationSummaries(this.writer, this.who, items, signal);
+  }
+
+  /** Adds users to a conversation of the acting tenant; resolves to the member count. */
+  addMembers(conversationId: Id128, users: readonly Id128[], signal?: AbortSignal): Promise<number> {
+    return changeMembers(this.writer, this.who, 'add', conversationId, users, signal);
+  }
+
+  /** Removes users from a conversation of the acting tenant; resolves to the member count. */
+  removeMembers(conversationId: Id128, users: readonly Id128[], signal?: AbortSignal): Promise<number> {
+    return changeMembers(this.writer, this.who, 'remove', conversationId, users, signal);
+  }
+
+  /** The members of a conversation of the acting tenant. */
+  members(conversationId: Id128, signal?: AbortSignal): Promise<Id128[]> {
+    return listMembers(this.writer, this.who, conversationId, signal);
+  }
+
+  /** One page of the acting user's mailbox. */
+  syncPage(opts?: SyncPageOptions): Promise<SyncPage> {
+    return syncPage(this.mailbox, this.who, opts);
+  }
+
+  /** The acting user's mailbox as an async iterator over pages; long-polls in follow mode, resyncs on 410 via `onResync`. */
+  sync(opts?: SyncOptions): AsyncGenerator<SyncPage, void, undefined> {
+    return syncPages(this.mailbox, this.who, opts);
+  }
+
+  /** Makes the acting user's entries at or below `before` unreadable. */
+  truncate(before: bigint, signal?: AbortSignal): Promise<void> {
+    return truncateMailbox(this.mailbox, this.who, before, signal);
+  }
+
+  /** A mailbox shard's status (frontier, lag) for operators. */
+  shardStatus(shard: number, signal?: AbortSignal): Promise<ShardStatus> {
+    return shardStatus(this.mailbox, shard, signal);
+  }
+
+  /** `/readyz` of one service (not retried; 503 is an answer, not an error). */
+  readiness(service: 'writer' | 'mailbox', signal?: AbortSignal): Promise<Readiness> {
+    return readiness(service === 'writer' ? this.writer : this.mailbox, signal);
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * End-to-end load benchmark (issue 13 item 7): HTTP sends from many senders into conversations of
+ * several sizes, at a fixed offered rate and at saturation, with one syncing (long-polling) device
+ * per member; send latency, send → visible-in-every-recipient latency, errors by code and server
+ * CPU per process, beside a raw kafkajs produce → consume baseline through the same broker.
+ * Run: tools/bench/run.sh e2e [options] (README.md in this folder).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { encodeMessageEvent, messageEventOf } from '@qim/store-core';
+import type { CommitIntent, Id128 } from '@qim/store-core';
+import { DevicePool } from './devices';
+import type { SyncMode } from './devices';
+import { HttpClient } from './http-client';
+import type { BenchOptions } from './options';
+import { parseOptions } from './options';
+import { createPopulation } from './population';
+import { CpuMeter, watchedProcesses } from './process-cpu';
+import type { BaselineResult } from './raw-baseline';
+import { rawBaseline } from './raw-baseline';
+import type { PhaseResult } from './report';
+import { renderTable } from './report';
+import { Sender } from './senders';
+import { ensureStack } from './stack';
+import { sleep, summarize } from './stats';
+import { Visibility } from './visibility';
+
+const say = (s: string): boolean => process.stderr.write(`[e2e] ${s}\n`);
+
+async function main(): Promise<void> {
+  const root = findRoot();
+  const o = parseOptions(process.argv.slice(2), process.env, new Date().toISOString().replace(/[:.]/g, '-'));
+  const python = o.plot ? findMatplotlib() : null;
+  const stack = await ensureStack(root, o.writerUrl, o.mailboxUrl, o.start);
+  const maxDevices = Math.max(...o.sizes.map((s) => s * o.conversations.get(s)!));
+  const writer = new HttpClient(o.writerUrl, o.token, Math.max(o.saturation, 256) + 64);
+  const mailbox = new HttpClient(o.mailboxUrl, o.token, maxDevices + 16);
+  const phases: PhaseResult[] = [];
+  const baselines: BaselineResult[] = [];
+  const load0 = loadavg();
+  let mode: SyncMode | null = null;
+  try {
+    mode = await syncMode(mailbox, o);
+    const procs = watchedProcesses(root, { writer: Number(new URL(o.writerUrl).port), mailbox: Number(new URL(o.mailboxUrl).port) });
+    say(`watching CPU of ${procs.map((p) => `${p.name} (${p.pid})`).join(', ')}`);
+    for (const size of o.sizes) {
+      const count = o.conversations.get(size)!;
+      const pop = await createPopulation(writer, size, count);
+      const vis = new Visibility();
+      const devices = new DevicePool(mailbox, pop.tenant, mode, vis);
+      await devices.start(pop.users);
+      say(`${size} members × ${count} conversations: ${pop.users.length} devices syncing`);
+      const sender = new Sender(writer, pop, vis, o.payloadBytes);
+      for (const phase of o.phases) {
+        vis.reset();
+        devices.takeCounts();
+        const cpu = new CpuMeter(procs);
+        const t0 = performance.now();
+        // The time bound of a phase: its sending window plus the drain, whatever the services do.
+        const deadline = t0 + (o.seconds + o.drainSeconds) * 1000;
+        const rate = o.rates.get(size)!;
+        const run = phase === 'fixed' ? await sender.fixedRate(rate, o.seconds, o.maxSends, deadline) : await sender.saturation(o.saturation, o.seconds, o.maxSends, deadline);
+        const sendEnd = performance.now();
+        while (vis.outstanding > 0 && performance.now() < deadline) await sleep(20);
+        const end = performance.now();
+        const sync = devices.takeCounts();
+        const result: PhaseResult = {
+          size,
+          conversations: count,
+          devices: pop.users.length,
+          mode: phase === 'fixed' ? `fixed ${rate}/s` : `saturation ${o.saturation}`,
+          offeredPerSecond: phase === 'fixed' ? rate : null,
+          attempted: run.attempted,
+          accepted: run.accepted,
+          acceptedPerSecond: round(run.accepted / (run.windowMs / 1000)),
+          send: summarize(run.latencies),
+          visible: summarize(vis.latencies),
+          visiblePerSecond: vis.latencies.length === 0 ? 0 : round(vis.latencies.length / ((vis.lastVisibleAt - t0) / 1000)),
+          notVisibleAfterDrain: vis.outstanding,
+          drainMs: Math.round(end - sendEnd),
+          sendErrors: run.errors.toJSON(),
+          syncErrors: sync.errors,
+          syncRequestsPerSecond: round(sync.requests / ((end - t0) / 1000)),
+          skipped: run.skipped,
+          cpu: cpu.read(),
+        };
+        phases.push(result);
+        say(`${size}m ${result.mode}: ${result.acceptedPerSecond} accepted/s, send p99 ${result.send.p99} ms, visible p99 ${result.visible.p99} ms, unseen ${result.notVisibleAfterDrain}`);
+      }
+      await devices.close();
+      if (o.baselineSeconds > 0) {
+        const bytes = eventBytes(size, o.payloadBytes);
+        for (const phase of o.phases) {
+          const pace = phase === 'fixed' ? { rate: o.rates.get(size)! } : { concurrency: o.saturation };
+          const b = await rawBaseline(stack.brokers, bytes, pace, o.baselineSeconds);
+          baselines.push(b);
+          say(`raw ${bytes} B ${b.mode}: ${b.producedPerSecond}/s, consumed p99 ${b.endToEnd.p99} ms`);
+        }
+      }
+    }
+  } finally {
+    writer.close();
+    mailbox.close();
+    if (stack.started && !o.keepStack) stack.stop();
+    else if (stack.started) say('stack left running: tools/scenario/qim-local down stops it');
+  }
+  const out = resolve(root, o.out);
+  mkdirSync(dirname(out), { recursive: true });
+  const meta = {
+    date: new Date().toISOString(),
+    commit: git(root, ['rev-parse', '--short', 'HEAD']),
+    uncommittedChanges: git(root, ['status', '--porcelain']) !== '',
+    cores: cpus().length,
+    loadavgBefore: load0,
+    loadavgAfter: loadavg(),
+    backend: stack.backend,
+    note: o.note,
+    sync: mode,
+    options: { ...o, token: undefined, rates: Object.fromEntries(o.rates), conversations: Object.fromEntries(o.conversations) },
+  };
+  writeFileSync(out, `${JSON.stringify({ meta, phases, baselines }, null, 2)}\n`);
+  const syncText = mode?.kind === 'long-poll' ? `long-poll wait_ms=${mode.waitMs}` : `SHORT polling every ${mode?.kind === 'short-poll' ? mode.intervalMs : '?'} ms`;
+  const load = (l: number[]): string => l.map((v) => v.toFixed(1)).join(' ');
+  process.stdout.write(`${renderTable(phases, baselines)}\n\nsync: ${syncText}; load average before ${load(load0)}, after ${load(meta.loadavgAfter)} (${meta.cores} cores); result: ${out}\n`);
+  if (python) {
+    const png = out.replace(/\.json$/, '') + '.png';
+    const r = spawnSync(python, [join(root, 'tools/bench/e2e/plot.py'), out, png], { stdio: 'inherit' });
+    if (r.status === 0) process.stdout.write(`chart: ${png}\n`);
+    else say('plotting failed (see above)');
+  }
+}
+
+/** Long poll when the mailbox accepts `wait_ms`, otherwise (or with --short-poll) short polling. */
+async function syncMode(mailbox: HttpClient, o: BenchOptions): Promise<SyncMode> {
+  if (o.forceShortPoll) {
+    say(`devices: short polling every ${o.pollMs} ms (--short-poll)`);
+    return { kind: 'short-poll', intervalMs: o.pollMs };
+  }
+  const user = randomBytes(16).toString('hex');
+  const a = await mailbox.call('GET', `/v1/mailboxes/${user}/entries?wait_ms=0`, { tenant: randomBytes(16).toString('hex'), user });
+  if (a.status === 200) {
+    say(`devices: long-poll, wait_ms=${o.waitMs}`);
+    return { kind: 'long-poll', waitMs: o.waitMs };
+  }
+  say(`devices: SHORT polling every ${o.pollMs} ms — the mailbox does not accept wait_ms yet (answered ${a.status})`);
+  return { kind: 'short-poll', intervalMs: o.pollMs };
+}
+
+/** Bytes of the outbox event of one message of this shape: the raw baseline's payload size. */
+function eventBytes(members: number, bodyBytes: number): number {
+  const id = (): Id128 => randomBytes(16).toString('hex') as Id128;
+  const request = { tenantId: id(), senderId: id(), clientMessageId: id(), conversationId: id(), kind: 'normal' as const, control: false, contentType: 'text/plain', body: new Uint8Array(bodyBytes), retention: { kind: 'default' as const } };
+  const recipients = Array.from({ length: members }, id).sort();
+  const intent: CommitIntent = { key: { tenantId: request.tenantId, senderId: request.senderId, clientMessageId: request.clientMessageId }, identity: new Uint8Array(32), request, seq: 1n, messageId: id(), createdAt: BigInt(Date.now()), recipients, publication: null };
+  return encodeMessageEvent(messageEventOf(intent)).length;
+}
+
+function findMatplotlib(): string | null {
+  const candidates = [process.env['QIM_BENCH_PYTHON'], 'python3', '/usr/bin/python3'].filter((c): c is string => !!c);
+  for (const c of candidates) {
+    if (spawnSync(c, ['-c', 'import matplotlib'], { stdio: 'ignore' }).status === 0) return c;
+  }
+  say('matplotlib not found, so no PNG this run. Install it: sudo apt-get install python3-matplotlib (Debian; it is for /usr/bin/python3), or point QIM_BENCH_PYTHON at a python3 that has it.');
+  return null;
+}
+
+function findRoot(): string {
+  for (let dir = process.cwd(); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'tools/scenario/qim-local'))) return dir;
+    if (dirname(dir) === dir) throw new Error('run from inside the repository (tools/scenario/qim-local not found above the working directory)');
+  }
+}
+
+function git(root: string, args: string[]): string {
+  try {
+    return execFileSync('git', args, { cwd: root }).toString().trim();
+  } catch {
+    return '';
+  }
+}
+
+const round = (v: number): number => Math.round(v * 10) / 10;
+
+main().catch((err: unknown) => {
+  process.stderr.write(`[e2e] ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

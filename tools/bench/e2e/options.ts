@@ -1,0 +1,132 @@
+/** Command-line options of the end-to-end benchmark (see README.md). */
+export interface BenchOptions {
+  readonly writerUrl: string;
+  readonly mailboxUrl: string;
+  readonly token: string;
+  /** Conversation sizes (members), one scenario each, in order. */
+  readonly sizes: readonly number[];
+  /** Offered send rate (msg/s) of the fixed-rate phase, per size. */
+  readonly rates: ReadonlyMap<number, number>;
+  /** Conversations per size. */
+  readonly conversations: ReadonlyMap<number, number>;
+  /** Sends in flight in the saturation phase. */
+  readonly saturation: number;
+  readonly phases: readonly ('fixed' | 'saturation')[];
+  /** Length of each phase's sending window (s). */
+  readonly seconds: number;
+  /** After sending stops, how long to wait for the last messages to become visible (s). */
+  readonly drainSeconds: number;
+  /** Upper bound on sends per phase (the count bound; the time bound is `seconds`). */
+  readonly maxSends: number;
+  readonly payloadBytes: number;
+  /** Long-poll `wait_ms` of the devices. */
+  readonly waitMs: number;
+  /** Interval of the short-polling fallback (also forced with --poll-ms). */
+  readonly pollMs: number;
+  readonly forceShortPoll: boolean;
+  readonly baselineSeconds: number;
+  readonly out: string;
+  readonly start: boolean;
+  readonly keepStack: boolean;
+  readonly plot: boolean;
+  /** Free text recorded in the result and the chart (e.g. which build the services run). */
+  readonly note: string;
+}
+
+const USAGE = `usage: tools/bench/run.sh e2e [options]
+  --sizes 2,3,20,1000        conversation sizes (members), one scenario each
+  --rate 2=500,3=500,20=100,1000=2   offered msg/s of the fixed-rate phase per size
+  --conversations 2=100,3=100,20=10,1000=1
+  --saturation 64            sends in flight in the saturation phase
+  --phases fixed,saturation  which phases to run
+  --seconds 5                sending window per phase
+  --drain 10                 after the window: max wait for the last answers and visibility
+                             (a phase lasts at most seconds + drain; later sends are abandoned)
+  --max-sends 20000          count bound per phase
+  --payload 100              message body bytes
+  --wait-ms 10000            device long-poll wait
+  --poll-ms 100              short-poll interval (fallback when the server has no wait_ms)
+  --short-poll               force short polling (an aggressive device population with --poll-ms 10)
+  --baseline-seconds 3       raw kafkajs produce→consume per size and phase (0 = skip)
+  --out <file.json>          result file (default .infra/bench/e2e-<time>.json; the PNG beside it)
+  --no-start                 fail instead of starting the stack with tools/scenario/qim-local up
+  --keep-stack               leave a stack this run started running
+  --no-plot                  no PNG
+  --note <text>              recorded in the result and the chart title (e.g. which build runs)`;
+
+const DEFAULT_RATES: [number, number][] = [
+  [2, 500],
+  [3, 500],
+  [20, 100],
+  [1000, 2],
+];
+const DEFAULT_CONVERSATIONS: [number, number][] = [
+  [2, 100],
+  [3, 100],
+  [20, 10],
+  [1000, 1],
+];
+
+export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv, stamp: string): BenchOptions {
+  const flags = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '-h' || a === '--help') fail('');
+    if (!a.startsWith('--')) fail(`unexpected argument ${a}`);
+    const name = a.slice(2);
+    if (['short-poll', 'no-start', 'keep-stack', 'no-plot'].includes(name)) flags.set(name, 'true');
+    else if (i + 1 < argv.length) flags.set(name, argv[++i]!);
+    else fail(`${a} needs a value`);
+  }
+  const known = ['sizes', 'rate', 'conversations', 'saturation', 'phases', 'seconds', 'drain', 'max-sends', 'payload', 'wait-ms', 'poll-ms', 'short-poll', 'baseline-seconds', 'out', 'no-start', 'keep-stack', 'no-plot', 'note'];
+  for (const k of flags.keys()) if (!known.includes(k)) fail(`unknown option --${k}`);
+  const num = (k: string, d: number, min: number, max: number): number => {
+    const v = flags.has(k) ? Number(flags.get(k)) : d;
+    if (!Number.isFinite(v) || v < min || v > max) fail(`--${k} must be a number in ${min}…${max}`);
+    return v;
+  };
+  const sizes = (flags.get('sizes') ?? '2,3,20,1000').split(',').map(Number);
+  if (sizes.some((s) => !Number.isInteger(s) || s < 2 || s > 10_000)) fail('--sizes: integers in 2…10000');
+  const phases = (flags.get('phases') ?? 'fixed,saturation').split(',');
+  if (phases.some((p) => p !== 'fixed' && p !== 'saturation')) fail('--phases: fixed and/or saturation');
+  return {
+    writerUrl: env['WRITER_URL'] ?? 'http://127.0.0.1:18080',
+    mailboxUrl: env['MAILBOX_URL'] ?? 'http://127.0.0.1:18081',
+    token: env['QIM_SERVICE_TOKEN'] ?? 'local-dev-token-0123456789abcdef',
+    sizes,
+    rates: perSize(flags.get('rate'), DEFAULT_RATES, sizes, 'rate'),
+    conversations: perSize(flags.get('conversations'), DEFAULT_CONVERSATIONS, sizes, 'conversations'),
+    saturation: num('saturation', 64, 1, 1024),
+    phases: phases as ('fixed' | 'saturation')[],
+    seconds: num('seconds', 5, 1, 600),
+    drainSeconds: num('drain', 10, 0, 600),
+    maxSends: num('max-sends', 20_000, 1, 1_000_000),
+    payloadBytes: num('payload', 100, 1, 65_536),
+    waitMs: num('wait-ms', 10_000, 1, 300_000),
+    pollMs: num('poll-ms', 100, 1, 60_000),
+    forceShortPoll: flags.has('short-poll'),
+    baselineSeconds: num('baseline-seconds', 3, 0, 600),
+    out: flags.get('out') ?? `.infra/bench/e2e-${stamp}.json`,
+    start: !flags.has('no-start'),
+    keepStack: flags.has('keep-stack'),
+    plot: !flags.has('no-plot'),
+    note: flags.get('note') ?? '',
+  };
+}
+
+function perSize(arg: string | undefined, defaults: [number, number][], sizes: readonly number[], what: string): Map<number, number> {
+  const m = new Map(defaults);
+  for (const part of arg ? arg.split(',') : []) {
+    const [k, v] = part.split('=').map(Number);
+    if (!Number.isInteger(k) || !Number.isFinite(v) || v! <= 0) fail(`--${what}: size=value pairs, e.g. 3=500`);
+    m.set(k!, v!);
+  }
+  for (const s of sizes) if (!m.has(s)) fail(`--${what} has no value for size ${s}`);
+  return m;
+}
+
+function fail(msg: string): never {
+  if (msg) process.stderr.write(`${msg}\n`);
+  process.stderr.write(`${USAGE}\n`);
+  process.exit(2);
+}

@@ -1,0 +1,66 @@
+"""Latency chart of one tools/bench/e2e result: plot.py <result.json> <chart.png>.
+
+Three panels, each a latency-by-percentile spectrum (x: percentile on a log scale of 1/(1-p),
+y: ms on a log scale): HTTP send latency and send -> visible in every recipient per phase, and the
+raw kafkajs produce -> consume baseline per payload size and mode.
+"""
+import json
+import math
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+TICKS = [0, 50, 90, 99, 99.9, 100]
+
+
+def xpos(p):
+    return math.log10(1 / (1 - min(p, 99.99) / 100))
+
+
+def spectrum(ax, label, summary):
+    pts = [(xpos(p), max(ms, 0.1)) for p, ms in summary.get("spectrum", [])]
+    if pts:
+        ax.plot([x for x, _ in pts], [y for _, y in pts], marker=".", label=label)
+
+
+def panel(ax, title):
+    ax.set_title(title, fontsize=10)
+    ax.set_yscale("log")
+    ax.set_xticks([xpos(p) for p in TICKS])
+    ax.set_xticklabels(["min", "p50", "p90", "p99", "p99.9", "max"])
+    ax.set_ylabel("ms")
+    ax.grid(True, which="both", alpha=0.3)
+
+
+def main(src, dst):
+    with open(src) as f:
+        result = json.load(f)
+    meta, phases, baselines = result["meta"], result["phases"], result["baselines"]
+    fig, axes = plt.subplots(1, 3, figsize=(18, 6), sharey=True)
+    for p in phases:
+        name = f"{p['size']}m {p['mode']} ({p['acceptedPerSecond']:.0f}/s)"
+        spectrum(axes[0], name, p["send"])
+        spectrum(axes[1], f"{name}, unseen {p['notVisibleAfterDrain']}", p["visible"])
+    for b in baselines:
+        spectrum(axes[2], f"{b['payloadBytes']} B {b['mode']} ({b['producedPerSecond']:.0f}/s)", b["endToEnd"])
+    sync = meta.get("sync") or {}
+    mode = f"long-poll wait_ms={sync.get('waitMs')}" if sync.get("kind") == "long-poll" else f"short poll every {sync.get('intervalMs')} ms"
+    panel(axes[0], "HTTP send (POST /v1/messages)")
+    panel(axes[1], f"send -> visible in every recipient ({mode})")
+    panel(axes[2], "raw kafkajs produce -> consume, same broker")
+    for ax in axes:
+        if ax.lines:
+            ax.legend(fontsize=7, loc="lower right")
+    note = f" - {meta['note']}" if meta.get("note") else ""
+    fig.suptitle(f"QIM end to end{note}, {meta['backend']} backend, {meta['cores']} cores, commit {meta['commit']}{' +changes' if meta.get('uncommittedChanges') else ''}, {meta['date'][:19]}Z", fontsize=11)
+    fig.tight_layout()
+    fig.savefig(dst, dpi=110)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit("usage: plot.py <result.json> <chart.png>")
+    main(sys.argv[1], sys.argv[2])

@@ -1,0 +1,55 @@
+import type { BaselineResult } from './raw-baseline';
+import type { LatencySummary } from './stats';
+
+export interface PhaseResult {
+  readonly size: number;
+  readonly conversations: number;
+  readonly devices: number;
+  readonly mode: string;
+  readonly offeredPerSecond: number | null;
+  readonly attempted: number;
+  readonly accepted: number;
+  readonly acceptedPerSecond: number;
+  readonly send: LatencySummary;
+  readonly visible: LatencySummary;
+  /** Fully visible messages per second, over the sending window plus the time to the last one. */
+  readonly visiblePerSecond: number;
+  readonly notVisibleAfterDrain: number;
+  readonly drainMs: number;
+  readonly sendErrors: Record<string, number>;
+  readonly syncErrors: Record<string, number>;
+  readonly syncRequestsPerSecond: number;
+  readonly skipped: number;
+  readonly cpu: Record<string, { cpuSeconds: number; corePercent: number } | null>;
+}
+
+const f = (v: number | null): string => (v === null ? '–' : v >= 100 ? v.toFixed(0) : v.toFixed(1));
+const tri = (s: LatencySummary): string => `${f(s.p50)} / ${f(s.p99)} / ${f(s.p999)}`;
+const pad = (s: string, n: number): string => s.padEnd(n);
+
+/** The human-readable table printed at the end of a run. */
+export function renderTable(phases: readonly PhaseResult[], baselines: readonly BaselineResult[]): string {
+  const lines: string[] = [];
+  lines.push(`${pad('phase', 26)}${pad('accepted/s', 12)}${pad('send ms p50/p99/p999', 26)}${pad('visible ms p50/p99/p999', 28)}${pad('visible/s', 11)}${pad('unseen', 8)}errors`);
+  for (const p of phases) {
+    const errs = { ...p.sendErrors, ...Object.fromEntries(Object.entries(p.syncErrors).map(([k, v]) => [`sync ${k}`, v])) };
+    const errText = Object.keys(errs).length === 0 ? '0' : Object.entries(errs).map(([k, v]) => `${k}×${v}`).join(', ');
+    lines.push(`${pad(`${p.size}m ${p.mode}`, 26)}${pad(f(p.acceptedPerSecond), 12)}${pad(tri(p.send), 26)}${pad(tri(p.visible), 28)}${pad(f(p.visiblePerSecond), 11)}${pad(String(p.notVisibleAfterDrain), 8)}${errText}`);
+  }
+  lines.push('');
+  lines.push('server CPU, % of one core over each phase (sending + drain):');
+  const names = [...new Set(phases.flatMap((p) => Object.keys(p.cpu)))];
+  lines.push(`${pad('phase', 26)}${names.map((n) => pad(n, 13)).join('')}sync req/s`);
+  for (const p of phases) {
+    lines.push(`${pad(`${p.size}m ${p.mode}`, 26)}${names.map((n) => pad(p.cpu[n] ? `${f(p.cpu[n]!.corePercent)}%` : '–', 13)).join('')}${f(p.syncRequestsPerSecond)}`);
+  }
+  if (baselines.length > 0) {
+    lines.push('');
+    lines.push('raw baseline (kafkajs produce → consume, same broker, same payload sizes):');
+    lines.push(`${pad('payload / mode', 26)}${pad('produced/s', 12)}${pad('ack ms p50/p99/p999', 26)}${pad('consumed ms p50/p99/p999', 28)}not acked / not consumed`);
+    for (const b of baselines) {
+      lines.push(`${pad(`${b.payloadBytes} B ${b.mode}`, 26)}${pad(f(b.producedPerSecond), 12)}${pad(tri(b.ack), 26)}${pad(tri(b.endToEnd), 28)}${b.unacknowledged} / ${b.notConsumed}`);
+    }
+  }
+  return lines.join('\n');
+}

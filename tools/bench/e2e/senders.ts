@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import type { HttpClient } from './http-client';
+import { errorCode } from './http-client';
+import type { Population } from './population';
+import { rid } from './population';
+import { Tally, sleep } from './stats';
+import type { Visibility } from './visibility';
+
+export interface SendRun {
+  readonly attempted: number;
+  readonly accepted: number;
+  /** Send latency (ms) of accepted sends, from the send's intended start. */
+  readonly latencies: number[];
+  readonly errors: Tally;
+  /** Sending window: first send to last answer (ms). */
+  readonly windowMs: number;
+  /** Sends not issued because `maxInFlight` sends were already waiting (fixed rate only). */
+  readonly skipped: number;
+}
+
+/** Issues sends from random members of random conversations; registers each accepted one for visibility. */
+export class Sender {
+  private readonly body: string;
+  private next = 0;
+
+  constructor(
+    private readonly writer: HttpClient,
+    private readonly pop: Population,
+    private readonly visibility: Visibility,
+    payloadBytes: number,
+  ) {
+    this.body = randomBytes(payloadBytes).toString('base64');
+  }
+
+  /**
+   * Open loop: send k starts at k/rate s, whatever the answers do; bounded by `seconds`, `maxSends`
+   * and `maxInFlight`. Sends still open at `deadline` (performance.now() ms) are abandoned.
+   */
+  async fixedRate(rate: number, seconds: number, maxSends: number, deadline: number, maxInFlight = 2_000): Promise<SendRun> {
+    const run = this.newRun();
+    const abandon = this.abandonAt(deadline);
+    const total = Math.min(maxSends, Math.floor(rate * seconds));
+    const t0 = performance.now();
+    const inFlight = new Set<Promise<void>>();
+    for (let k = 0; k < total; k++) {
+      const due = t0 + (k * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 1) await sleep(wait);
+      if (inFlight.size >= maxInFlight) {
+        run.skipped++;
+        continue;
+      }
+      // Intended start, unless the timer woke early: latency never counts time before the send.
+      const p = this.one(run, Math.min(due, performance.now()), abandon.signal).finally(() => inFlight.delete(p));
+      inFlight.add(p);
+    }
+    await Promise.all(inFlight);
+    clearTimeout(abandon.timer);
+    run.windowMs = performance.now() - t0;
+    return run;
+  }
+
+  /**
+   * Closed loop: `concurrency` sends in flight, each followed at once by the next, for `seconds`
+   * (≤ `maxSends`). Sends still open at `deadline` (performance.now() ms) are abandoned.
+   */
+  async saturation(concurrency: number, seconds: number, maxSends: number, deadline: number): Promise<SendRun> {
+    const run = this.newRun();
+    const abandon = this.abandonAt(deadline);
+    const t0 = performance.now();
+    const end = t0 + seconds * 1000;
+    const worker = async (): Promise<void> => {
+      while (performance.now() < end && run.attempted < maxSends) await this.one(run, performance.now(), abandon.signal);
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    clearTimeout(abandon.timer);
+    run.windowMs = performance.now() - t0;
+    return run;
+  }
+
+  private abandonAt(deadline: number): { signal: AbortSignal; timer: NodeJS.Timeout } {
+    const c = new AbortController();
+    setMaxListeners(0, c.signal);
+    return { signal: c.signal, timer: setTimeout(() => c.abort(), Math.max(0, deadline - performance.now())) };
+  }
+
+  private newRun(): SendRun & { attempted: number; accepted: number; skipped: number; windowMs: number } {
+    return { attempted: 0, accepted: 0, latencies: [], errors: new Tally(), windowMs: 0, skipped: 0 };
+  }
+
+  private async one(run: { attempted: number; accepted: number; latencies: number[]; errors: Tally }, start: number, signal: AbortSignal): Promise<void> {
+    run.attempted++;
+    const c = this.pop.conversations[this.next++ % this.pop.conversations.length]!;
+    const sender = c.members[Math.floor(Math.random() * c.members.length)]!;
+    try {
+      const a = await this.writer.call('POST', '/v1/messages', { tenant: this.pop.tenant, user: sender }, { client_message_id: rid(), conversation_id: c.id, body: this.body }, 60_000, signal);
+      if (a.status === 200) {
+        run.accepted++;
+        run.latencies.push(performance.now() - start);
+        this.visibility.expect((a.body as { message_id: string }).message_id, start, c.members);
+      } else run.errors.add(errorCode(a));
+    } catch (err) {
+      run.errors.add(signal.aborted ? 'abandoned at phase end' : errorCode(err));
+    }
+  }
+}
