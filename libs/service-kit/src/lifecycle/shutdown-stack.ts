@@ -36,17 +36,24 @@ export class ShutdownStack {
     const b: CloseBounds = typeof bounds === 'number' ? { stepMs: bounds } : bounds;
     this.closing ??= (async () => {
       const failed: string[] = [];
+      // Set once a step ran into the global deadline: timers may fire a millisecond before the wall
+      // clock reaches it, so the remaining steps are abandoned on this fact, not on a fresh clock read.
+      let deadlinePassed = false;
       for (const c of [...this.closers].reverse()) {
-        const left = b.deadlineAt === undefined ? b.stepMs : Math.min(b.stepMs, b.deadlineAt - Date.now());
+        const untilDeadline = b.deadlineAt === undefined ? Infinity : b.deadlineAt - Date.now();
+        const left = Math.min(b.stepMs, untilDeadline);
         let timer: NodeJS.Timeout | undefined;
         try {
-          if (left <= 0) throw new Error('shutdown deadline passed before this step');
+          if (deadlinePassed || left <= 0) throw new Error('shutdown deadline passed before this step');
           const closing = c.close();
           closing.catch(() => undefined);
           await Promise.race([
             closing,
             new Promise((_, reject) => {
-              timer = setTimeout(() => reject(new Error(`timed out after ${left} ms`)), left);
+              timer = setTimeout(() => {
+                if (untilDeadline <= b.stepMs) deadlinePassed = true;
+                reject(new Error(`timed out after ${left} ms`));
+              }, left);
             }),
           ]);
           log?.(`closed ${c.name}`);
