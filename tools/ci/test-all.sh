@@ -8,7 +8,7 @@ cd "$root"
 export NX_DAEMON=false NX_NO_CLOUD=true NX_TUI=false
 export QIM_ENV=${QIM_ENV:-test}
 
-stop_infra() { [ "${QIM_KEEP_INFRA:-}" = 1 ] || tools/infra/infra down || true; }
+stop_infra() { [ "${QIM_KEEP_INFRA:-}" = 1 ] || { tools/infra/infra kafka-fault down; tools/infra/infra down; } || true; }
 trap stop_infra EXIT
 
 step() { printf '\n=== %s (%s)\n' "$1" "$(date -u +%H:%M:%S)"; }

@@ -87,6 +87,7 @@ export const kafkaKill: Drill = {
   run: async (ctx) => {
     await infraOk(['kafka-fault', 'up']);
     const env = { ...redisModeEnv(ctx), QIM_KAFKA_BROKERS: '127.0.0.1:19192' };
+    // The fault broker is the drill's own: stopped again whatever the outcome.
     return withDeployment(ctx, env, { writers: 1, mailboxes: 1 }, async (d) => {
       const shape = shapeOf(ctx.size);
       const times = ctx.size === 'short' ? [0.3] : [0.25, 0.6];
@@ -104,7 +105,7 @@ export const kafkaKill: Drill = {
       };
       const { pass } = await checkWith(ctx, 'kafka-kill', d, shape, fault, () => notes);
       return pass;
-    });
+    }).finally(() => infraOk(['kafka-fault', 'down']));
   },
 };
 
@@ -140,6 +141,6 @@ export const redisRestart: Drill = {
       };
       const { pass } = await checkWith(ctx, 'redis-restart', d, shape, fault, () => notes);
       return pass;
-    });
+    }).finally(() => infraOk(['down', 'redis'], PRIVATE_REDIS));
   },
 };
