@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
 import { createKafka } from './kafka-factory';
 import { PartitionConsumer } from './partition-consumer';
-import { faultBroker } from './testing/fault-broker';
+import { faultBrokerAt } from './testing/fault-broker';
+
+// Its own broker: producer-faults.spec pauses the default one, possibly in the other Jest worker.
+const faultBroker = faultBrokerAt({ name: 'kafka-fault-consumer', port: 19_292, controllerPort: 19_293 });
 
 jest.setTimeout(240_000);
 
@@ -30,7 +33,7 @@ describe('PartitionConsumer under a broker restart (real Kafka, kafka-fault brok
   });
   afterAll(async () => {
     await consumer?.stop().catch(() => undefined);
-    await faultBroker.up();
+    await faultBroker.down();
   });
 
   it('is healthy again after a recovered crash without any traffic', async () => {

@@ -46,6 +46,10 @@ describe('outbox and dispatch producers under broker faults (real Kafka, kafka-f
     await faultBroker.resume().catch(() => undefined);
   });
 
+  afterAll(async () => {
+    await faultBroker.down();
+  });
+
   it('outbox: after a send failed while its record was in fact appended, the next publication gets its own offset', async () => {
     const topic = await newTopic(1);
     const publisher = new KafkaOutboxPublisher(kafka, topic, { retries: 1 });
