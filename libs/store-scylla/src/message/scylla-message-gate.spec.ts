@@ -123,8 +123,11 @@ describe('crash injection between every durable step, then the recovery scan', (
     const conv = id();
     const req = request(tenant, conv);
     const created = BigInt(Date.now()) - 60_000n;
-    const dying = gate.store({}, crashAt(point));
-    const healthy = gate.store();
+    // Commit facts live 20 s here, not the gate's 3 s: a retry waits out the dead claim's lease first,
+    // and on a loaded machine lease + retry could outlast a 3 s lifetime fixed at the dead claim's birth.
+    const lifetime = { commitAuxTtlMs: 20_000n };
+    const dying = gate.store(lifetime, crashAt(point));
+    const healthy = gate.store(lifetime);
     const committer = new DurableMessageCommitter(healthy, publisher());
 
     const crashed = point.startsWith('reserve')
