@@ -22,7 +22,7 @@ async function createTopics(config: MailboxConfig): Promise<void> {
 
 /** The mailbox process: config → logger → runtime (fail closed) → HTTP → signals. */
 async function serve(config: MailboxConfig): Promise<void> {
-  const app = fastify(serviceServerOptions({ service: 'mailbox', logLevel: config.logLevel, bodyLimit: config.http.bodyLimit, requestTimeoutMs: config.http.requestTimeoutMs }));
+  const app = fastify(serviceServerOptions({ service: 'mailbox', logLevel: config.logLevel, logRequests: config.logRequests, bodyLimit: config.http.bodyLimit, requestTimeoutMs: config.http.requestTimeoutMs }));
   let runtime;
   try {
     runtime = await startMailboxRuntime(config, app.log);

@@ -20,7 +20,7 @@ function loadConfig(): WriterConfig {
  */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const app = fastify(serviceServerOptions({ service: 'writer', logLevel: config.logLevel, bodyLimit: config.http.bodyLimit, requestTimeoutMs: config.http.requestTimeoutMs }));
+  const app = fastify(serviceServerOptions({ service: 'writer', logLevel: config.logLevel, logRequests: config.logRequests, bodyLimit: config.http.bodyLimit, requestTimeoutMs: config.http.requestTimeoutMs }));
   let runtime;
   try {
     runtime = await startWriterRuntime(config, app.log);

@@ -21,6 +21,7 @@ export const commonEnvShape = {
   QIM_HTTP_HOST: optionalString(),
   QIM_HTTP_PORT: optionalIntField(0, 65535),
   QIM_LOG_LEVEL: choice(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+  QIM_LOG_REQUESTS: choice(['true', 'false'], 'false'),
   QIM_BODY_LIMIT_BYTES: intField(1024, 16 * 1024 * 1024, 256 * 1024),
   QIM_REDIS_URL: optionalString().pipe(
     z.string().regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL').optional(),
@@ -91,6 +92,11 @@ export interface CommonConfig {
     readonly requestTimeoutMs: number;
   };
   readonly logLevel: string;
+  /**
+   * Log two lines per HTTP request (Fastify's request logging). Off by default: at device polling
+   * rates it costs more CPU than serving the request (profiled); failures are logged regardless.
+   */
+  readonly logRequests: boolean;
   readonly kafka: {
     readonly brokers: readonly string[];
     readonly clientId: string;
@@ -122,6 +128,7 @@ export function commonConfigOf(raw: CommonRaw, backend: BackendConfig, defaults:
       requestTimeoutMs: raw.QIM_HTTP_REQUEST_TIMEOUT_MS,
     },
     logLevel: raw.QIM_LOG_LEVEL,
+    logRequests: raw.QIM_LOG_REQUESTS === 'true',
     kafka: {
       brokers: raw.QIM_KAFKA_BROKERS,
       clientId: raw.QIM_KAFKA_CLIENT_ID ?? defaults.clientId,
