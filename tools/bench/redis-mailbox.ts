@@ -4,9 +4,9 @@
  *
  * For two fan-out shapes — one 1,000-recipient dispatch per page, and 1,000 three-recipient
  * dispatches in pages of 100 (300 three-member conversations) — it measures `applyPage` entries/s
- * and, in the same run on the same server, raw pipelined writes of the same keys: per entry the
- * entry `SET` and the bucket-proof `HSET`, one explicit pipeline per page (one socket write, no
- * scripts, no checks). The two alternate round by round until each has run QIM_BENCH_SECONDS, so
+ * and, in the same run on the same server, raw pipelined writes of the same keys (the store's key
+ * names, users under their mailbox bucket tags): per entry the entry `SET` and the bucket-proof
+ * `HSET`, one explicit pipeline per page (one socket write, no scripts, no checks). The two alternate round by round until each has run QIM_BENCH_SECONDS, so
  * both see the same machine load; printed side by side with the ratio (target ≥ 0.5).
  * "warm": the recipients' day is already registered (the steady state); "cold": the first round to
  * fresh users, which registers their day (one compare-and-set per user).
@@ -110,8 +110,11 @@ function storeRound(store: RedisMailboxStore, shape: Shape, state: { offset: big
   });
 }
 
+/** Raw key prefixes per user, computed once (raw pays no key hashing per entry). */
+const rawPrefixes = new Map<Id128, string>();
+
 /** One round of `shape` written raw: per entry SET of the entry bytes + HSET of its bucket proof, one pipeline per page. */
-function rawRound(raw: Redis, namespace: string, shape: Shape, state: { offset: bigint }, sample: Buffer): (() => Promise<number>)[] {
+function rawRound(raw: Redis, keys: RedisMailboxStore['keys'], shape: Shape, state: { offset: bigint }, sample: Buffer): (() => Promise<number>)[] {
   return shape.round().map((dispatches) => {
     const fromOffset = state.offset;
     state.offset += BigInt(dispatches.length);
@@ -124,7 +127,8 @@ function rawRound(raw: Redis, namespace: string, shape: Shape, state: { offset: 
       dispatches.forEach((recipients, i) => {
         const seq = composeMailboxSeq(EPOCH, fromOffset + BigInt(i)).toString(16).padStart(16, '0');
         for (const user of recipients) {
-          const prefix = `${namespace}:{mu:${tenantId}${user}}:`;
+          let prefix = rawPrefixes.get(user);
+          if (prefix === undefined) rawPrefixes.set(user, (prefix = keys.user(tenantId, user).prefix));
           pipeline.set(`${prefix}entry:${seq}`, sample);
           pipeline.hset(`${prefix}proof:${day}`, String(EPOCH), `${seq}${expiry}`);
           entries++;
@@ -166,6 +170,8 @@ async function main(): Promise<void> {
   try {
     for (const shape of [oneBigDispatch(), manySmallDispatches()]) {
       const gc = { entryRetentionMs: RETENTION_MS, dispatchDedupeMs: 86_400_000n };
+      // The key builder of a store on the raw namespace: raw writes the very key names (bucket tags) the store writes.
+      const rawKeys = new RedisMailboxStore({ redis: rawClient, namespace: rawNamespace, clock: systemClock, ownsConnection: false, shardEpoch: { shard: SHARD, epoch: EPOCH }, gc }).keys;
       const store = new RedisMailboxStore({ redis: storeClient, namespace, clock: systemClock, ownsConnection: false, shardEpoch: { shard: SHARD, epoch: EPOCH }, gc, applyConcurrency: CONCURRENCY });
       const state = { offset: ((await store.frontier()).offset ?? -1n) + 1n };
       const rawState = { offset: 0n };
@@ -181,7 +187,7 @@ async function main(): Promise<void> {
           calls += store.io.reads + store.io.writes - calls0;
           commands += (await commandCount(admin)) - commands0;
         }
-        if (raw.seconds < SECONDS) await meteredRound(admin, raw, rawRound(rawClient, rawNamespace, shape, rawState, sample));
+        if (raw.seconds < SECONDS) await meteredRound(admin, raw, rawRound(rawClient, rawKeys, shape, rawState, sample));
       }
       const ratio = (t: Tally): string => (t.perSecond / raw.perSecond).toFixed(2);
       console.log(

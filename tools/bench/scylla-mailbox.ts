@@ -16,13 +16,13 @@
 import { randomBytes } from 'node:crypto';
 import { encodeMailboxEntry, entriesOfDispatch, entryExpiry, id128ToBytes } from '@qim/store-core';
 import type { DispatchPage, DispatchRecord, Id128, ShardEpoch } from '@qim/store-core';
-import { scyllaTestConfigFromEnv } from '../../libs/store-scylla/src/config/test-env';
+import { scyllaTestConfigFromEnv } from '../../libs/store-scylla/src/testing/scylla-test-env';
 import { migrate } from '../../libs/store-scylla/src/migrate/migrate';
 import { connectSession } from '../../libs/store-scylla/src/session/scylla-session';
 import type { ScyllaSession } from '../../libs/store-scylla/src/session/scylla-session';
 import { DEFAULT_MAX_IN_FLIGHT, MAILBOX_TABLES, ScyllaMailboxStore, StatementCounter } from '../../libs/store-scylla/src/mailbox';
 import { entryTtlSeconds } from '../../libs/store-scylla/src/mailbox/retention/entry-ttl';
-import { RequestTally } from '../../libs/store-scylla/src/mailbox/test-support/request-tally';
+import { RequestTally } from '../../libs/store-scylla/src/testing/request-tally';
 
 const ROUNDS = Number(process.env['QIM_BENCH_ROUNDS'] ?? 5);
 /** Pages applied (at least) while a second store polls the frontier, for the latency percentiles. */

@@ -30,10 +30,58 @@ export interface MessageStoreHarness {
   corruptRecord(tenantId: Id128, conversationId: Id128, seq: bigint): Promise<void>;
   /** Removes the stored record of `(tenant, conversation, seq)`, keeping its history index row. */
   removeRecord(tenantId: Id128, conversationId: Id128, seq: bigint): Promise<void>;
+  /**
+   * Sets the highest issued seq of `(tenant, conversation)` back to `highestIssued`, as a server that
+   * lost an acknowledged increment (e.g. an OS crash under `appendfsync everysec`) would hold it:
+   * the next reserve is handed a seq that may already hold another message's record.
+   */
+  rewindSequence(tenantId: Id128, conversationId: Id128, highestIssued: bigint): Promise<void>;
+  /**
+   * Two more stores over the same storage and clock: `dying` crashes at `point` (see
+   * `MessageCrashPoint`), `healthy` is what the client's retry or the recovery runner then uses. A
+   * real-time backend may give both a longer commit lifetime than `commitAuxTtlMs` (a retry may first
+   * wait out the dead reserve's claim lease). Closed by `close()`.
+   */
+  openCrashPair(point: MessageCrashPoint): Promise<MessageCrashPair>;
   /** Number of read operations the backend has sent to its storage since the harness was made. */
   readCount(): number;
   /** Removes everything this harness created and closes connections. */
   close(): Promise<void>;
+}
+
+/**
+ * Simulated crash points inside a MessageStore call: the store throws `MESSAGE_CRASH_TEXT` there,
+ * leaving what a kill -9 at that point leaves (no clean-up, no abandon). A backend whose steps are
+ * merged (one atomic script writes what another backend writes in two steps) crashes right after
+ * the merged step and says so in its harness.
+ */
+export type MessageCrashPoint =
+  /** `reserve`: the recovery index entry is durable; the seq may or may not be spent; no commit. */
+  | 'reserve:after-recovery-entry'
+  /** `reserve`: the recovery entry and the seq are durable; the commit may not be complete. */
+  | 'reserve:after-seq'
+  /** `reserve`: the RESERVED commit is durable; the caller got no answer. */
+  | 'reserve:after-commit'
+  /** `putRecord`: the record is durable; its history index row and the RECORDED move may not be. */
+  | 'put-record:after-record'
+  /** `putRecord`: record and history index row are durable; the commit is still RESERVED. */
+  | 'put-record:after-index';
+
+export const MESSAGE_CRASH_POINTS: readonly MessageCrashPoint[] = Object.freeze([
+  'reserve:after-recovery-entry',
+  'reserve:after-seq',
+  'reserve:after-commit',
+  'put-record:after-record',
+  'put-record:after-index',
+]);
+
+/** The text of the error a crashing store throws (followed by the point). */
+export const MESSAGE_CRASH_TEXT = 'simulated crash inside the store call at';
+
+/** A store that dies at a point and a healthy one (a restarted or other writer), over one storage. */
+export interface MessageCrashPair {
+  readonly dying: MessageStore;
+  readonly healthy: MessageStore;
 }
 
 /**
@@ -58,6 +106,12 @@ export interface MailboxStoreHarness {
   readTrim(tenantId: Id128, userId: Id128): Promise<bigint | null>;
   /** Overwrites the stored entry bytes of `(tenant, user, seq)` with undecodable bytes. */
   corruptEntry(tenantId: Id128, userId: Id128, mailboxSeq: bigint): Promise<void>;
+  /**
+   * Damages the user's stored retention meta: `old-version` rewrites its format version as 3 (a row
+   * of an older layout), `partial` drops its active ledger field (a half-written or hand-edited row;
+   * Memory, which stores a blob, truncates it).
+   */
+  damageRetentionMeta(tenantId: Id128, userId: Id128, damage: 'old-version' | 'partial'): Promise<void>;
   /**
    * Whether the dispatch index still remembers `dispatchId` in `shardEpoch` (read directly from
    * storage). Lets the suite see that the memory of a dispatch ends at `createdAt + dispatchDedupeMs`.

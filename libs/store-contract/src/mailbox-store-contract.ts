@@ -6,7 +6,10 @@ import { pageCrashCases } from './mailbox/page-crash-cases';
 import { pageCutCases } from './mailbox/page-cut-cases';
 import { pageDuplicateCases } from './mailbox/page-duplicate-cases';
 import { pageZombieCases } from './mailbox/page-zombie-cases';
+import { retentionBoundCases } from './mailbox/retention-bound-cases';
 import { retentionCases } from './mailbox/retention-cases';
+import { retentionMetaDamageCases } from './mailbox/retention-meta-damage-cases';
+import { retentionRaceCases } from './mailbox/retention-race-cases';
 import { scanCases } from './mailbox/scan-cases';
 
 /**
@@ -28,6 +31,9 @@ export function describeMailboxStoreContract(name: string, factory: MailboxHarne
     appendCases(ctx);
     scanCases(ctx);
     retentionCases(ctx);
+    retentionBoundCases(ctx);
+    retentionRaceCases(ctx);
+    retentionMetaDamageCases(ctx);
     pageApplyCases(ctx);
     pageDuplicateCases(ctx);
     pageZombieCases(ctx);

@@ -1,9 +1,11 @@
 import type { MessageHarnessFactory } from './harness';
 import { commitCases } from './message/commit-cases';
+import { crashCases } from './message/crash-cases';
 import { historyCases } from './message/history-cases';
 import { historyIntegrityCases } from './message/history-integrity-cases';
 import { useMessageContext } from './message/message-fixtures';
 import { raceCases } from './message/race-cases';
+import { recordWriteCases } from './message/record-write-cases';
 import { recoveryCases } from './message/recovery-cases';
 import { stateGuardCases } from './message/state-guard-cases';
 import { summaryCases } from './message/summary-cases';
@@ -19,8 +21,10 @@ export function describeMessageStoreContract(name: string, factory: MessageHarne
     const ctx = useMessageContext(factory);
     commitCases(ctx);
     stateGuardCases(ctx);
+    recordWriteCases(ctx);
     raceCases(ctx);
     recoveryCases(ctx);
+    crashCases(ctx);
     historyCases(ctx);
     historyIntegrityCases(ctx);
     summaryCases(ctx);

@@ -5,3 +5,5 @@ export { UNREAD_VECTORS } from './message/unread-vectors';
 export type { UnreadVector, UnreadVectorMessage } from './message/unread-vectors';
 export { TimeControl } from './support/time-control';
 export { describeCommitterContract } from './committer-contract';
+export { describeCoordinationContract } from './coordination-contract';
+export type { CoordinationHarness } from './coordination-contract';

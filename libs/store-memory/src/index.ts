@@ -6,3 +6,7 @@ export type { MemoryMailboxStoreOptions } from './mailbox/memory-mailbox-store';
 export type { MemoryMailboxFaults } from './mailbox/mailbox-page';
 export { MemoryMailboxBackend } from './mailbox/memory-mailbox-backend';
 export { MemoryMailboxInspector } from './mailbox/mailbox-inspection';
+export { MemoryMembership } from './membership/memory-membership';
+export { MemoryLeaseStore } from './writer-coordination/memory-lease-store';
+export { MemoryRecoveryClaims } from './writer-coordination/memory-recovery-claims';
+export type { ClaimTable } from './writer-coordination/memory-recovery-claims';

@@ -8,15 +8,15 @@
        epoch, merged ascending, at most `max` of them, each with its stored bytes (nil = missing).
 
   Input:
-    KEYS[1] retention meta hash   {mu:<tenant><user>}:meta
-    KEYS[2] trim                  {mu:<tenant><user>}:trim   (16-hex seq)
+    KEYS[1] retention meta hash   {mb:<bucket>}:u:<tenant><user>:meta
+    KEYS[2] trim                  {mb:<bucket>}:u:<tenant><user>:trim   (16-hex seq)
 
     ARGV[1] now           caller clock, 16-hex ms
     ARGV[2] after         16-hex seq (exclusive)
     ARGV[3] up to         16-hex seq (inclusive)
     ARGV[4] max           entries returned at most
     ARGV[5] epoch         the store's epoch (decimal)
-    ARGV[6] user prefix   "<ns>:{mu:<tenant><user>}:"
+    ARGV[6] user prefix   "<ns>:{mb:<bucket>}:u:<tenant><user>:"
 
   Output:
     {0, 0}                          clean user (no meta), cursor not below trim

@@ -10,3 +10,8 @@ export { connectRedis } from './redis/connect-redis';
 export type { ConnectRedisOptions } from './redis/connect-redis';
 export { checkRedisReadiness } from './redis/redis-readiness';
 export type { RedisReadiness } from './redis/redis-readiness';
+export { RedisMembershipDirectory } from './membership/redis-membership';
+export { RedisLeaseStore } from './writer-coordination/redis-lease-store';
+export { RedisRecoveryClaims } from './writer-coordination/redis-recovery-claims';
+export { RedisWriterCoordination } from './writer-coordination/redis-writer-coordination';
+export type { RedisWriterCoordinationOptions } from './writer-coordination/redis-writer-coordination';

@@ -4,7 +4,9 @@
 //   node libs/store-redis/tools/embed-lua.mjs          writes the generated module
 //   node libs/store-redis/tools/embed-lua.mjs --check  exits 1 when the module is stale
 //
-// Every `lua/<name>-<numKeys>.lua` becomes one entry `{ name, numberOfKeys, lua }`, with each
+// Every `lua/<name>-v<N>-<numKeys>.lua` becomes one entry `{ name, numberOfKeys, lua }` registered as
+// `<name>V<N>` (camelCase; the version keeps two builds sharing a client from running each other's
+// Lua under one name), with each
 // `--- @include "<helper>"` line replaced by `lua/includes/<helper>.lua` (its opening docblock
 // stripped; each helper inlined once per script, nested includes resolved). The output is
 // deterministic (sorted by file name), so the check is a byte comparison.
@@ -17,7 +19,7 @@ const luaDir = join(libRoot, 'lua');
 const includeDir = join(luaDir, 'includes');
 const outFile = join(libRoot, 'src', 'generated', 'lua-scripts.ts');
 
-const SCRIPT_FILE = /^([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)-(\d+)\.lua$/;
+const SCRIPT_FILE = /^([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*-v\d+)-(\d+)\.lua$/;
 const INCLUDE_LINE = /^--- @include "([a-z0-9-]+)"\s*$/;
 const DOCBLOCK = /^--\[\[[\s\S]*?\]\]\n/;
 
@@ -51,7 +53,7 @@ export function renderModule() {
     .sort();
   const entries = files.map((file) => {
     const m = SCRIPT_FILE.exec(file);
-    if (!m) throw new Error(`${file}: a script file must be named <kebab-name>-<numKeys>.lua`);
+    if (!m) throw new Error(`${file}: a script file must be named <kebab-name>-v<version>-<numKeys>.lua`);
     const source = readFileSync(join(luaDir, file), 'utf8');
     if (!source.startsWith('--[[')) throw new Error(`${file}: a script must open with a --[[ docblock ]]`);
     const lua = inline(source, file, new Set());

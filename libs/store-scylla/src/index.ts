@@ -1,12 +1,12 @@
 export { KEYSPACE_RE, PRODUCTION_MIN_RF, productionScyllaConfig, testScyllaConfig } from './config/scylla-config';
 export type { ScyllaConfig, ScyllaConfigInput, ScyllaConfigMode } from './config/scylla-config';
-export { TEST_ENV_VARS, scyllaTestConfigFromEnv } from './config/test-env';
+export { TEST_ENV_VARS, scyllaTestConfigFromEnv } from './testing/scylla-test-env';
 export { connectSession } from './session/scylla-session';
 export type { ClientTuning, ScyllaSession } from './session/scylla-session';
 export type { TableSpec } from './schema/table-spec';
 export type { CqlDialect } from './schema/dialect';
 export { SchemaRefusedError } from './schema/schema-refused-error';
-export { ALL_TABLES } from './schema/all-tables';
+export { ALL_TABLES } from './all-tables';
 export { migrate } from './migrate/migrate';
 export { LEGACY_LAYOUT_TABLES } from './migrate/legacy-layout';
 export type { MigrationEvent, MigrationProgress, MigrationReport } from './migrate/migrate';

@@ -4,9 +4,9 @@ import { decodeActiveLedger, encodeActiveLedger } from './active-ledger';
 import type { LedgerItem } from './active-ledger';
 import { MAX_LEDGER_ITEMS } from './codec-limits';
 import { activeLedgerSamples } from './golden/golden-samples';
-import { ledgerArb, u64Arb } from './test-support/arbitraries';
-import { codecFailureOf, describeCodecLaws } from './test-support/codec-laws';
-import { describeGolden, loadGolden } from './test-support/golden';
+import { ledgerArb, u64Arb } from '../testing/arbitraries';
+import { codecFailureOf, describeCodecLaws } from '../testing/codec-laws';
+import { describeGolden, loadGolden } from '../testing/golden';
 
 /** Independent byte builder of the seed layout: "QRL" 0x01, u16 count, count × (u32, u64, u64), no checks. */
 function rawLedger(items: readonly { day: number; maxSeq: bigint; expiresAt: bigint }[], count = items.length): Buffer {

@@ -2,7 +2,7 @@ import { CodecError, InvalidInputError, InvariantViolationError } from '../error
 import type { Id128 } from '../model/ids';
 import { ByteReader } from './byte-reader';
 import { ByteWriter } from './byte-writer';
-import { codecFailureOf } from './test-support/codec-laws';
+import { codecFailureOf } from '../testing/codec-laws';
 
 const reader = (hex: string) => new ByteReader('t', Buffer.from(hex, 'hex'));
 const written = (f: (w: ByteWriter) => void) => {

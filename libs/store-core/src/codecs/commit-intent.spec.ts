@@ -6,9 +6,9 @@ import { MAX_CODEC_RECIPIENTS } from './codec-limits';
 import { decodeCommitIntent, encodeCommitIntent, encodeCommitIntentForms, publishIntentBytes } from './commit-intent';
 import { commitIntentSamples, sendRequestSamples, USER_A, SENDER } from './golden/golden-samples';
 import { commitKeyOf } from './send-request';
-import { commitIntentArb } from './test-support/arbitraries';
-import { codecFailureOf, describeCodecLaws } from './test-support/codec-laws';
-import { describeGolden, loadGolden } from './test-support/golden';
+import { commitIntentArb } from '../testing/arbitraries';
+import { codecFailureOf, describeCodecLaws } from '../testing/codec-laws';
+import { describeGolden, loadGolden } from '../testing/golden';
 
 const reserved = commitIntentSamples['reserved']!;
 const published = commitIntentSamples['published']!;

@@ -1,11 +1,10 @@
 import { InvalidInputError, InvariantViolationError } from '../errors/domain-errors';
-import type { MailboxEvent } from '../model/mailbox';
+import type { DispatchRecord, MailboxEvent } from '../model/mailbox';
 import { decodeDispatchRecord, encodeDispatchRecord } from './dispatch-record';
-import type { DispatchRecord } from './dispatch-record';
 import { dispatchRecordSamples, EVENT_A, EVENT_B, SENDER, USER_A } from './golden/golden-samples';
-import { dispatchRecordArb } from './test-support/arbitraries';
-import { codecFailureOf, describeCodecLaws } from './test-support/codec-laws';
-import { describeGolden, loadGolden } from './test-support/golden';
+import { dispatchRecordArb } from '../testing/arbitraries';
+import { codecFailureOf, describeCodecLaws } from '../testing/codec-laws';
+import { describeGolden, loadGolden } from '../testing/golden';
 
 const sample = dispatchRecordSamples['one-event']!;
 const golden = () => Buffer.from(loadGolden('dispatch-record').vectors['one-event']!, 'hex');

@@ -1,27 +1,8 @@
-import type { Id128 } from '../model/ids';
-import type { MailboxEvent } from '../model/mailbox';
+import type { DispatchRecord } from '../model/mailbox';
 import { ByteReader } from './byte-reader';
 import { ByteWriter } from './byte-writer';
 import { MAX_CODEC_RECIPIENTS } from './codec-limits';
 import { readEvents, readSortedIds, writeEvents, writeSortedIds } from './fields';
-
-/** The value of a Kafka `qim.mailbox.dispatch` record: one message's fan-out to the recipients of one shard. */
-export interface DispatchRecord {
-  readonly dispatchId: Id128;
-  readonly tenantId: Id128;
-  /** Dispatch-topic partition (0 … 65 535). */
-  readonly shard: number;
-  readonly messageId: Id128;
-  readonly conversationId: Id128;
-  /** Conversation seq of the message (u64, ≥ 1). */
-  readonly seq: bigint;
-  /** ms since the Unix epoch (u64); fixes the mailbox entries' day bucket. */
-  readonly createdAt: bigint;
-  /** Recipients in this shard, sorted ascending, unique. */
-  readonly recipients: readonly Id128[];
-  /** The event group each recipient receives, in canonical `(ordinal, eventId)` order, at least one. */
-  readonly events: readonly MailboxEvent[];
-}
 
 /**
  * Dispatch record codec (Kafka topic `qim.mailbox.dispatch`, value bytes).

@@ -4,9 +4,9 @@ import type { MailboxEntry, MailboxEvent } from '../model/mailbox';
 import { MAX_CODEC_EVENT_PAYLOAD_BYTES, MAX_CODEC_EVENTS } from './codec-limits';
 import { EVENT_A, EVENT_B, mailboxEntrySamples } from './golden/golden-samples';
 import { canonicalizeEvents, decodeMailboxEntry, encodeMailboxEntry } from './mailbox-entry';
-import { eventsArb, mailboxEntryArb } from './test-support/arbitraries';
-import { codecFailureOf, describeCodecLaws } from './test-support/codec-laws';
-import { describeGolden, loadGolden } from './test-support/golden';
+import { eventsArb, mailboxEntryArb } from '../testing/arbitraries';
+import { codecFailureOf, describeCodecLaws } from '../testing/codec-laws';
+import { describeGolden, loadGolden } from '../testing/golden';
 
 const sample = mailboxEntrySamples['two-events']!;
 const golden = () => Buffer.from(loadGolden('mailbox-entry').vectors['two-events']!, 'hex');

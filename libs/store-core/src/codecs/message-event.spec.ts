@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { CodecError, InvalidInputError } from '../errors/domain-errors';
 import type { CommitIntent } from '../model/message';
-import { recordFromIntent } from '../rules/record-from-intent';
+import { messageEventOf, recordFromIntent } from '../rules/record-from-intent';
 import { commitIntentSamples, messageEventSamples, SENDER, USER_A } from './golden/golden-samples';
-import { decodeMessageEvent, encodeMessageEvent, messageEventOf } from './message-event';
+import { decodeMessageEvent, encodeMessageEvent } from './message-event';
 import type { MessageEvent } from './message-event';
-import { commitIntentArb, messageEventArb } from './test-support/arbitraries';
-import { codecFailureOf, describeCodecLaws } from './test-support/codec-laws';
-import { describeGolden, loadGolden } from './test-support/golden';
+import { commitIntentArb, messageEventArb } from '../testing/arbitraries';
+import { codecFailureOf, describeCodecLaws } from '../testing/codec-laws';
+import { describeGolden, loadGolden } from '../testing/golden';
 
 const sample = messageEventSamples['normal-default']!;
 const golden = () => Buffer.from(loadGolden('message-event').vectors['normal-default']!, 'hex');

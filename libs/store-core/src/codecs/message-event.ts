@@ -1,6 +1,5 @@
 import type { Id128 } from '../model/ids';
-import type { CommitIntent, MessageRecord } from '../model/message';
-import { recordFromIntent } from '../rules/record-from-intent';
+import type { MessageRecord } from '../model/message';
 import { ByteReader } from './byte-reader';
 import { ByteWriter } from './byte-writer';
 import { MAX_CODEC_RECIPIENTS, MAX_MESSAGE_RECORD_BYTES } from './codec-limits';
@@ -23,7 +22,7 @@ export interface MessageEvent {
  * record: u32 len + a complete `MessageRecord` encoding ("QMR"…, ≤ MAX_MESSAGE_RECORD_BYTES)
  * recipients: u32 count (≤ MAX_CODEC_RECIPIENTS) + count × 16, strictly ascending
  * ```
- * The event is a pure function of the intent (`messageEventOf`), so a re-publication after a crash
+ * The event is a pure function of the intent (`messageEventOf` in `rules/record-from-intent`), so a re-publication after a crash
  * is byte-identical.
  *
  * Tail compatibility: v1 is exact-length. New fields are appended after `recipients` under a new
@@ -47,9 +46,4 @@ export function decodeMessageEvent(b: Uint8Array): MessageEvent {
   const recipients = readSortedIds(r, MAX_CODEC_RECIPIENTS, 'recipients');
   r.end();
   return { record, recipients };
-}
-
-/** The outbox event of a commit: `recordFromIntent(intent)` and the intent's recipient snapshot. Pure. */
-export function messageEventOf(intent: CommitIntent): MessageEvent {
-  return { record: recordFromIntent(intent), recipients: [...intent.recipients] };
 }

@@ -2,9 +2,9 @@ import { InvalidInputError, InvariantViolationError } from '../errors/domain-err
 import type { MessageRecord } from '../model/message';
 import { messageRecordSamples } from './golden/golden-samples';
 import { decodeMessageRecord, encodeMessageRecord } from './message-record';
-import { messageRecordArb } from './test-support/arbitraries';
-import { codecFailureOf, describeCodecLaws } from './test-support/codec-laws';
-import { describeGolden, loadGolden } from './test-support/golden';
+import { messageRecordArb } from '../testing/arbitraries';
+import { codecFailureOf, describeCodecLaws } from '../testing/codec-laws';
+import { describeGolden, loadGolden } from '../testing/golden';
 
 const sample = messageRecordSamples['normal-default']!;
 const golden = () => Buffer.from(loadGolden('message-record').vectors['normal-default']!, 'hex');

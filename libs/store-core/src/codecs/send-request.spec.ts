@@ -5,9 +5,9 @@ import { MAX_BODY_BYTES, MAX_EPHEMERAL_TTL_SECONDS } from '../model/message';
 import type { RetentionClass, SendRequest } from '../model/message';
 import { EDITED_IDENTITY_HEX, NORMAL_DEFAULT_IDENTITY_HEX, sendRequestSamples } from './golden/golden-samples';
 import { commitKeyEquals, commitKeyOf, commitKeyString, decodeSendRequest, encodeSendRequest, requestIdentity } from './send-request';
-import { sendRequestArb } from './test-support/arbitraries';
-import { codecFailureOf, describeCodecLaws } from './test-support/codec-laws';
-import { describeGolden, loadGolden } from './test-support/golden';
+import { sendRequestArb } from '../testing/arbitraries';
+import { codecFailureOf, describeCodecLaws } from '../testing/codec-laws';
+import { describeGolden, loadGolden } from '../testing/golden';
 
 const sample = sendRequestSamples['normal-default']!;
 const golden = (name: string) => Buffer.from(loadGolden('send-request').vectors[name]!, 'hex');

@@ -53,6 +53,10 @@ export class FrontierGapError extends StoreError {
 export class InvariantViolationError extends StoreError {
   readonly code = 'INVARIANT_VIOLATION' as const;
 }
+/** A conversation would exceed its member cap (`QIM_MAX_FANOUT`); nothing was added. */
+export class FanoutLimitError extends StoreError {
+  readonly code = 'FANOUT_LIMIT' as const;
+}
 /** Caller input is malformed (id format, sizes, budgets). Nothing is written. */
 export class InvalidInputError extends StoreError {
   readonly code = 'INVALID_INPUT' as const;

@@ -1,4 +1,3 @@
-import type { DispatchRecord } from '../codecs/dispatch-record';
 import type { Id128 } from './ids';
 
 /** The Kafka partition of the dispatch topic (shard) and the epoch a `MailboxStore` is bound to. */
@@ -28,6 +27,24 @@ export interface MailboxEvent {
   readonly eventId: Id128;
   /** Opaque event payload (for message events: the canonical `MessageRecord` bytes). */
   readonly payload: Uint8Array;
+}
+
+/** The value of a Kafka `qim.mailbox.dispatch` record: one message's fan-out to the recipients of one shard. */
+export interface DispatchRecord {
+  readonly dispatchId: Id128;
+  readonly tenantId: Id128;
+  /** Dispatch-topic partition (0 … 65 535). */
+  readonly shard: number;
+  readonly messageId: Id128;
+  readonly conversationId: Id128;
+  /** Conversation seq of the message (u64, ≥ 1). */
+  readonly seq: bigint;
+  /** ms since the Unix epoch (u64); fixes the mailbox entries' day bucket. */
+  readonly createdAt: bigint;
+  /** Recipients in this shard, sorted ascending, unique. */
+  readonly recipients: readonly Id128[];
+  /** The event group each recipient receives, in canonical `(ordinal, eventId)` order, at least one. */
+  readonly events: readonly MailboxEvent[];
 }
 
 /** What a writer hands to `appendBatch` / `appendChunk`: one complete event group for one user and seq. */

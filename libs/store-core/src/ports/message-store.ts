@@ -104,10 +104,13 @@ export interface MessageStore {
   reserve(input: ReserveInput): Promise<ReserveResult>;
 
   /**
-   * Stores the record and its history index row (same TTL; only `ephemeral` has one) and moves
-   * RESERVED → RECORDED. `intent` must equal the stored intent and `record` must equal
-   * `recordFromIntent(intent)` (coordinates included), else `ConflictError`. Already RECORDED or
-   * later with the same intent → returns the current snapshot unchanged. Unknown key → `NotFoundError`.
+   * Stores the record and its history index row (same expiry; only `ephemeral` has one, at
+   * `createdAt + ttl` however late the write — `recordExpiresAtMs` — and a record already past it is
+   * never visible) and moves RESERVED → RECORDED. `intent` must equal the stored intent and `record`
+   * must equal `recordFromIntent(intent)` (coordinates included), else `ConflictError`; another
+   * message's record already at the seq (a seq handed out twice after a lost increment) →
+   * `ConflictError`, nothing written, the commit stays RESERVED. Already RECORDED or later with the
+   * same intent → returns the current snapshot unchanged. Unknown key → `NotFoundError`.
    */
   putRecord(intent: CommitIntent, record: MessageRecord): Promise<CommitSnapshot>;
 

@@ -1,8 +1,7 @@
-import type { DispatchRecord } from '../codecs/dispatch-record';
 import { dispatchRecordSamples, USER_A } from '../codecs/golden/golden-samples';
 import { CorruptEntryError } from '../errors/domain-errors';
 import type { Id128 } from '../model/ids';
-import type { DispatchPage } from '../model/mailbox';
+import type { DispatchPage, DispatchRecord } from '../model/mailbox';
 import { dispatchDigest, planPage, resolvePage } from './dispatch-page';
 import type { ApplyPlan, IndexedDispatch } from './dispatch-page';
 

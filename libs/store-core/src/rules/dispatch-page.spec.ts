@@ -1,7 +1,6 @@
 import { FrontierGapError, InvalidInputError } from '../errors/domain-errors';
-import type { DispatchRecord } from '../codecs/dispatch-record';
 import { dispatchRecordSamples, USER_A, USER_B } from '../codecs/golden/golden-samples';
-import type { DispatchPage } from '../model/mailbox';
+import type { DispatchPage, DispatchRecord } from '../model/mailbox';
 import { parseId128, type Id128 } from '../model/ids';
 import { dispatchDedupeExpiry, dispatchDigest, entriesOfDispatch, planPage, sameDigest } from './dispatch-page';
 import { composeMailboxSeq } from './mailbox-seq';

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { encodeDispatchRecord, type DispatchRecord } from '../codecs/dispatch-record';
+import { encodeDispatchRecord } from '../codecs/dispatch-record';
 import { CorruptEntryError, FrontierGapError, InvalidInputError } from '../errors/domain-errors';
 import type { Id128 } from '../model/ids';
-import type { DispatchOutcome, DispatchPage, DispatchPageRecord, MailboxEntryInput, ShardEpoch } from '../model/mailbox';
+import type { DispatchOutcome, DispatchPage, DispatchPageRecord, DispatchRecord, MailboxEntryInput, ShardEpoch } from '../model/mailbox';
 import { MAX_MAILBOX_OFFSET, composeMailboxSeq } from './mailbox-seq';
 
 /** 32-byte SHA-256 of the record's canonical encoding: two sights with equal digests carry the same fan-out. */

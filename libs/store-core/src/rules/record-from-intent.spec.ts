@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { commitIntentArb, sendRequestArb } from '../codecs/test-support/arbitraries';
+import { commitIntentArb, sendRequestArb } from '../testing/arbitraries';
 import type { CommitIntent } from '../model/message';
-import { bytesEqual, intentsEqual, publicationsEqual, recordFromIntent, recordTtlSeconds, recordsEqual, requestsEqual, retentionEquals } from './record-from-intent';
+import { bytesEqual, intentsEqual, publicationsEqual, recordExpiresAtMs, recordFromIntent, recordTtlSeconds, recordsEqual, remainingRecordTtlSeconds, requestsEqual, retentionEquals } from './record-from-intent';
 
 describe('recordFromIntent', () => {
   it('takes coordinates from the intent and content from the request, deterministically', () => {
@@ -35,6 +35,23 @@ describe('recordTtlSeconds', () => {
   it('gives a TTL only to ephemeral messages', () => {
     expect(recordTtlSeconds({ kind: 'ephemeral', ttlSeconds: 60 })).toBe(60);
     for (const kind of ['default', 'tenant_custom', 'compliance_hold'] as const) expect(recordTtlSeconds({ kind })).toBeNull();
+  });
+});
+
+describe('recordExpiresAtMs / remainingRecordTtlSeconds', () => {
+  const eph = { createdAt: 10_000n, retention: { kind: 'ephemeral' as const, ttlSeconds: 5 } };
+  it('counts an Ephemeral life from createdAt, whenever the record is written', () => {
+    expect(recordExpiresAtMs(eph)).toBe(15_000n);
+    expect(recordExpiresAtMs({ createdAt: 10_000n, retention: { kind: 'default' } })).toBeNull();
+  });
+  it('rounds the remaining life down to whole seconds and gives 0 when under a second or past', () => {
+    expect(remainingRecordTtlSeconds(eph, 10_000n)).toBe(5);
+    expect(remainingRecordTtlSeconds(eph, 10_001n)).toBe(4);
+    expect(remainingRecordTtlSeconds(eph, 13_999n)).toBe(1);
+    expect(remainingRecordTtlSeconds(eph, 14_001n)).toBe(0);
+    expect(remainingRecordTtlSeconds(eph, 15_000n)).toBe(0);
+    expect(remainingRecordTtlSeconds(eph, 99_000n)).toBe(0);
+    expect(remainingRecordTtlSeconds({ createdAt: 10_000n, retention: { kind: 'compliance_hold' } }, 99_000n)).toBeNull();
   });
 });
 

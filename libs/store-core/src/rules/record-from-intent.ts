@@ -1,3 +1,4 @@
+import type { MessageEvent } from '../codecs/message-event';
 import type { CommitIntent, MessageRecord, Publication, RetentionClass, SendRequest } from '../model/message';
 
 /**
@@ -29,6 +30,29 @@ export function recordFromIntent(intent: CommitIntent): MessageRecord {
  */
 export function recordTtlSeconds(retention: RetentionClass): number | null {
   return retention.kind === 'ephemeral' ? retention.ttlSeconds : null;
+}
+
+/**
+ * The absolute end (ms) of an Ephemeral message's life: `createdAt + ttlSeconds`, the one TTL origin
+ * of every backend, so a record written late (by recovery, or after a slow step) never lives longer
+ * than its message was meant to. `null` for every other class.
+ */
+export function recordExpiresAtMs(record: { readonly createdAt: bigint; readonly retention: RetentionClass }): bigint | null {
+  const ttl = recordTtlSeconds(record.retention);
+  return ttl === null ? null : record.createdAt + BigInt(ttl) * 1000n;
+}
+
+/**
+ * The whole-second TTL a server-expiring backend writes an Ephemeral record with at `nowMs`: the
+ * remaining life rounded DOWN (a server TTL may end a message early, never late); 0 when the message
+ * has less than a second left or none at all — then nothing is written (a TTL of 0 means "forever"
+ * to Cassandra). `null` for every other class (no TTL).
+ */
+export function remainingRecordTtlSeconds(record: { readonly createdAt: bigint; readonly retention: RetentionClass }, nowMs: bigint): number | null {
+  const end = recordExpiresAtMs(record);
+  if (end === null) return null;
+  const left = end - nowMs;
+  return left <= 0n ? 0 : Number(left / 1000n);
 }
 
 /** Structural equality of two retention classes. */
@@ -101,4 +125,9 @@ export function intentsEqual(a: CommitIntent, b: CommitIntent, ignorePublication
     a.recipients.every((id, i) => id === b.recipients[i]) &&
     (ignorePublication || publicationsEqual(a.publication, b.publication))
   );
+}
+
+/** The outbox event of a commit: `recordFromIntent(intent)` and the intent's recipient snapshot. Pure. */
+export function messageEventOf(intent: CommitIntent): MessageEvent {
+  return { record: recordFromIntent(intent), recipients: [...intent.recipients] };
 }

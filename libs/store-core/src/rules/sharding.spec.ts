@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { idArb } from '../codecs/test-support/arbitraries';
+import { idArb } from '../testing/arbitraries';
 import { InvalidInputError } from '../errors/domain-errors';
 import type { Id128 } from '../model/ids';
 import { isId128 } from '../model/ids';

@@ -1,7 +1,7 @@
 import {
   CorruptEntryError,
   InvalidInputError,
-  applyAppend,
+  appendWithProofs,
   applyInspect,
   assertSeqInEpoch,
   assertU64,
@@ -15,11 +15,13 @@ import {
   expiredLedgerDays,
   isId128,
   mergeBucketProof,
+  proofsToRead,
+  splitMailboxSeq,
 } from '@qim/store-core';
-import type { AppendReport, BucketProof, Id128, MailboxEntry, MailboxEntryInput, RangeScanPage } from '@qim/store-core';
+import type { AppendReport, BucketProof, Id128, MailboxEntry, MailboxEntryInput, RangeScanPage, RetentionMeta } from '@qim/store-core';
 import { decodeStored } from '../storage/decode-stored';
 import { proofClustering, userKey } from './memory-mailbox-backend';
-import { readDayProof, readRetentionMeta, writeRetentionMeta } from './mailbox-scope';
+import { readDayProof, readRetentionMeta, releaseDayProofs, writeRetentionMeta } from './mailbox-scope';
 import type { MailboxScope } from './mailbox-scope';
 
 /** One validated, encoded entry ready to write. */
@@ -54,22 +56,61 @@ export function prepareEntries(s: MailboxScope, inputs: readonly MailboxEntryInp
 }
 
 /**
- * Writes one prepared entry: bucket proof (max seq only rises) → the one meta write when the meta
- * changes (`applyAppend`) → the entry with its fixed absolute expiry, unless it is an expired replay
- * (proof and gap only). Runs without interleaving, as one entry's steps do on every backend.
+ * True when the user's ledger need not change for this entry (ADR-0022 §5): the entry is live and
+ * its day's ledger item is live and expires no later than it — then the append only raises the
+ * day's bucket proof (which carries the day's highest seq) and writes the entry, as on Redis and Scylla.
+ */
+function ledgerCovers(meta: RetentionMeta | null, day: number, expiresAt: bigint, now: bigint): boolean {
+  if (meta === null || expiresAt <= now) return false;
+  const item = meta.ledger.find((i) => i.day === day);
+  return item !== undefined && item.expiresAt > now && item.expiresAt <= expiresAt;
+}
+
+/** The bucket proofs of the meta's expired ledger days (each in the epoch of its item's max seq). */
+function expiredDayProofs(s: MailboxScope, entry: MailboxEntry, meta: RetentionMeta | null, now: bigint): Map<number, BucketProof> {
+  const proofs = new Map<number, BucketProof>();
+  for (const { day, epoch } of proofsToRead(meta, now, (seq) => splitMailboxSeq(seq).epoch)) {
+    const proof = s.backend.proofs.get(userKey(entry.tenantId, entry.userId), proofClustering(day, epoch), now);
+    if (proof !== null) proofs.set(day, proof);
+  }
+  return proofs;
+}
+
+/** True when `day` was consumed already (ADR-0022 §6: a proof written for it is released from its first write). */
+function dayConsumed(meta: RetentionMeta | null, day: number): boolean {
+  return meta !== null && meta.inspectedThrough !== null && day <= meta.inspectedThrough && !meta.ledger.some((i) => i.day === day);
+}
+
+/** The days no ledger item refers to after a meta change: the consumed ones, and the entry's own day when not in the ledger. */
+function releasableDays(before: RetentionMeta | null, after: RetentionMeta, day: number): Set<number> {
+  const live = new Set(after.ledger.map((i) => i.day));
+  const out = new Set((before?.ledger ?? []).map((i) => i.day).filter((d) => !live.has(d)));
+  if (!live.has(day)) out.add(day);
+  return out;
+}
+
+/**
+ * Writes one prepared entry (ADR-0022 §5, the same decisions as Redis and Scylla): bucket proof (max
+ * seq only rises) → the meta only when the ledger must change (`appendWithProofs`: the first entry
+ * of a day, an expired day consumed at its PROOF's max seq, an expired entry merged into the gap) →
+ * the entry with its fixed absolute expiry, unless it is an expired replay (proof and gap only).
+ * Runs without interleaving, as one entry's steps do on every backend.
  */
 export function writeEntry(s: MailboxScope, { entry, bytes, day }: PreparedEntry): 'written' | 'expired' {
   const now = s.clock.nowMs();
   const uk = userKey(entry.tenantId, entry.userId);
   const ck = proofClustering(day, s.shardEpoch.epoch);
   const prevProof = s.backend.proofs.get(uk, ck, now);
-  s.backend.proofs.put(uk, ck, mergeBucketProof(prevProof, day, entry.mailboxSeq, entry.expiresAt), null);
-
   const meta = readRetentionMeta(s, entry.tenantId, entry.userId, now);
-  const outcome = applyAppend(meta, { day, seq: entry.mailboxSeq, expiresAt: entry.expiresAt }, now);
-  if (outcome.changed) writeRetentionMeta(s, entry.tenantId, entry.userId, meta?.generation ?? null, outcome.meta, now);
+  const proofExpiry = dayConsumed(meta, day) ? now + s.releasedProofTtlMs : null;
+  s.backend.proofs.put(uk, ck, mergeBucketProof(prevProof, day, entry.mailboxSeq, entry.expiresAt), proofExpiry);
 
-  if (outcome.expiredReplay) return 'expired';
+  if (!ledgerCovers(meta, day, entry.expiresAt, now)) {
+    const outcome = appendWithProofs(meta, { day, seq: entry.mailboxSeq, expiresAt: entry.expiresAt }, now, expiredDayProofs(s, entry, meta, now));
+    if (outcome.changed) writeRetentionMeta(s, entry.tenantId, entry.userId, meta?.generation ?? null, outcome.meta, now);
+    releaseDayProofs(s, entry.tenantId, entry.userId, releasableDays(meta, outcome.meta, day), now);
+    if (outcome.expiredReplay) return 'expired';
+  }
   s.backend.entries.put(uk, entry.mailboxSeq, bytes, entry.expiresAt);
   return 'written';
 }
@@ -121,6 +162,7 @@ export function scanEntries(s: MailboxScope, tenantId: Id128, userId: Id128, aft
     }
     current = applyInspect(meta, now, proofs);
     writeRetentionMeta(s, tenantId, userId, meta.generation, current, now);
+    releaseDayProofs(s, tenantId, userId, days, now);
   }
   checkCursor(after, trim, current.gap);
 

@@ -15,6 +15,15 @@ export class MemoryMailboxInspector {
     return this.backend.proofs.remove(userKey(tenantId, userId), proofClustering(day, epoch));
   }
 
+  /** Rewrites the stored retention meta with format version 3 (`old-version`) or a truncated ledger blob (`partial`). */
+  damageRetentionMeta(tenantId: Id128, userId: Id128, damage: 'old-version' | 'partial', now: bigint): boolean {
+    const key = userKey(tenantId, userId);
+    const row = this.backend.retention.get(key, now);
+    if (row === null) return false;
+    this.backend.retention.put(key, damage === 'old-version' ? { ...row, version: 3 } : { ...row, ledger: row.ledger.subarray(0, 3) }, null);
+    return true;
+  }
+
   /** The stored trim, or null. */
   readTrim(tenantId: Id128, userId: Id128, now: bigint): bigint | null {
     return this.backend.trims.get(userKey(tenantId, userId), now);

@@ -10,6 +10,8 @@ export interface MailboxScope {
   readonly shardEpoch: ShardEpoch;
   readonly gc: MailboxGcConfig;
   readonly clock: Clock;
+  /** Lifetime of a released bucket proof, from its release (ADR-0022 §6). */
+  readonly releasedProofTtlMs: bigint;
 }
 
 /** The user's V4 retention meta, decoded and checked (null for a user that never had an entry). */
@@ -30,6 +32,19 @@ export function writeRetentionMeta(s: MailboxScope, tenantId: Id128, userId: Id1
   const current = s.backend.retention.get(key, now);
   if ((current?.generation ?? null) !== expectedGeneration) throw new CorruptEntryError(`retention meta of ${key} changed under its writer`);
   s.backend.retention.put(key, { version: meta.version, generation: meta.generation, inspectedThrough: meta.inspectedThrough, gap: gapToStored(meta.gap), ledger: encodeActiveLedger(meta.ledger) }, null);
+}
+
+/**
+ * Releases the bucket proofs (every epoch) of `days`: no ledger item refers to them any more, so they
+ * expire `releasedProofTtlMs` from now (a proof already released keeps its expiry).
+ */
+export function releaseDayProofs(s: MailboxScope, tenantId: Id128, userId: Id128, days: Iterable<number>, now: bigint): void {
+  const wanted = new Set(days);
+  if (wanted.size === 0) return;
+  const uk = userKey(tenantId, userId);
+  for (const [ck, proof] of s.backend.proofs.scan(uk, now)) {
+    if (wanted.has(proof.day)) s.backend.proofs.scheduleExpiry(uk, ck, now + s.releasedProofTtlMs, now);
+  }
 }
 
 /** The day's bucket proof: the highest of its per-epoch rows (seqs of a later epoch are higher), or null. */

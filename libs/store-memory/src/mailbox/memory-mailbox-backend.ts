@@ -35,7 +35,10 @@ export class MemoryMailboxBackend {
   readonly entries = new MemoryTable<bigint, Buffer>(this.counter);
   /** `mailbox_retention_meta`, key `userKey`. */
   readonly retention = new MemoryKvTable<StoredRetentionMeta>(this.counter);
-  /** `mailbox_retention_bucket_v2`: partition `userKey`, clustering `proofClustering(day, epoch)` (one row per epoch and day). */
+  /**
+   * `mailbox_retention_bucket_v3`: partition `userKey`, clustering `proofClustering(day, epoch)` (one row per epoch and day).
+   * No expiry while a ledger item refers to it; released (expiry `releasedProofTtlMs` later) once its day is consumed (ADR-0022 §6).
+   */
   readonly proofs = new MemoryTable<string, BucketProof>(this.counter);
   /** `mailbox_meta` trim, key `userKey`. */
   readonly trims = new MemoryKvTable<bigint>(this.counter);
@@ -43,6 +46,24 @@ export class MemoryMailboxBackend {
   readonly frontiers = new MemoryKvTable<bigint>(this.counter);
   /** `dispatch_index`, key `indexKey`, expiring at `createdAt + dispatchDedupeMs` of the winning record. */
   readonly dispatchIndex = new MemoryKvTable<IndexRow>(this.counter);
+
+  /** Store clock time of the last complete sweep (null: none yet); shared by every store of this backend. */
+  lastSweepAt: bigint | null = null;
+
+  /**
+   * Physically drops up to `maxRows` expired rows of the tables whose rows expire (entries, dispatch
+   * index, released bucket proofs), like a server's TTL compaction; reads already ignore them.
+   * `more`: expired rows are left for the next sweep.
+   */
+  sweep(now: bigint, maxRows: number): { dropped: number; more: boolean } {
+    let dropped = 0;
+    for (const table of [this.entries, this.dispatchIndex, this.proofs]) {
+      const r = table.sweep(now, maxRows - dropped);
+      dropped += r.dropped;
+      if (r.more) return { dropped, more: true };
+    }
+    return { dropped, more: false };
+  }
 
   /** Storage reads so far. */
   get reads(): number {

@@ -1,4 +1,4 @@
-import { InvalidInputError, UnavailableError, assertU64 } from '@qim/store-core';
+import { DAY_MS, InvalidInputError, UnavailableError, assertU64, checkMailboxRetention } from '@qim/store-core';
 import type {
   AppendReport,
   Clock,
@@ -28,6 +28,12 @@ export interface MemoryMailboxStoreOptions {
   readonly clock: Clock;
   /** Shared storage (several stores, also of one `ShardEpoch`, may open one); a fresh one when omitted. */
   readonly backend?: MemoryMailboxBackend;
+  /** Lifetime of a released bucket proof after its day was consumed (ADR-0022 §6); default one day. */
+  readonly releasedProofTtlMs?: bigint;
+  /** Expired rows are physically dropped at most this often (store clock ms), from `appendBatch` and `applyPage`; default one minute. */
+  readonly sweepEveryMs?: bigint;
+  /** At most this many expired rows dropped per sweep (the rest at the next); default 10 000. */
+  readonly sweepMaxRows?: number;
   /** Simulated crash points of `applyPage` (contract tests only; production passes none). */
   readonly faults?: MemoryMailboxFaults;
 }
@@ -38,6 +44,11 @@ function checkConfig(o: MemoryMailboxStoreOptions): void {
   if (!Number.isInteger(epoch) || epoch < 0 || epoch > 0xffff) throw new InvalidInputError(`epoch must be 0…65535: ${epoch}`);
   assertU64(o.gc.entryRetentionMs, 'entryRetentionMs');
   assertU64(o.gc.dispatchDedupeMs, 'dispatchDedupeMs');
+  checkMailboxRetention(o.gc.entryRetentionMs, 0n);
+  if (o.releasedProofTtlMs !== undefined && (typeof o.releasedProofTtlMs !== 'bigint' || o.releasedProofTtlMs < 1n)) throw new InvalidInputError('releasedProofTtlMs must be ≥ 1');
+  if (o.releasedProofTtlMs !== undefined) assertU64(o.releasedProofTtlMs, 'releasedProofTtlMs');
+  if (o.sweepEveryMs !== undefined) assertU64(o.sweepEveryMs, 'sweepEveryMs');
+  if (o.sweepMaxRows !== undefined && (!Number.isInteger(o.sweepMaxRows) || o.sweepMaxRows < 1)) throw new InvalidInputError(`sweepMaxRows must be an integer ≥ 1: ${o.sweepMaxRows}`);
 }
 
 /**
@@ -45,7 +56,9 @@ function checkConfig(o: MemoryMailboxStoreOptions): void {
  * dispatch index (lowest offset wins, remembered until `createdAt + dispatchDedupeMs`) over
  * in-process tables that hold the same facts and encoded bytes as the Scylla schema. One entry's
  * steps run without interleaving; `applyPage` yields between its steps so concurrent stores of one
- * shard interleave like zombie workers.
+ * shard interleave like zombie workers. Expired rows (entries, dispatch-index rows, released bucket
+ * proofs) are invisible to reads at once and physically dropped by a bounded sweep that `appendBatch`
+ * and `applyPage` run at most every `sweepEveryMs`, so the maps stay bounded like a server's TTLs.
  */
 export class MemoryMailboxStore implements MailboxStore {
   readonly capabilities: MailboxStoreCapabilities = Object.freeze({ injectableClock: true });
@@ -53,6 +66,8 @@ export class MemoryMailboxStore implements MailboxStore {
   readonly backend: MemoryMailboxBackend;
   private readonly scope: MailboxScope;
   private readonly faults: MemoryMailboxFaults;
+  private readonly sweepEveryMs: bigint;
+  private readonly sweepMaxRows: number;
   private closed = false;
 
   constructor(options: MemoryMailboxStoreOptions) {
@@ -60,10 +75,19 @@ export class MemoryMailboxStore implements MailboxStore {
     this.shardEpoch = Object.freeze({ ...options.shardEpoch });
     this.backend = options.backend ?? new MemoryMailboxBackend();
     this.faults = Object.freeze({ ...options.faults });
-    this.scope = Object.freeze({ backend: this.backend, shardEpoch: this.shardEpoch, gc: Object.freeze({ ...options.gc }), clock: options.clock });
+    this.sweepEveryMs = options.sweepEveryMs ?? 60_000n;
+    this.sweepMaxRows = options.sweepMaxRows ?? 10_000;
+    this.scope = Object.freeze({
+      backend: this.backend,
+      shardEpoch: this.shardEpoch,
+      gc: Object.freeze({ ...options.gc }),
+      clock: options.clock,
+      releasedProofTtlMs: options.releasedProofTtlMs ?? DAY_MS,
+    });
   }
 
   async appendBatch(entries: readonly MailboxEntryInput[]): Promise<AppendReport> {
+    this.sweepIfDue();
     return appendEntries(this.open(), entries);
   }
 
@@ -76,6 +100,7 @@ export class MemoryMailboxStore implements MailboxStore {
   }
 
   async applyPage(page: DispatchPage): Promise<PageReport> {
+    this.sweepIfDue();
     return applyPage(this.open(), page, this.faults);
   }
 
@@ -85,6 +110,15 @@ export class MemoryMailboxStore implements MailboxStore {
 
   async close(): Promise<void> {
     this.closed = true;
+  }
+
+  /** The time-throttled bounded sweep (a sweep that left expired rows behind runs again at the next call). */
+  private sweepIfDue(): void {
+    const s = this.open();
+    const now = s.clock.nowMs();
+    const last = s.backend.lastSweepAt;
+    if (last !== null && now >= last && now - last < this.sweepEveryMs) return;
+    if (!s.backend.sweep(now, this.sweepMaxRows).more) s.backend.lastSweepAt = now;
   }
 
   private open(): MailboxScope {

@@ -1,5 +1,7 @@
 import {
+  COMMIT_STEP_TEXTS,
   assertRecordOfIntent,
+  commitConflict,
   assertSameRequest,
   commitKeyOf,
   commitKeyString,
@@ -13,7 +15,7 @@ import {
   identityOfEncodedRequest,
   encodeSendRequest,
   recordFromIntent,
-  recordTtlSeconds,
+  recordExpiresAtMs,
   reservedIntentOf,
   validateReserveInput,
 } from '@qim/store-core';
@@ -22,6 +24,19 @@ import { padU64, yieldTurn } from '../storage/memory-tables';
 import { snapshotOfRow } from './commit-rows';
 import { RECOVERY_BUCKET_MS, conversationKey } from './memory-message-backend';
 import type { MemoryMessageBackend } from './memory-message-backend';
+
+/** Named points between the durable steps of `reserve` and `putRecord` (a test seam; see `MemoryMessageFaults`). */
+export type MemoryMessageFaultPoint = 'reserve:after-recovery-entry' | 'reserve:after-seq' | 'reserve:after-commit' | 'put-record:after-record' | 'put-record:after-index';
+
+/**
+ * Test seam for crash injection: called synchronously when a step is durable; throwing stops the
+ * operation exactly there, like a kill -9 would. Production passes none (`NO_MEMORY_FAULTS`).
+ */
+export interface MemoryMessageFaults {
+  at(point: MemoryMessageFaultPoint): void;
+}
+
+export const NO_MEMORY_FAULTS: MemoryMessageFaults = Object.freeze({ at: () => undefined });
 
 /**
  * The commit lifecycle of the Memory MessageStore. Every decision comes from the store-core step
@@ -34,6 +49,7 @@ export class MemoryCommitSteps {
     private readonly backend: MemoryMessageBackend,
     private readonly clock: Clock,
     private readonly commitAuxTtlMs: bigint,
+    private readonly faults: MemoryMessageFaults = NO_MEMORY_FAULTS,
   ) {}
 
   /** The live commit of `key`, decoded; null when absent or expired. */
@@ -56,15 +72,18 @@ export class MemoryCommitSteps {
     const ks = commitKeyString(key);
     const auxExpiry = this.clock.nowMs() + this.commitAuxTtlMs;
     this.backend.recovery.put(padU64(input.createdAt / RECOVERY_BUCKET_MS), `${padU64(input.createdAt)}:${ks}`, { createdAt: input.createdAt, key: ks, ...key }, auxExpiry);
+    this.faults.at('reserve:after-recovery-entry');
     await yieldTurn();
 
     const claim = this.claimSeq(conversationKey(key.tenantId, request.conversationId), ks, identity, input, auxExpiry);
+    this.faults.at('reserve:after-seq');
     await yieldTurn();
 
     const raced = this.load(key);
     if (raced !== null) return this.replay(raced, identity);
     const intent = reservedIntentOf(request, identity, input.recipients, claim);
     this.backend.commits.put(ks, { identity, intent: encodeCommitIntent(intent), state: 'RESERVED', createdAt: intent.createdAt, committedAt: null }, auxExpiry);
+    this.faults.at('reserve:after-commit');
     return { snapshot: { intent, state: 'RESERVED' }, created: true };
   }
 
@@ -74,12 +93,8 @@ export class MemoryCommitSteps {
     if (d.action === 'answer') return d.snapshot;
     await yieldTurn();
 
-    const r = recordFromIntent(intent);
-    const ttl = recordTtlSeconds(r.retention);
-    const expiresAt = ttl === null ? null : this.clock.nowMs() + BigInt(ttl) * 1000n;
-    const conv = conversationKey(r.tenantId, r.conversationId);
-    this.backend.records.put(conv, r.seq, encodeMessageRecord(r), expiresAt);
-    this.backend.historyIndex.put(conv, r.seq, { messageId: r.messageId }, expiresAt);
+    this.writeRecord(recordFromIntent(intent));
+    this.faults.at('put-record:after-index');
     await yieldTurn();
     return this.advance(intent.key, (s) => decidePutRecord(s, intent, record), 'RECORDED');
   }
@@ -94,6 +109,25 @@ export class MemoryCommitSteps {
 
   async markPublishedAndCommitted(intent: CommitIntent, publication: Publication): Promise<CommitSnapshot> {
     return this.advance(intent.key, (s) => decideMarkPublishedAndCommitted(s, intent), 'COMMITTED', publication);
+  }
+
+  /**
+   * The record and its index row, in one turn (check and write are one atomic step): another
+   * message's record at the seq (a seq handed out twice) → `ConflictError` and nothing written; an
+   * Ephemeral record expires at `createdAt + ttl` (`recordExpiresAtMs`), and one already past that
+   * is not written at all.
+   */
+  private writeRecord(r: MessageRecord): void {
+    const now = this.clock.nowMs();
+    const conv = conversationKey(r.tenantId, r.conversationId);
+    const bytes = encodeMessageRecord(r);
+    const existing = this.backend.records.get(conv, r.seq, now);
+    if (existing !== null && !existing.equals(bytes)) throw commitConflict('putRecord', COMMIT_STEP_TEXTS.seqTaken);
+    const expiresAt = recordExpiresAtMs(r);
+    if (expiresAt !== null && expiresAt <= now) return;
+    this.backend.records.put(conv, r.seq, bytes, expiresAt);
+    this.faults.at('put-record:after-record');
+    this.backend.historyIndex.put(conv, r.seq, { messageId: r.messageId }, expiresAt);
   }
 
   /** Replay or conflict of an existing commit (`assertSameRequest`). */

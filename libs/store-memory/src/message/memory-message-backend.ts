@@ -75,4 +75,12 @@ export class MemoryMessageBackend {
   removeRecord(tenantId: Id128, conversationId: Id128, seq: bigint): boolean {
     return this.records.remove(conversationKey(tenantId, conversationId), seq);
   }
+
+  /** Fault injection: set the highest issued seq back (a lost increment); false when the conversation has none. */
+  rewindSequence(tenantId: Id128, conversationId: Id128, highestIssued: bigint): boolean {
+    const key = conversationKey(tenantId, conversationId);
+    if (this.sequences.get(key, 0n) === null) return false;
+    this.sequences.put(key, highestIssued, null);
+    return true;
+  }
 }

@@ -22,6 +22,7 @@ import type {
 } from '@qim/store-core';
 import { historyPage } from './memory-history';
 import { MemoryCommitSteps } from './memory-commit-steps';
+import type { MemoryMessageFaults } from './memory-commit-steps';
 import { MemoryMessageBackend } from './memory-message-backend';
 import { scanRecoverable } from './recovery-scan';
 import { conversationSummaries } from './memory-summaries';
@@ -33,6 +34,8 @@ export interface MemoryMessageStoreOptions {
   readonly backend?: MemoryMessageBackend;
   /** Lifetime of auxiliary commit facts from the reserve (ms); default `COMMIT_AUX_TTL_MS`. */
   readonly commitAuxTtlMs?: bigint;
+  /** Test seam: crash injection inside `reserve`/`putRecord`; production passes none. */
+  readonly faults?: MemoryMessageFaults;
 }
 
 /** A table whose expired rows can be dropped physically. */
@@ -58,7 +61,7 @@ export class MemoryMessageStore implements MessageStore {
     this.clock = options.clock;
     this.backend = options.backend ?? new MemoryMessageBackend();
     this.commitAuxTtlMs = options.commitAuxTtlMs ?? COMMIT_AUX_TTL_MS;
-    this.commits = new MemoryCommitSteps(this.backend, this.clock, this.commitAuxTtlMs);
+    this.commits = new MemoryCommitSteps(this.backend, this.clock, this.commitAuxTtlMs, options.faults);
   }
 
   async reserve(input: ReserveInput): Promise<ReserveResult> {

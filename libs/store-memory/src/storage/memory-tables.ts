@@ -96,6 +96,13 @@ export class MemoryTable<C extends ClusteringKey, V> {
     return true;
   }
 
+  /** Rows physically held, live or expired (what the process's memory holds; not a read). */
+  physicalSize(): number {
+    let n = 0;
+    for (const part of this.partitions.values()) n += part.size;
+    return n;
+  }
+
   /** Physically drops up to `limit` expired rows; returns how many were examined and dropped. */
   sweep(now: bigint, limit: number): { dropped: number; more: boolean } {
     let dropped = 0;
@@ -142,6 +149,9 @@ export class MemoryKvTable<V> {
   }
   sweep(now: bigint, limit: number): { dropped: number; more: boolean } {
     return this.table.sweep(now, limit);
+  }
+  physicalSize(): number {
+    return this.table.physicalSize();
   }
 }
 

@@ -1,4 +1,5 @@
 import { ManualClock } from '@qim/store-core';
+import { MESSAGE_CRASH_TEXT } from '@qim/store-contract/testing';
 import type { MailboxHarnessFactory, MessageHarnessFactory } from '@qim/store-contract/testing';
 import { MemoryMailboxInspector } from '../mailbox/mailbox-inspection';
 import { MemoryMailboxBackend } from '../mailbox/memory-mailbox-backend';
@@ -32,6 +33,23 @@ export const memoryMessageHarness: MessageHarnessFactory = async () => {
     removeRecord: async (t, c, seq) => {
       if (!backend.removeRecord(t, c, seq)) throw new Error(`no record ${t}/${c}/${seq} to remove`);
     },
+    openCrashPair: async (point) => {
+      const dying = new MemoryMessageStore({
+        clock,
+        backend,
+        faults: {
+          at: (p) => {
+            if (p === point) throw new Error(`${MESSAGE_CRASH_TEXT} ${p}`);
+          },
+        },
+      });
+      const healthy = new MemoryMessageStore({ clock, backend });
+      peers.push(dying, healthy);
+      return { dying, healthy };
+    },
+    rewindSequence: async (t, c, highestIssued) => {
+      if (!backend.rewindSequence(t, c, highestIssued)) throw new Error(`no seq of ${t}/${c} to rewind`);
+    },
     readCount: () => backend.reads - startReads,
     close: async () => {
       await Promise.all([store, ...peers].map((s) => s.close()));
@@ -56,6 +74,9 @@ export const memoryMailboxHarness: MailboxHarnessFactory = async () => {
       if (!inspect.removeBucketProof(t, u, epoch, day)) throw new Error(`no bucket proof ${t}/${u}/${epoch}/${day} to remove`);
     },
     readTrim: async (t, u) => inspect.readTrim(t, u, clock.nowMs()),
+    damageRetentionMeta: async (t, u, damage) => {
+      if (!inspect.damageRetentionMeta(t, u, damage, clock.nowMs())) throw new Error(`no retention meta ${t}/${u} to damage`);
+    },
     corruptEntry: async (t, u, seq) => {
       if (!inspect.corruptEntry(t, u, seq)) throw new Error(`no entry ${t}/${u}/${seq} to corrupt`);
     },

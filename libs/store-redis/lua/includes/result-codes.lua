@@ -14,3 +14,4 @@ local E_CURSOR_EXPIRED = -8
 local E_NEEDS_INSPECT = -9
 local E_INVALID_INPUT = -10
 local E_FRONTIER_GAP = -13
+local E_OVER_LIMIT = -14

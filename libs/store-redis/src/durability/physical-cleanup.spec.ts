@@ -24,10 +24,11 @@ describe('physical clean-up of the Redis backends', () => {
     namespace = testNamespace();
     clock = new ManualClock(BigInt(Date.now()));
   });
+  // dropNamespace SCANs the whole shared server: far beyond Jest's 5 s hook default when it holds millions of keys
   afterEach(async () => {
     await dropNamespace(redis, namespace);
     await redis.quit();
-  });
+  }, 120_000);
   const pexpiretime = async (key: string): Promise<number> => Number(await redis.call('PEXPIRETIME', key));
 
   it('commit facts: physical expiry at aux expiry + grace; gcCommittedAuxiliary reclaims them after the logical expiry', async () => {

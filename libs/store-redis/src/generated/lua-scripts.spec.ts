@@ -12,10 +12,17 @@ describe('embedded Lua scripts', () => {
     expect(run).not.toThrow();
   });
 
-  it('one entry per <name>-<numKeys>.lua file, numberOfKeys taken from the file name', () => {
+  it('one entry per <name>-v<N>-<numKeys>.lua file, numberOfKeys taken from the file name', () => {
     const files = readdirSync(luaDir).filter((f) => f.endsWith('.lua')).sort();
     expect(Object.values(LUA_SCRIPTS).map((s) => s.file).sort()).toEqual(files);
     for (const s of Object.values(LUA_SCRIPTS)) expect(s.file.endsWith(`-${s.numberOfKeys}.lua`)).toBe(true);
+  });
+
+  it('every registered command name carries a version (<name>-v<N>-<numKeys>.lua → <name>V<N>): two builds never share a name', () => {
+    for (const s of Object.values(LUA_SCRIPTS)) {
+      expect(s.file).toMatch(/-v\d+-\d+\.lua$/);
+      expect(s.name).toMatch(/V\d+$/);
+    }
   });
 
   it('every script opens with a docblock naming each KEYS[i] it declares and its outputs; includes are inlined', () => {

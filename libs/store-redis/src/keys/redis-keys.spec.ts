@@ -1,6 +1,6 @@
 import { InvalidInputError } from '@qim/store-core';
 import type { Id128 } from '@qim/store-core';
-import { COMMIT_SHARDS, EPHEMERAL_REGISTRY_SHARDS, RedisKeys } from './redis-keys';
+import { COMMIT_SHARDS, EPHEMERAL_REGISTRY_SHARDS, MAILBOX_BUCKETS, RedisKeys } from './redis-keys';
 import { hashTagOf } from './hash-tag';
 
 const id = (c: string): Id128 => c.repeat(32) as Id128;
@@ -19,6 +19,14 @@ describe('RedisKeys', () => {
     expect(k.member).toBe(`${id('a')}${id('b')}${id('c')}`);
     expect(k.hash).toBe(`qim:{cs:${k.shard}}:commit:${k.member}`);
     expect(new Set([k.hash, k.recovery, k.aux, `${k.commitPrefix}x`].map(hashTagOf))).toEqual(new Set([`cs:${k.shard}`]));
+  });
+
+  it('mailbox buckets spread users over all MAILBOX_BUCKETS tags, deterministically', () => {
+    const seen = new Set<number>();
+    for (let i = 0; i < 20_000; i++) seen.add(keys.mailboxBucketOf(id('1'), i.toString(16).padStart(32, '0') as Id128));
+    expect(seen.size).toBe(MAILBOX_BUCKETS);
+    expect(Math.max(...seen)).toBe(MAILBOX_BUCKETS - 1);
+    expect(keys.mailboxBucketOf(id('1'), id('2'))).toBe(new RedisKeys('other').mailboxBucketOf(id('1'), id('2')));
   });
 
   it('commit shards spread keys (deterministic, all shards used)', () => {
@@ -41,16 +49,32 @@ describe('RedisKeys', () => {
     expect(Number(hashTagOf(c.registry).slice(3))).toBeLessThan(EPHEMERAL_REGISTRY_SHARDS);
   });
 
-  it('user keys share the user tag; frontier and dispatch index of every epoch share the shard tag', () => {
+  it('user keys share their bucket tag (with the bucket key) under u:<tenant><user>:; frontier and dispatch index of every epoch share the shard tag', () => {
     const u = keys.user(id('a'), id('e'));
-    expect(new Set([u.meta, u.trim, u.proof(20_000), u.entry(5n), u.dayIndex(3, 20_000), `${u.prefix}x`].map(hashTagOf))).toEqual(new Set([`mu:${id('a')}${id('e')}`]));
+    expect(u.bucket).toBe(keys.mailboxBucketOf(id('a'), id('e')));
+    expect(u.id).toBe(`${id('a')}${id('e')}`);
+    expect(u.prefix).toBe(`qim:{mb:${u.bucket}}:u:${u.id}:`);
+    expect(keys.mailboxBucket(u.bucket).key).toBe(`qim:{mb:${u.bucket}}:bucket`);
+    expect(new Set([u.meta, u.trim, u.proof(20_000), u.entry(5n), u.dayIndex(3, 20_000), `${u.prefix}x`, keys.mailboxBucket(u.bucket).key].map(hashTagOf))).toEqual(new Set([`mb:${u.bucket}`]));
     const s = keys.shardFrontier(42, 7);
     const d = id('f');
-    expect(s.frontier).toBe('qim:{sf:42}:frontier:7');
+    expect(s.frontier).toBe('qim:{sf:42}:mb-frontier:7');
+    expect(s.perUserLayoutFrontier).toBe('qim:{sf:42}:frontier:7');
     expect(s.dispatchIndex(d)).toBe(`qim:{sf:42}:dix:7:${d}`);
     expect(s.dispatchIndex(d).startsWith(s.prefix)).toBe(true);
     const other = keys.shardFrontier(42, 8);
     expect(new Set([s.frontier, s.dispatchIndex(d), other.frontier, other.dispatchIndex(d)].map(hashTagOf))).toEqual(new Set(['sf:42']));
     expect(other.frontier).not.toBe(s.frontier);
+  });
+
+  it('writer coordination: leases and floors under `writers` in the stored layout, members as stored before, claims beside their commit', () => {
+    expect(keys.writerLease(3)).toEqual({ lease: 'qim:{writers}:lease:3', hlcFloor: 'qim:{writers}:hlc:3' });
+    for (const bad of [-1, 1.5, 65_536]) expect(() => keys.writerLease(bad)).toThrow(InvalidInputError);
+    expect(keys.membership(id('a'), id('c'))).toBe(`qim:members:{${id('a')}:${id('c')}}`);
+    expect(hashTagOf(keys.membership(id('a'), id('c')))).toBe(`${id('a')}:${id('c')}`);
+    const key = { tenantId: id('a'), senderId: id('b'), clientMessageId: id('c') };
+    const claim = keys.recoveryClaim(key);
+    expect(hashTagOf(claim)).toBe(hashTagOf(keys.commit(key).hash));
+    expect(claim).toBe(`qim:{cs:${keys.commitShardOf(key)}}:recovery-claim:${keys.commit(key).member}`);
   });
 });

@@ -12,8 +12,13 @@ import { u64ToHex16 } from '../redis/hex64';
  * | `cs:<0…63>` commit shard (hash of the commit key) | commit hashes, recovery index, aux-GC index | reserve, state moves, recovery scan, aux GC |
  * | `cv:<tenant><conversation>` | seq counter, seq claims (one per commit key), history index, records, ephemeral expiry index | claim-seq, put_record, history page, summary, history GC |
  * | `eg:<0…15>` | conversations holding ephemeral rows (for `gcExpiredHistory`) | plain ZADD/ZREM |
- * | `mu:<tenant><user>` | retention meta, trim, bucket proofs, entries, per-day entry index | append, inspect, range scan, trim |
- * | `sf:<shard>` | the shard frontier of each epoch and the dispatch index (first sight of each dispatch id) | record-dispatches, advance-frontier, frontier GET |
+ * | `mb:<0…255>` mailbox bucket (hash of tenant + user mod 256) | per user `u:<tenant><user>:`: retention meta, trim, bucket proofs, entries, per-day entry index | append (all users of a bucket in one call), inspect, range scan, trim (one user) |
+ * | `sf:<shard>` | the shard frontier of each epoch (`mb-frontier:<epoch>`) and the dispatch index (first sight of each dispatch id) | record-dispatches, advance-frontier, frontier GET |
+ * | `writers` | writer-id leases and their HLC floors | lease-acquire, -renew, -reacquire, -release |
+ * | `cs:<0…63>` (again) | recovery claims, beside the commit they claim | recovery-claim |
+ *
+ * One key keeps the layout of the builds before this table, so stored memberships stay readable:
+ * a conversation's member set is `<namespace>:members:{<tenant>:<conversation>}` (one key, one tag).
  *
  * Scripts that address a variable number of keys (one record per seq, one proof per day, …) get
  * the tag's prefix (`…{tag}:`) as an argument and append the suffixes documented here, so those
@@ -21,6 +26,14 @@ import { u64ToHex16 } from '../redis/hex64';
  */
 export const COMMIT_SHARDS = 64;
 export const EPHEMERAL_REGISTRY_SHARDS = 16;
+/**
+ * Mailbox buckets (tags `mb:<0…255>`): users share a bucket's tag so that one append call carries
+ * every user of the bucket a page touches. 256 spreads the mailbox over 256 cluster slots (each
+ * bucket holds 1/256 of the mailboxes) while a 1,000-recipient page still needs at most 256 calls
+ * (~250, ~4 users each); 64 would cut that to 64 calls but put 1/64 of all mailboxes behind one
+ * slot. Part of the stored layout: changing it moves every user's keys.
+ */
+export const MAILBOX_BUCKETS = 256;
 
 const NAMESPACE_RE = /^[A-Za-z0-9_.:-]{1,64}$/;
 
@@ -54,7 +67,19 @@ export interface ConversationKeys {
   seqClaim(commitMember: string): string;
 }
 
+/** The one key name of a mailbox bucket's tag that the append script is declared on (never written). */
+export interface MailboxBucketKeys {
+  readonly bucket: number;
+  /** `<ns>:{mb:<bucket>}:bucket`; the script derives the bucket prefix from it. */
+  readonly key: string;
+}
+
 export interface UserKeys {
+  /** The user's bucket (tag `mb:<bucket>`). */
+  readonly bucket: number;
+  /** tenant + user (64 hex): the user's part of its keys inside the bucket. */
+  readonly id: string;
+  /** `<ns>:{mb:<bucket>}:u:<tenant><user>:`. */
   readonly prefix: string;
   readonly meta: string;
   readonly trim: string;
@@ -68,10 +93,23 @@ export interface UserKeys {
 export interface ShardFrontierKeys {
   /** Prefix of the shard's tag; the dispatch-index scripts build `dix:<epoch>:<dispatch id>` from it. */
   readonly prefix: string;
-  /** The frontier of the epoch: 16-hex offset. */
+  /** The frontier of the epoch: 16-hex offset (`mb-frontier:<epoch>`, the bucketed layout). */
   readonly frontier: string;
+  /**
+   * The frontier name the per-user-tag layout (`{mu:<tenant><user>}` keys, before the buckets) used,
+   * `frontier:<epoch>`: never written; its presence means that layout applied this shard and epoch.
+   */
+  readonly perUserLayoutFrontier: string;
   /** The dispatch-index row of `d` in the epoch: offset (16 hex) + dedupe expiry (16 hex) + digest (32 bytes). */
   dispatchIndex(d: Id128): string;
+}
+
+/** Keys of one writer id (0 … slots−1): its lease and its HLC floor, under the one `writers` tag. */
+export interface WriterLeaseKeys {
+  /** Holder token, `PX` lease lifetime. */
+  readonly lease: string;
+  /** HLC floor of the id, decimal u64, no TTL (a successor starts above it). */
+  readonly hlcFloor: string;
 }
 
 export class RedisKeys {
@@ -127,9 +165,21 @@ export class RedisKeys {
     return `${this.prefix(`eg:${k}`)}conversations`;
   }
 
+  mailboxBucketOf(tenantId: Id128, userId: Id128): number {
+    return shardHash([tenantId, userId], 'qim.redis.mailbox-bucket\0', MAILBOX_BUCKETS);
+  }
+
+  mailboxBucket(bucket: number): MailboxBucketKeys {
+    return { bucket, key: `${this.prefix(`mb:${bucket}`)}bucket` };
+  }
+
   user(tenantId: Id128, userId: Id128): UserKeys {
-    const p = this.prefix(`mu:${tenantId}${userId}`);
+    const bucket = this.mailboxBucketOf(tenantId, userId);
+    const id = `${tenantId}${userId}`;
+    const p = `${this.prefix(`mb:${bucket}`)}u:${id}:`;
     return {
+      bucket,
+      id,
       prefix: p,
       meta: `${p}meta`,
       trim: `${p}trim`,
@@ -143,8 +193,26 @@ export class RedisKeys {
     const p = this.prefix(`sf:${shard}`);
     return {
       prefix: p,
-      frontier: `${p}frontier:${epoch}`,
+      frontier: `${p}mb-frontier:${epoch}`,
+      perUserLayoutFrontier: `${p}frontier:${epoch}`,
       dispatchIndex: (d) => `${p}dix:${epoch}:${d}`,
     };
+  }
+
+  /** The member set of a conversation (32-hex user ids): the earlier builds' layout, see above. */
+  membership(tenantId: Id128, conversationId: Id128): string {
+    return `${this.namespace}:members:{${tenantId}:${conversationId}}`;
+  }
+
+  writerLease(writerId: number): WriterLeaseKeys {
+    if (!Number.isInteger(writerId) || writerId < 0 || writerId > 0xffff) throw new InvalidInputError(`writer id must be an integer in [0, 65535]: ${writerId}`);
+    const p = this.prefix('writers');
+    return { lease: `${p}lease:${writerId}`, hlcFloor: `${p}hlc:${writerId}` };
+  }
+
+  /** A writer's recovery claim of one commit: in the commit's shard tag, beside the commit. */
+  recoveryClaim(key: CommitKey): string {
+    const c = this.commit(key);
+    return `${this.prefix(`cs:${c.shard}`)}recovery-claim:${c.member}`;
   }
 }

@@ -2,7 +2,7 @@ import { InvariantViolationError } from '@qim/store-core';
 import type { Id128 } from '@qim/store-core';
 import { RedisKeys } from '../keys/redis-keys';
 import { expectClusterSafe } from '../testing/single-tag';
-import { advanceFrontierCall, appendEntriesCall, inspectRetentionCall, rangeScanCall, recordDispatchesCall, truncateBeforeCall } from './mailbox-script-args';
+import { advanceFrontierCall, appendEntriesCall, inspectRetentionCall, rangeScanCall, recordDispatchesCall, truncateBeforeCall, userAppendArgs } from './mailbox-script-args';
 import { NO_META } from './stored-retention-meta';
 
 const id = (c: string): Id128 => c.repeat(32) as Id128;
@@ -13,25 +13,17 @@ const NOW = 1_700_000_000_000n;
 const NOW_HEX = '0000018bcfe56800';
 
 describe('mailbox script argument builders', () => {
-  it('append: fast mode carries only the entries (header + bytes); compare-and-set mode appends guard, new meta, days and grace', () => {
+  it('append: per user its id, mode and entries (header + bytes); compare-and-set mode appends guard, new meta, days and grace', () => {
     const entry = { head: '0018000000000001' + NOW_HEX, tail: '1700000005000:19001', bytes: Buffer.from('E') };
-    const fast = appendEntriesCall(user, { now: NOW, epoch: 3, entries: [entry], live: null, cas: null });
-    expectClusterSafe(fast);
-    expect(fast.script).toBe('appendEntriesV2');
-    expect(fast.keys).toEqual([user.meta]);
-    expect(fast.keys[0]).toBe(`${user.prefix}meta`);
-    expect(fast.args).toEqual([NOW_HEX, '3', 'f', '1', `0018000000000001${NOW_HEX}11700000005000:19001`, Buffer.from('E')]);
-    const cas = appendEntriesCall(user, {
-      now: NOW,
-      epoch: 3,
+    const fast = userAppendArgs(user, { entries: [entry], live: null, cas: null });
+    expect(fast).toEqual([user.id, 'f', '1', `0018000000000001${NOW_HEX}11700000005000:19001`, Buffer.from('E')]);
+    const cas = userAppendArgs(user, {
       entries: [entry],
       live: [false],
       cas: { expected: NO_META, next: ['4', '0000000000000001', '', '', Buffer.from('L')], liveDays: [19_000, 19_001], released: [{ day: 18_990, expiresAt: 42n }], graceMs: 5000n },
     });
-    expectClusterSafe(cas);
-    expect(cas.args).toEqual([
-      NOW_HEX,
-      '3',
+    expect(cas).toEqual([
+      user.id,
       'c',
       '1',
       `0018000000000001${NOW_HEX}01700000005000:19001`,
@@ -50,8 +42,18 @@ describe('mailbox script argument builders', () => {
       '18990:42',
       '5000',
     ]);
-    const unchanged = appendEntriesCall(user, { now: NOW, epoch: 3, entries: [], live: [], cas: { expected: NO_META, next: null, liveDays: [], released: [], graceMs: 1000n } });
-    expect(unchanged.args.slice(2)).toEqual(['c', '0', '', '', '', '', '', '', '', '', '', '', '', '', '1000']);
+    const unchanged = userAppendArgs(user, { entries: [], live: [], cas: { expected: NO_META, next: null, liveDays: [], released: [], graceMs: 1000n } });
+    expect(unchanged.slice(1)).toEqual(['c', '0', '', '', '', '', '', '', '', '', '', '', '', '', '1000']);
+  });
+
+  it('append: one call per bucket carries its users in order, on the bucket key (one tag)', () => {
+    const bucket = keys.mailboxBucket(user.bucket);
+    const call = appendEntriesCall(bucket, NOW, 3, [['u1', 'f', '0'], ['u2', 'f', '0']]);
+    expectClusterSafe(call);
+    expect(call.script).toBe('appendEntriesV3');
+    expect(call.keys).toEqual([`t:{mb:${user.bucket}}:bucket`]);
+    expect(user.prefix.startsWith(call.keys[0]!.slice(0, -'bucket'.length))).toBe(true);
+    expect(call.args).toEqual([NOW_HEX, '3', '2', 'u1', 'f', '0', 'u2', 'f', '0']);
   });
 
   it('inspect, range scan and trim', () => {
@@ -75,7 +77,7 @@ describe('mailbox script argument builders', () => {
       toOffset: 9n,
       candidates: [{ dispatchId: d, offset: 6n, digest: Buffer.alloc(32, 2), dedupeExpiresAt: NOW + 10n }],
     });
-    expect(record.script).toBe('recordDispatchesV1');
+    expect(record.script).toBe('recordDispatchesV2');
     expect(record.keys).toEqual([shard.frontier]);
     expect(record.args).toEqual([NOW_HEX, shard.prefix, '2000', '3', '0000000000000005', '0000000000000009', '1', d, '0000000000000006', Buffer.alloc(32, 2), '0000018bcfe5680a', '1700000000010']);
     const advance = advanceFrontierCall(shard, 9n);

@@ -1,5 +1,5 @@
 import type { Id128 } from '@qim/store-core';
-import type { ShardFrontierKeys, UserKeys } from '../keys/redis-keys';
+import type { MailboxBucketKeys, ShardFrontierKeys, UserKeys } from '../keys/redis-keys';
 import { msScore, u64ToHex16 } from '../redis/hex64';
 import type { ScriptArg, ScriptCall } from '../redis/redis-io';
 
@@ -8,7 +8,7 @@ import type { ScriptArg, ScriptCall } from '../redis/redis-io';
  * documents). No I/O; unit-tested in `mailbox-script-args.spec.ts`.
  */
 
-/** One entry of `append-entries-v2-1.lua` (a `PreparedEntry` fits). */
+/** One entry of `append-entries-v3-1.lua` (a `PreparedEntry` fits). */
 export interface AppendEntryArg {
   /** seq (16 hex) .. expiry (16 hex). */
   readonly head: string;
@@ -34,9 +34,8 @@ export interface AppendCas {
   readonly graceMs: bigint;
 }
 
-export interface AppendEntriesArgs {
-  readonly now: bigint;
-  readonly epoch: number;
+/** One user's part of an append call. */
+export interface UserAppendArgs {
   readonly entries: readonly AppendEntryArg[];
   /**
    * Per entry (same index): false for an expired replay, whose bucket proof alone is written
@@ -59,15 +58,28 @@ function nowHex(ms: bigint): string {
   return lastNow.hex;
 }
 
-/** The script derives the user prefix from `u.meta` (`…{mu:…}:meta` without `meta`). */
-export function appendEntriesCall(u: UserKeys, a: AppendEntriesArgs): ScriptCall {
-  const args: ScriptArg[] = [nowHex(a.now), String(a.epoch), a.cas === null ? 'f' : 'c', String(a.entries.length)];
+/**
+ * One user's arguments of `append-entries-v3-1.lua`: its id inside the bucket (tenant + user), the
+ * mode, the entries (header + bytes) and, in compare-and-set mode, guard, new meta, days and grace.
+ */
+export function userAppendArgs(u: UserKeys, a: UserAppendArgs): ScriptArg[] {
+  const args: ScriptArg[] = [u.id, a.cas === null ? 'f' : 'c', String(a.entries.length)];
   a.entries.forEach((e, i) => args.push(`${e.head}${a.live === null || a.live[i] === true ? '1' : '0'}${e.tail}`, e.bytes));
   if (a.cas !== null) {
     const c = a.cas;
     args.push(...c.expected, ...(c.next ?? NO_NEXT), c.liveDays.join(','), releasedList(c.released), msScore(c.graceMs));
   }
-  return { script: 'appendEntriesV2', keys: [u.meta], args };
+  return args;
+}
+
+/**
+ * One append call on a mailbox bucket carrying several users' arguments (`userAppendArgs` of users
+ * of that bucket, in reply order). The script derives the bucket prefix from the bucket key.
+ */
+export function appendEntriesCall(b: MailboxBucketKeys, now: bigint, epoch: number, users: readonly (readonly ScriptArg[])[]): ScriptCall {
+  const args: ScriptArg[] = [nowHex(now), String(epoch), String(users.length)];
+  for (const u of users) for (const a of u) args.push(a);
+  return { script: 'appendEntriesV3', keys: [b.key], args };
 }
 
 export function inspectRetentionCall(u: UserKeys, graceMs: bigint, expected: readonly ScriptArg[], next: readonly ScriptArg[], released: readonly ReleasedDay[]): ScriptCall {
@@ -86,7 +98,7 @@ export function truncateBeforeCall(u: UserKeys, seq: bigint): ScriptCall {
   return { script: 'truncateBeforeV1', keys: [u.trim], args: [u64ToHex16(seq, 'trim')] };
 }
 
-/** A first sight of a dispatch id in a page, as `record-dispatches-v1-1.lua` records it. */
+/** A first sight of a dispatch id in a page, as `record-dispatches-v2-1.lua` records it. */
 export interface DispatchCandidateArg {
   readonly dispatchId: Id128;
   readonly offset: bigint;
@@ -116,7 +128,7 @@ export function recordDispatchesCall(s: ShardFrontierKeys, epoch: number, a: Rec
   for (const c of a.candidates) {
     args.push(c.dispatchId, u64ToHex16(c.offset, 'offset'), Buffer.from(c.digest), u64ToHex16(c.dedupeExpiresAt, 'dedupe expiry'), msScore(c.dedupeExpiresAt));
   }
-  return { script: 'recordDispatchesV1', keys: [s.frontier], args };
+  return { script: 'recordDispatchesV2', keys: [s.frontier], args };
 }
 
 export function advanceFrontierCall(s: ShardFrontierKeys, offset: bigint): ScriptCall {

@@ -1,5 +1,7 @@
 import { CursorExpiredError, DAY_MS, dayOf, decodeActiveLedger } from '@qim/store-core';
 import type { Id128, MailboxEntryInput } from '@qim/store-core';
+import { RedisKeys } from '../keys/redis-keys';
+import type { UserKeys } from '../keys/redis-keys';
 import { RedisMailboxFixture, rid } from '../testing/redis-mailbox-fixture';
 
 /**
@@ -12,9 +14,10 @@ describe('RedisMailboxStore append: retention meta only when the ledger must cha
   beforeEach(() => {
     f = new RedisMailboxFixture();
   });
+  // Generous: the clean-up SCANs the whole shared server, which other jobs may have filled.
   afterEach(async () => {
     await f.close();
-  });
+  }, 120_000);
 
   const entry = (user: Id128, offset: bigint, createdAt: bigint): MailboxEntryInput => ({
     tenantId: f.tenantId,
@@ -23,11 +26,12 @@ describe('RedisMailboxStore append: retention meta only when the ledger must cha
     createdAt,
     events: [{ ordinal: 0, eventId: rid(), payload: Buffer.from(`at ${offset}`) }],
   });
+  const userKeys = (user: Id128): UserKeys => new RedisKeys(f.namespace).user(f.tenantId, user);
   const metaOf = async (user: Id128): Promise<{ gen: string | null; days: number[] }> => {
-    const [gen = null, ledger = null] = await f.admin.hmgetBuffer(`${f.namespace}:{mu:${f.tenantId}${user}}:meta`, 'gen', 'ledger');
+    const [gen = null, ledger = null] = await f.admin.hmgetBuffer(userKeys(user).meta, 'gen', 'ledger');
     return { gen: gen?.toString() ?? null, days: ledger === null ? [] : decodeActiveLedger(ledger).map((i) => i.day) };
   };
-  const proofOf = async (user: Id128, day: number): Promise<string | null> => f.admin.hget(`${f.namespace}:{mu:${f.tenantId}${user}}:proof:${day}`, String(f.shardEpoch.epoch));
+  const proofOf = async (user: Id128, day: number): Promise<string | null> => f.admin.hget(userKeys(user).proof(day), String(f.shardEpoch.epoch));
 
   it('registers a day once: later entries of that day raise only the bucket proof', async () => {
     const store = f.open();

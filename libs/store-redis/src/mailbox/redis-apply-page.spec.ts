@@ -1,9 +1,11 @@
 import { FrontierGapError, InvalidInputError } from '@qim/store-core';
 import type { Id128 } from '@qim/store-core';
 import { advanceFrontierCall } from './mailbox-script-args';
+import { MAX_ENTRIES_PER_CALL } from './redis-user-appender';
 import { SimulatedCrashError } from './mailbox-faults';
-import type { RedisMailboxStore } from './redis-mailbox-store';
+import { RedisMailboxStore } from './redis-mailbox-store';
 import { RedisMailboxFixture, SPEC_GC, pageOf, rid } from '../testing/redis-mailbox-fixture';
+import { testClient } from '../testing/redis-test-env';
 
 /** `applyPage` / `frontier` on the real server (ADR-0022), beside the shared contract suite. */
 describe('RedisMailboxStore.applyPage', () => {
@@ -11,9 +13,10 @@ describe('RedisMailboxStore.applyPage', () => {
   beforeEach(() => {
     f = new RedisMailboxFixture();
   });
+  // Generous: the clean-up SCANs the whole shared server, which other jobs may have filled.
   afterEach(async () => {
     await f.close();
-  });
+  }, 120_000);
 
   const seqsOf = async (store: RedisMailboxStore, user: Id128): Promise<bigint[]> =>
     (await store.rangeScan(f.tenantId, user, f.start, f.top, 100)).entries.map((e) => e.mailboxSeq);
@@ -42,13 +45,49 @@ describe('RedisMailboxStore.applyPage', () => {
     expect(await store.frontier()).toEqual({ offset: 14n });
   });
 
-  it('uses one script for the index, one per user and one for the frontier; no meta read for fresh users', async () => {
+  it('uses one script for the index, one per mailbox bucket touched and one for the frontier; no meta read for fresh users', async () => {
     const store = f.open();
-    const users = Array.from({ length: 50 }, rid);
+    const users = Array.from({ length: 600 }, rid);
+    const buckets = new Set(users.map((u) => store.keys.user(f.tenantId, u).bucket));
+    expect(buckets.size).toBeLessThan(users.length);
     const [reads, writes] = [store.io.reads, store.io.writes];
-    await store.applyPage(pageOf(0n, 1n, [[0n, f.record(users.slice(0, 30))], [1n, f.record(users.slice(20))]]));
+    await store.applyPage(pageOf(0n, 1n, [[0n, f.record(users.slice(0, 400))], [1n, f.record(users.slice(300))]]));
     expect(store.io.reads - reads).toBe(0);
-    expect(store.io.writes - writes).toBe(1 + users.length + 1);
+    expect(store.io.writes - writes).toBe(1 + buckets.size + 1);
+    for (const u of [users[0]!, users[350]!, users[599]!]) expect((await seqsOf(store, u)).length).toBe(u === users[350] ? 2 : 1);
+  });
+
+  it('a bucket with more than MAX_ENTRIES_PER_CALL entries is split into several calls; every entry lands', async () => {
+    const store = f.open();
+    const bucket = store.keys.user(f.tenantId, rid()).bucket;
+    const users: Id128[] = [];
+    while (users.length < MAX_ENTRIES_PER_CALL + 40) {
+      const u = rid();
+      if (store.keys.mailboxBucketOf(f.tenantId, u) === bucket) users.push(u);
+    }
+    const writes = store.io.writes;
+    expect(await store.applyPage(pageOf(0n, 0n, [[0n, f.record(users)]]))).toMatchObject({ entriesWritten: users.length });
+    expect(store.io.writes - writes).toBe(1 + 2 + 1);
+    const seen = await Promise.all(users.map((u) => seqsOf(store, u)));
+    expect(seen.every((s) => s.length === 1 && s[0] === f.seq(0n))).toBe(true);
+  });
+
+  it('refuses a shard and epoch the per-user-tag layout applied (its frontier name exists): no page, no frontier read', async () => {
+    const store = f.open();
+    const keys = store.keys.shardFrontier(f.shardEpoch.shard, f.shardEpoch.epoch);
+    await f.admin.set(keys.perUserLayoutFrontier, '0000000000000004');
+    const u = rid();
+    const refusal = { code: 'INVALID_STATE', message: expect.stringMatching(/per-user-tag Redis layout.*new QIM_MAILBOX_EPOCH or under a new QIM_REDIS_NAMESPACE/) };
+    await expect(store.applyPage(pageOf(5n, 5n, [[5n, f.record([u])]]))).rejects.toMatchObject(refusal);
+    await expect(store.frontier()).rejects.toMatchObject(refusal);
+    expect(await f.admin.exists(keys.frontier)).toBe(0);
+    expect((await f.admin.keys(`${f.namespace}:*`)).sort()).toEqual([keys.perUserLayoutFrontier]);
+    const nextEpoch = new RedisMailboxStore({ redis: testClient(), namespace: f.namespace, clock: f.clock, shardEpoch: { ...f.shardEpoch, epoch: f.shardEpoch.epoch + 1 }, gc: SPEC_GC });
+    try {
+      expect(await nextEpoch.frontier()).toEqual({ offset: null });
+    } finally {
+      await nextEpoch.close();
+    }
   });
 
   it('refuses a gap above the frontier and writes nothing; a page at or below it is behind', async () => {

@@ -1,4 +1,4 @@
-import { InvalidInputError, MAX_MAILBOX_EPOCH } from '@qim/store-core';
+import { InvalidInputError, MAX_MAILBOX_EPOCH, checkMailboxRetention } from '@qim/store-core';
 import type {
   AppendReport,
   DispatchPage,
@@ -32,7 +32,7 @@ export const DEFAULT_META_CACHE_USERS = 100_000;
 export interface RedisMailboxStoreOptions extends RedisStoreOptions {
   readonly shardEpoch: ShardEpoch;
   readonly gc: MailboxGcConfig;
-  /** Append-script calls (one per user tag) in flight at most while a page or batch is written (default 64). */
+  /** Append-script calls (one per mailbox bucket touched) in flight at most while a page or batch is written (default 64). */
   readonly applyConcurrency?: number;
   /** Users whose retention meta the store remembers to plan appends without a read (default 100 000). */
   readonly metaCacheUsers?: number;
@@ -52,12 +52,14 @@ function checkConfig(se: ShardEpoch, gc: MailboxGcConfig): void {
   if (typeof gc.entryRetentionMs !== 'bigint' || typeof gc.dispatchDedupeMs !== 'bigint' || gc.entryRetentionMs < 0n || gc.dispatchDedupeMs < 0n) {
     throw new InvalidInputError('mailbox entryRetentionMs and dispatchDedupeMs must be bigints ≥ 0');
   }
+  checkMailboxRetention(gc.entryRetentionMs, 0n);
 }
 
 /**
  * `MailboxStore` over Redis for one `ShardEpoch` (ADR-0022). Per-user facts live under the user's
- * hash tag, the shard frontier and dispatch index under the shard's tag (see `RedisKeys`); every
- * script touches one tag. Logical time comes from the injected clock.
+ * mailbox bucket tag (`mb:<bucket>`, shared by 1/256 of the users, so one append call carries every
+ * user of a bucket a page touches), the shard frontier and dispatch index under the shard's tag
+ * (see `RedisKeys`); every script touches one tag. Logical time comes from the injected clock.
  */
 export class RedisMailboxStore implements MailboxStore {
   readonly capabilities: MailboxStoreCapabilities = Object.freeze({ injectableClock: true });
@@ -97,7 +99,7 @@ export class RedisMailboxStore implements MailboxStore {
     });
   }
 
-  /** Validates every group first (one bad group → nothing written), then one pipelined script per user. */
+  /** Validates every group first (one bad group → nothing written), then one pipelined script per mailbox bucket. */
   async appendBatch(entries: readonly MailboxEntryInput[]): Promise<AppendReport> {
     const groups = groupByUser(entries.map((e) => prepareEntry(e, this.shardEpoch.epoch, this.gc.entryRetentionMs, this.graceMs)));
     return this.appender.append(groups);

@@ -1,4 +1,4 @@
-import { InvariantViolationError, dispatchDedupeExpiry, planPage } from '@qim/store-core';
+import { InvalidStateError, InvariantViolationError, dispatchDedupeExpiry, planPage } from '@qim/store-core';
 import type { Clock, DispatchPage, MailboxGcConfig, PageReport, ShardEpoch, ShardFrontier } from '@qim/store-core';
 import type { ShardFrontierKeys } from '../keys/redis-keys';
 import { u64FromHex16 } from '../redis/hex64';
@@ -28,10 +28,25 @@ export interface PageApplierConfig {
 const frontierOf = (v: Buffer | null): bigint | null => (v === null || v.length === 0 ? null : u64FromHex16(v, 'shard frontier'));
 
 /**
- * `applyPage` in three client round trips (ADR-0022 §3): (1) `record-dispatches-v1-1` on the shard
- * tag reads the frontier, decides gap / behind / apply and records the candidates' first sights;
- * (2) the applied records' entries, one pipelined `append-entries-v2-1` per user tag, bounded in
- * flight; (3) `advance-frontier-v1-1` keeps the highest frontier. Everything the page could refuse
+ * The refusal of a shard and epoch that the per-user-tag layout (`{mu:<tenant><user>}` keys, before
+ * the mailbox buckets) applied: its entries are under keys this build never reads, so continuing
+ * would hide them. Greenfield, as for the Cassandra tables (ADR-0022 §7): a new epoch starts in the
+ * new layout.
+ */
+export function perUserLayoutError(se: ShardEpoch): InvalidStateError {
+  return new InvalidStateError(
+    `mailbox shard ${se.shard} epoch ${se.epoch} was applied by the per-user-tag Redis layout ({mu:<tenant><user>} keys): ` +
+      'this build stores mailboxes in buckets ({mb:<bucket>}) — deploy it with a new QIM_MAILBOX_EPOCH or under a new ' +
+      "QIM_REDIS_NAMESPACE, or delete the old namespace's mailbox keys after draining the mailbox",
+  );
+}
+
+/**
+ * `applyPage` in three client round trips (ADR-0022 §3): (1) `record-dispatches-v2-1` on the shard
+ * tag reads the frontier, decides gap / behind / apply and records the candidates' first sights
+ * (and refuses a shard the per-user-tag layout applied); (2) the applied records' entries, one
+ * pipelined `append-entries-v3-1` per mailbox bucket touched, bounded in flight; (3)
+ * `advance-frontier-v1-1` keeps the highest frontier. Everything the page could refuse
  * (shape, shard, entries) is checked before (1); the frontier decision is store-core `planPage`'s.
  */
 export class RedisPageApplier {
@@ -51,6 +66,7 @@ export class RedisPageApplier {
     }));
     const call = recordDispatchesCall(this.c.keys, shardEpoch.epoch, { now: this.c.clock.nowMs(), graceMs: this.c.graceMs, fromOffset: page.fromOffset, toOffset: page.toOffset, candidates });
     const reply = ScriptReply.of(await this.c.io.script(call, 'write'), 'applyPage: dispatch index');
+    if (reply.code === ScriptCode.INVALID_STATE) throw perUserLayoutError(shardEpoch);
     if (reply.code !== ScriptCode.OK && reply.code !== ScriptCode.ALREADY && reply.code !== ScriptCode.FRONTIER_GAP) throw errorForCode(reply.code, 'applyPage: dispatch index');
     const before = frontierOf(reply.bufOrNull(1));
     const decision = planPage({ fromOffset: page.fromOffset, toOffset: page.toOffset, records: [] }, shardEpoch, before);
@@ -72,9 +88,11 @@ export class RedisPageApplier {
     return { frontier: u64FromHex16(moved.buf(1), 'shard frontier'), wrote: true, outcomes, entriesWritten: report.written, entriesExpired: report.expired };
   }
 
-  /** The frontier: one GET. */
+  /** The frontier: one MGET (the per-user-tag layout's frontier of the epoch, same tag, refuses). */
   async frontier(): Promise<ShardFrontier> {
-    const [raw] = await this.c.io.commands([['GET', this.c.keys.frontier]], 'read');
-    return { offset: frontierOf((raw as Buffer | null) ?? null) };
+    const [raw] = await this.c.io.commands([['MGET', this.c.keys.frontier, this.c.keys.perUserLayoutFrontier]], 'read');
+    const [current, old] = raw as (Buffer | null)[];
+    if (old !== null && old !== undefined) throw perUserLayoutError(this.c.shardEpoch);
+    return { offset: frontierOf(current ?? null) };
   }
 }

@@ -1,10 +1,11 @@
-import { UnavailableError } from '@qim/store-core';
+import { InvariantViolationError, UnavailableError } from '@qim/store-core';
 import type { AppendReport, Clock } from '@qim/store-core';
 import type { RedisKeys } from '../keys/redis-keys';
-import type { RedisIo } from '../redis/redis-io';
+import type { RedisIo, ScriptCall } from '../redis/redis-io';
 import { ScriptCode, errorForCode } from '../redis/script-codes';
 import { ScriptReply } from '../redis/script-reply';
 import { runBounded } from './bounded-calls';
+import { appendEntriesCall } from './mailbox-script-args';
 import { knownMetaOf } from './meta-cache';
 import type { MetaCache } from './meta-cache';
 import type { PreparedEntry } from './prepared-entry';
@@ -17,6 +18,13 @@ import type { UserAppendCall, UserAppendContext } from './user-append-plan';
 const CAS_RETRIES = 16;
 /** Pipelines of append calls in flight at once; each holds `concurrency / PIPELINES_IN_FLIGHT` calls. */
 const PIPELINES_IN_FLIGHT = 2;
+/**
+ * Bounds of one append call (several users of one bucket): entries and argument bytes. A bucket
+ * with more is split into several calls; one user's entries always go in one call (its step is
+ * atomic), alone when they exceed a bound by themselves.
+ */
+export const MAX_ENTRIES_PER_CALL = 128;
+export const MAX_BYTES_PER_CALL = 1 << 20;
 
 export interface UserAppenderConfig {
   readonly io: RedisIo;
@@ -37,10 +45,19 @@ interface Planned {
   readonly plan: UserAppendCall;
 }
 
+/** One append call and the users it carries, in reply order. */
+interface BucketCall {
+  readonly call: ScriptCall;
+  readonly users: readonly Planned[];
+}
+
+const groupBytes = (group: Group): number => group.reduce((n, e) => n + e.bytes.length + 64, 0);
+
 /**
- * Writes validated entries, one `append-entries-v2-1` call per user (its tag), sent as a stream of
- * explicit pipelines with at most `concurrency` calls in flight. Each call takes the fast path
- * (proof + entry, meta untouched) when the user's ledger already covers the entries, else the
+ * Writes validated entries with one `append-entries-v3-1` call per mailbox bucket touched (every
+ * user of the bucket in it, split at `MAX_ENTRIES_PER_CALL` / `MAX_BYTES_PER_CALL`), sent as a stream
+ * of explicit pipelines with at most `concurrency` calls in flight. Per user the call takes the fast
+ * path (proof + entry, meta untouched) when the user's ledger already covers the entries, else the
  * compare-and-set planned with store-core `applyAppend` from the cached meta; a lost compare-and-set
  * answers the stored meta and only that user is planned again.
  */
@@ -57,21 +74,27 @@ export class RedisUserAppender {
     for (let attempt = 0; attempt < CAS_RETRIES && pending.length > 0; attempt++) {
       const now = this.c.clock.nowMs();
       const retry: Group[] = [];
-      const planned = await this.plan(pending, now, retry);
-      const chunks: Planned[][] = [];
-      for (let i = 0; i < planned.length; i += this.chunk) chunks.push(planned.slice(i, i + this.chunk));
+      const calls = this.bucketCalls(await this.plan(pending, now, retry), now);
+      const chunks: BucketCall[][] = [];
+      for (let i = 0; i < calls.length; i += this.chunk) chunks.push(calls.slice(i, i + this.chunk));
       await runBounded(chunks, PIPELINES_IN_FLIGHT, async (chunk) => {
         const replies = await this.c.io.scriptsPipelined(
-          chunk.map((p) => p.plan.call),
+          chunk.map((b) => b.call),
           'write',
         );
         replies.forEach((raw, i) => {
-          const done = this.settle(chunk[i]!, raw);
-          if (done === null) retry.push(chunk[i]!.group);
-          else {
-            total.written += done.written;
-            total.expired += done.expired;
-          }
+          const { users } = chunk[i]!;
+          const reply = ScriptReply.of(raw, 'appendBatch');
+          if (reply.code !== ScriptCode.OK) throw errorForCode(reply.code, 'appendBatch');
+          if (reply.length !== users.length + 1) throw new InvariantViolationError(`appendBatch: ${reply.length - 1} replies for ${users.length} users`);
+          users.forEach((planned, u) => {
+            const done = this.settle(planned, reply.rest(u + 1)[0]);
+            if (done === null) retry.push(planned.group);
+            else {
+              total.written += done.written;
+              total.expired += done.expired;
+            }
+          });
         });
       });
       pending = retry;
@@ -81,10 +104,43 @@ export class RedisUserAppender {
   }
 
   private context(group: Group, now: bigint): UserAppendContext {
-    return { keys: this.c.keys.user(group[0]!.tenantId, group[0]!.userId), now, epoch: this.c.epoch, graceMs: this.c.graceMs };
+    return { keys: this.c.keys.user(group[0]!.tenantId, group[0]!.userId), now, graceMs: this.c.graceMs };
   }
 
-  /** The calls of this attempt; users whose known meta has an expired ledger item are inspected first (rare). */
+  /** The users' plans grouped per bucket, each bucket cut into calls within the bounds. */
+  private bucketCalls(planned: readonly Planned[], now: bigint): BucketCall[] {
+    const byBucket = new Map<number, Planned[]>();
+    for (const p of planned) {
+      const list = byBucket.get(p.plan.bucket);
+      if (list === undefined) byBucket.set(p.plan.bucket, [p]);
+      else list.push(p);
+    }
+    const calls: BucketCall[] = [];
+    for (const [bucket, users] of byBucket) {
+      const keys = this.c.keys.mailboxBucket(bucket);
+      let batch: Planned[] = [];
+      let entries = 0;
+      let bytes = 0;
+      const flush = (): void => {
+        if (batch.length === 0) return;
+        calls.push({ call: appendEntriesCall(keys, now, this.c.epoch, batch.map((p) => p.plan.args)), users: batch });
+        batch = [];
+        entries = 0;
+        bytes = 0;
+      };
+      for (const p of users) {
+        const size = groupBytes(p.group);
+        if (batch.length > 0 && (entries + p.group.length > MAX_ENTRIES_PER_CALL || bytes + size > MAX_BYTES_PER_CALL)) flush();
+        batch.push(p);
+        entries += p.group.length;
+        bytes += size;
+      }
+      flush();
+    }
+    return calls;
+  }
+
+  /** The plans of this attempt; users whose known meta has an expired ledger item are inspected first (rare). */
   private async plan(groups: readonly Group[], now: bigint, retry: Group[]): Promise<Planned[]> {
     const planned: Planned[] = [];
     const inspect: Group[] = [];

@@ -9,7 +9,7 @@ import { planUserAppend } from './user-append-plan';
 const id = (c: string): Id128 => c.repeat(32) as Id128;
 const NOW = 1_700_000_000_000n;
 const WEEK = 7n * DAY_MS;
-const ctx = { keys: new RedisKeys('t').user(id('a'), id('b')), now: NOW, epoch: 1, graceMs: 1000n };
+const ctx = { keys: new RedisKeys('t').user(id('a'), id('b')), now: NOW, graceMs: 1000n };
 const entry = (offset: bigint, createdAt = NOW) =>
   prepareEntry({ tenantId: id('a'), userId: id('b'), mailboxSeq: composeMailboxSeq(1, offset), createdAt, events: [{ ordinal: 0, eventId: id('e'), payload: Buffer.from('x') }] }, 1, WEEK, 1000n);
 const known = (m: RetentionMeta): KnownMeta => ({ raw: encodeRetentionMeta(m), meta: m });
@@ -20,22 +20,22 @@ describe('planUserAppend', () => {
   it('a known meta whose ledger covers every entry’s day → fast mode, no meta', () => {
     const plan = planUserAppend(ctx, [entry(2n), entry(3n)], registered);
     if (plan.kind !== 'call') throw new Error('call expected');
-    expect(plan.call.args[2]).toBe('f');
-    expect(plan.call.args).toHaveLength(4 + 4);
-    expect(plan).toMatchObject({ written: 2, expired: 0, after: registered });
+    expect(plan.args[1]).toBe('f');
+    expect(plan.args).toHaveLength(3 + 4);
+    expect(plan).toMatchObject({ bucket: ctx.keys.bucket, written: 2, expired: 0, after: registered });
   });
 
   it('a new day, an unknown meta or an expired replay → compare-and-set with the applyAppend meta', () => {
     const tomorrow = entry(4n, NOW + DAY_MS);
     const plan = planUserAppend(ctx, [tomorrow], registered);
     if (plan.kind !== 'call') throw new Error('call expected');
-    expect(plan.call.args[2]).toBe('c');
+    expect(plan.args[1]).toBe('c');
     expect(plan.after.meta?.ledger.map((i) => i.day)).toEqual([dayOf(NOW), dayOf(NOW) + 1]);
     expect(plan.after.meta?.generation).toBe(4n);
     const fresh = planUserAppend(ctx, [today], undefined);
     if (fresh.kind !== 'call') throw new Error('call expected');
-    expect(fresh.call.args.slice(2, 4)).toEqual(['c', '1']);
-    expect(fresh.call.args.slice(6, 11)).toEqual(['', '', '', '', '']);
+    expect(fresh.args.slice(0, 3)).toEqual([ctx.keys.id, 'c', '1']);
+    expect(fresh.args.slice(5, 10)).toEqual(['', '', '', '', '']);
     const old = planUserAppend(ctx, [entry(5n, NOW - 10n * DAY_MS)], registered);
     if (old.kind !== 'call') throw new Error('call expected');
     expect(old).toMatchObject({ written: 0, expired: 1 });

@@ -1,17 +1,20 @@
 import { applyAppend } from '@qim/store-core';
 import type { RetentionMeta } from '@qim/store-core';
 import type { UserKeys } from '../keys/redis-keys';
-import type { ScriptCall } from '../redis/redis-io';
-import { appendEntriesCall } from './mailbox-script-args';
+import type { ScriptArg } from '../redis/redis-io';
+import { userAppendArgs } from './mailbox-script-args';
 import type { ReleasedDay } from './mailbox-script-args';
 import { NO_KNOWN_META } from './meta-cache';
 import type { KnownMeta } from './meta-cache';
 import type { PreparedEntry } from './prepared-entry';
 import { encodeRetentionMeta } from './stored-retention-meta';
 
-/** The script call for one user's entries, and what it means when it succeeds under its compare-and-set. */
+/** One user's arguments of its bucket's append call, and what they mean when they succeed under the compare-and-set. */
 export interface UserAppendCall {
-  readonly call: ScriptCall;
+  /** The user's bucket (its append call's tag). */
+  readonly bucket: number;
+  /** `userAppendArgs` of the user. */
+  readonly args: readonly ScriptArg[];
   /** Entries written live / recorded as expired replays when the compare-and-set path runs. */
   readonly written: number;
   readonly expired: number;
@@ -25,7 +28,6 @@ export type UserAppendPlan = { readonly kind: 'inspect' } | ({ readonly kind: 'c
 export interface UserAppendContext {
   readonly keys: UserKeys;
   readonly now: bigint;
-  readonly epoch: number;
   readonly graceMs: bigint;
 }
 
@@ -57,8 +59,8 @@ export function planUserAppend(ctx: UserAppendContext, group: readonly PreparedE
   const initial = base.meta;
   if (initial !== null && initial.ledger.some((i) => i.expiresAt <= ctx.now)) return { kind: 'inspect' };
   if (known !== undefined && initial !== null && fastPathHolds(initial, group, ctx.now)) {
-    const call = appendEntriesCall(ctx.keys, { now: ctx.now, epoch: ctx.epoch, entries: group, live: null, cas: null });
-    return { kind: 'call', call, written: group.length, expired: 0, after: base };
+    const args = userAppendArgs(ctx.keys, { entries: group, live: null, cas: null });
+    return { kind: 'call', bucket: ctx.keys.bucket, args, written: group.length, expired: 0, after: base };
   }
   let meta = initial;
   let changed = false;
@@ -85,7 +87,7 @@ export function planUserAppend(ctx: UserAppendContext, group: readonly PreparedE
     released: [...released].map(([day, expiresAt]): ReleasedDay => ({ day, expiresAt })),
     graceMs: ctx.graceMs,
   };
-  const call = appendEntriesCall(ctx.keys, { now: ctx.now, epoch: ctx.epoch, entries: group, live, cas });
+  const args = userAppendArgs(ctx.keys, { entries: group, live, cas });
   const written = live.filter((l) => l).length;
-  return { kind: 'call', call, written, expired: group.length - written, after: next === null ? base : { raw: next, meta } };
+  return { kind: 'call', bucket: ctx.keys.bucket, args, written, expired: group.length - written, after: next === null ? base : { raw: next, meta } };
 }

@@ -9,7 +9,7 @@ import type { ScriptCall } from '../redis/redis-io';
  * KEYS/ARGV its `.lua` docblock documents. No I/O; unit-tested in `message-script-args.spec.ts`.
  */
 
-/** Everything `claim-commit-3.lua` needs. */
+/** Everything `claim-commit-v1-3.lua` needs. */
 export interface ClaimCommitArgs {
   readonly now: bigint;
   readonly identity: Uint8Array;
@@ -24,7 +24,7 @@ export interface ClaimCommitArgs {
 
 export function claimCommitCall(k: CommitKeys, a: ClaimCommitArgs): ScriptCall {
   return {
-    script: 'claimCommit',
+    script: 'claimCommitV1',
     keys: [k.hash, k.recovery, k.aux],
     args: [
       u64ToHex16(a.now, 'now'),
@@ -40,7 +40,7 @@ export function claimCommitCall(k: CommitKeys, a: ClaimCommitArgs): ScriptCall {
   };
 }
 
-/** Everything `claim-seq-2.lua` needs. */
+/** Everything `claim-seq-v1-2.lua` needs. */
 export interface ClaimSeqArgs {
   readonly now: bigint;
   readonly identity: Uint8Array;
@@ -52,7 +52,7 @@ export interface ClaimSeqArgs {
 
 export function claimSeqCall(c: ConversationKeys, commitMember: string, a: ClaimSeqArgs): ScriptCall {
   return {
-    script: 'claimSeq',
+    script: 'claimSeqV1',
     keys: [c.seq, c.seqClaim(commitMember)],
     args: [
       u64ToHex16(a.now, 'now'),
@@ -67,19 +67,19 @@ export function claimSeqCall(c: ConversationKeys, commitMember: string, a: Claim
 }
 
 export function markRecordedCall(k: CommitKeys, now: bigint, identity: Uint8Array, recipients: Buffer, intent: Buffer): ScriptCall {
-  return { script: 'markRecorded', keys: [k.hash], args: [u64ToHex16(now, 'now'), Buffer.from(identity), recipients, intent] };
+  return { script: 'markRecordedV1', keys: [k.hash], args: [u64ToHex16(now, 'now'), Buffer.from(identity), recipients, intent] };
 }
 
 export function markOutboxedCall(k: CommitKeys, now: bigint, expectedIntent: Buffer, newIntent: Buffer): ScriptCall {
-  return { script: 'markOutboxed', keys: [k.hash], args: [u64ToHex16(now, 'now'), expectedIntent, newIntent] };
+  return { script: 'markOutboxedV1', keys: [k.hash], args: [u64ToHex16(now, 'now'), expectedIntent, newIntent] };
 }
 
 export function markCommittedCall(k: CommitKeys, now: bigint): ScriptCall {
-  return { script: 'markCommitted', keys: [k.hash, k.recovery], args: [u64ToHex16(now, 'now'), k.member] };
+  return { script: 'markCommittedV1', keys: [k.hash, k.recovery], args: [u64ToHex16(now, 'now'), k.member] };
 }
 
 export function markPublishedCommittedCall(k: CommitKeys, now: bigint, expectedIntent: Buffer, newIntent: Buffer): ScriptCall {
-  return { script: 'markPublishedCommitted', keys: [k.hash, k.recovery], args: [u64ToHex16(now, 'now'), expectedIntent, newIntent, k.member] };
+  return { script: 'markPublishedCommittedV1', keys: [k.hash, k.recovery], args: [u64ToHex16(now, 'now'), expectedIntent, newIntent, k.member] };
 }
 
 /** A history index member: seq | ephemeral expiry (zeros = never) | countable | sender (65 chars). */
@@ -107,7 +107,7 @@ export interface PutRecordArgs {
 
 export function putRecordCall(c: ConversationKeys, commitMember: string, a: PutRecordArgs): ScriptCall {
   return {
-    script: 'putRecord',
+    script: 'putRecordV1',
     keys: [c.index, c.record(a.seq), c.expiry, c.seqClaim(commitMember)],
     args: [
       u64ToHex16(a.seq, 'seq'),
@@ -123,7 +123,7 @@ export function putRecordCall(c: ConversationKeys, commitMember: string, a: PutR
 
 export function historyPageCall(c: ConversationKeys, q: HistoryQuery, now: bigint): ScriptCall {
   return {
-    script: 'historyPage',
+    script: 'historyPageV1',
     keys: [c.index],
     args: [q.direction, q.anchor === null ? '' : u64ToHex16(q.anchor, 'anchor'), String(q.maxItems), String(q.maxBytes), u64ToHex16(now, 'now'), c.recordPrefix],
   };
@@ -131,7 +131,7 @@ export function historyPageCall(c: ConversationKeys, q: HistoryQuery, now: bigin
 
 export function conversationSummaryCall(c: ConversationKeys, now: bigint, readSeq: bigint, viewer: Id128): ScriptCall {
   return {
-    script: 'conversationSummary',
+    script: 'conversationSummaryV1',
     keys: [c.index],
     args: [u64ToHex16(now, 'now'), u64ToHex16(readSeq, 'readSeq'), String(UNREAD_PRECISE_LIMIT), viewer, c.recordPrefix],
   };
@@ -145,16 +145,16 @@ export interface CommitShardKeys {
 
 export function scanRecoveryCall(s: CommitShardKeys, cutoffMs: bigint, now: bigint, maxItems: number, examineCap: number): ScriptCall {
   return {
-    script: 'scanRecovery',
+    script: 'scanRecoveryV1',
     keys: [s.recovery],
     args: [msScore(cutoffMs), u64ToHex16(now, 'now'), String(maxItems), s.commitPrefix, String(examineCap)],
   };
 }
 
 export function gcCommitAuxCall(s: CommitShardKeys, now: bigint, limit: number): ScriptCall {
-  return { script: 'gcCommitAux', keys: [s.aux, s.recovery], args: [msScore(now), u64ToHex16(now, 'now'), String(limit), s.commitPrefix] };
+  return { script: 'gcCommitAuxV1', keys: [s.aux, s.recovery], args: [msScore(now), u64ToHex16(now, 'now'), String(limit), s.commitPrefix] };
 }
 
 export function gcHistoryCall(c: ConversationKeys, now: bigint, limit: number): ScriptCall {
-  return { script: 'gcHistory', keys: [c.index, c.expiry], args: [msScore(now), u64ToHex16(now, 'now'), String(limit), c.recordPrefix] };
+  return { script: 'gcHistoryV1', keys: [c.index, c.expiry], args: [msScore(now), u64ToHex16(now, 'now'), String(limit), c.recordPrefix] };
 }

@@ -44,10 +44,11 @@ describe('Redis commit: partial writes and seq claims', () => {
     clock = new ManualClock(BigInt(Date.now()));
     store = new RedisMessageStore({ redis, namespace, clock, physicalGraceMs: GRACE, ownsConnection: false });
   });
+  // dropNamespace SCANs the whole shared server: far beyond Jest's 5 s hook default when it holds millions of keys
   afterEach(async () => {
     await dropNamespace(redis, namespace);
     await redis.quit();
-  });
+  }, 120_000);
 
   const requestIn = (conversationId: Id128): SendRequest => ({
     tenantId,

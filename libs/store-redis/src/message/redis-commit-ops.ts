@@ -22,7 +22,7 @@ import {
 } from '@qim/store-core';
 import type { Clock, CommitIntent, CommitKey, CommitSnapshot, Id128, MessageRecord, Publication, ReserveInput, ReserveResult, SeqClaim, StepDecision } from '@qim/store-core';
 import type { CommitKeys, RedisKeys } from '../keys/redis-keys';
-import type { RedisIo } from '../redis/redis-io';
+import type { RedisIo, ScriptCall } from '../redis/redis-io';
 import { ScriptCode } from '../redis/script-codes';
 import { ScriptReply } from '../redis/script-reply';
 import {
@@ -48,6 +48,21 @@ export interface CommitOpsConfig {
   readonly clock: Clock;
   readonly commitAuxTtlMs: bigint;
   readonly physicalGraceMs: bigint;
+  readonly faults?: RedisMessageFaults | undefined;
+}
+
+/**
+ * Named points between the durable steps of `reserve` and `putRecord` (a test seam). Redis merges
+ * steps other backends take apart: `claim-commit` writes the recovery member with the claim, the
+ * RESERVED commit is complete once `claim-seq` has run (so `reserve:after-seq` and
+ * `reserve:after-commit` leave the same state), and `put-record` writes record and index row in one
+ * script (so both `put-record:*` points leave record + index without RECORDED).
+ */
+export type RedisMessageFaultPoint = 'reserve:after-recovery-entry' | 'reserve:after-seq' | 'reserve:after-commit' | 'put-record:after-record' | 'put-record:after-index';
+
+/** Called when a step is durable; throwing stops the operation there, like a kill -9 would. */
+export interface RedisMessageFaults {
+  at(point: RedisMessageFaultPoint): void | Promise<void>;
 }
 
 /** A commit as loaded: its snapshot, and the stored intent bytes when it holds them (RECORDED on). */
@@ -120,21 +135,29 @@ export class RedisCommitOps {
     const now = this.c.clock.nowMs();
     const auxExpiresAt = now + this.c.commitAuxTtlMs;
     const graceMs = this.c.physicalGraceMs;
-    const [commitRaw, seqRaw] = await this.c.io.scripts(
-      [
-        claimCommitCall(k, { now, identity, request: requestBytes, recipients: packIds(input.recipients), createdAt: input.createdAt, auxExpiresAt, graceMs }),
-        claimSeqCall(this.c.keys.conversation(request.tenantId, request.conversationId), k.member, { now, identity, messageId: input.messageId, createdAt: input.createdAt, auxExpiresAt, graceMs }),
-      ],
-      'write',
-    );
+    const calls = [
+      claimCommitCall(k, { now, identity, request: requestBytes, recipients: packIds(input.recipients), createdAt: input.createdAt, auxExpiresAt, graceMs }),
+      claimSeqCall(this.c.keys.conversation(request.tenantId, request.conversationId), k.member, { now, identity, messageId: input.messageId, createdAt: input.createdAt, auxExpiresAt, graceMs }),
+    ] as const;
+    const [commitRaw, seqRaw] = this.c.faults === undefined ? await this.c.io.scripts(calls, 'write') : await this.reserveStepwise(calls, this.c.faults);
     const commit = ScriptReply.of(commitRaw, 'reserve');
     if (commit.code === ScriptCode.OK) {
+      await this.c.faults?.at('reserve:after-commit');
       return { snapshot: { intent: reservedIntentOf(request, identity, input.recipients, seqClaimOf(seqRaw, identity)), state: 'RESERVED' }, created: true };
     }
     assertSameRequest('reserve', commit.buf(1), identity);
     if (commit.str(2) !== CLAIMED) return { snapshot: snapshotOf(commit.buf(2), commit.bufOrNull(3)), created: false };
     const recipients = unpackIds(commit.buf(4));
     return { snapshot: { intent: reservedIntentOf(request, identity, recipients, seqClaimOf(seqRaw, identity)), state: 'RESERVED' }, created: false };
+  }
+
+  /** The two reserve scripts one after the other, with the crash seam between them (tests only). */
+  private async reserveStepwise(calls: readonly [ScriptCall, ScriptCall], faults: RedisMessageFaults): Promise<unknown[]> {
+    const commitRaw = await this.c.io.script(calls[0], 'write');
+    await faults.at('reserve:after-recovery-entry');
+    const seqRaw = await this.c.io.script(calls[1], 'write');
+    await faults.at('reserve:after-seq');
+    return [commitRaw, seqRaw];
   }
 
   async putRecord(intent: CommitIntent, record: MessageRecord): Promise<CommitSnapshot> {
@@ -146,6 +169,8 @@ export class RedisCommitOps {
     const k = this.commitKeys(intent.key);
     for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {
       if (await writeRecord(this.c, k.member, intent, record)) {
+        await this.c.faults?.at('put-record:after-record');
+        await this.c.faults?.at('put-record:after-index');
         const call = markRecordedCall(k, this.c.clock.nowMs(), intent.identity, packIds(intent.recipients), forms.unpublished);
         const [moved] = await Promise.all([this.c.io.script(call, 'write'), registerEphemeral(this.c, record)]);
         const reply = ScriptReply.of(moved, 'putRecord');

@@ -27,6 +27,7 @@ import { releaseConnection, resolveGrace } from '../redis/store-options';
 import type { RedisStoreOptions } from '../redis/store-options';
 import { scanRecoveryCall } from './message-script-args';
 import { RedisCommitOps } from './redis-commit-ops';
+import type { RedisMessageFaults } from './redis-commit-ops';
 import { RedisHistoryReads } from './redis-history-reads';
 import { RedisMessageHousekeeping } from './redis-message-housekeeping';
 import { CLAIMED, snapshotOf } from './stored-commit';
@@ -34,6 +35,8 @@ import { CLAIMED, snapshotOf } from './stored-commit';
 export interface RedisMessageStoreOptions extends RedisStoreOptions {
   /** Lifetime of auxiliary commit facts from the reserve (ms). Production: 2 h (the default). */
   readonly commitAuxTtlMs?: bigint;
+  /** Test seam: crash injection inside `reserve`/`putRecord` (`RedisMessageFaults`); production passes none. */
+  readonly faults?: RedisMessageFaults;
 }
 
 /**
@@ -53,7 +56,7 @@ export class RedisMessageStore implements MessageStore {
     this.keys = new RedisKeys(options.namespace);
     const commitAuxTtlMs = options.commitAuxTtlMs ?? COMMIT_AUX_TTL_MS;
     if (commitAuxTtlMs < 1n) throw new InvalidInputError('commitAuxTtlMs must be positive');
-    this.commits = new RedisCommitOps({ io: this.io, keys: this.keys, clock: options.clock, commitAuxTtlMs, physicalGraceMs: resolveGrace(options) });
+    this.commits = new RedisCommitOps({ io: this.io, keys: this.keys, clock: options.clock, commitAuxTtlMs, physicalGraceMs: resolveGrace(options), faults: options.faults });
     this.history = new RedisHistoryReads(this.io, this.keys, options.clock);
     this.housekeeping = new RedisMessageHousekeeping(this.io, this.keys);
   }

@@ -3,9 +3,9 @@ import type { Id128, SeqClaim } from '@qim/store-core';
 import { u64FromHex16, u64ToHex16 } from '../redis/hex64';
 
 /**
- * The stored form of a seq claim (`claim-seq-2.lua`), 112 bytes: identity (32 bytes) | seq (16 hex)
+ * The stored form of a seq claim (`claim-seq-v1-2.lua`), 112 bytes: identity (32 bytes) | seq (16 hex)
  * | message id (32 hex) | created_at (16 hex ms) | expiry (16 hex ms). The first 96 bytes are what
- * `put-record-4.lua` compares against an intent.
+ * `put-record-v1-4.lua` compares against an intent.
  */
 export const SEQ_CLAIM_BYTES = 112;
 

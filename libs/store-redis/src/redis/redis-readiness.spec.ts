@@ -11,13 +11,48 @@ describe('checkRedisReadiness', () => {
     await noAof.stop();
   });
 
-  it('the project Redis (QIM_REDIS_URL, AOF on) is ready in production and reports its persistence settings', async () => {
+  it('the project Redis (QIM_REDIS_URL, AOF on) reports its persistence settings; production readiness follows appendfsync', async () => {
     const redis = testClient();
     try {
       const r = await checkRedisReadiness(redis, 'production');
-      expect(r).toMatchObject({ ready: true, appendonly: 'yes', env: 'production', reason: null });
+      expect(r).toMatchObject({ appendonly: 'yes', env: 'production', ready: r.appendfsync === 'always' });
       expect(['always', 'everysec', 'no']).toContain(r.appendfsync);
     } finally {
+      await redis.quit();
+    }
+  });
+
+  /**
+   * Issue 10 item 11, on the project Redis itself (CONFIG SET on the test server, restored after):
+   * an OS crash under `everysec` can roll back the seq INCR together with the record after the ACK —
+   * a lost acknowledged message nobody can detect afterwards — so production (and an unset QIM_ENV,
+   * which the services read as production) requires `always`; elsewhere `everysec` is ready with a warning.
+   */
+  it('appendfsync: production (or unset QIM_ENV) requires always and names the setting; elsewhere everysec is ready with a warning', async () => {
+    const redis = testClient();
+    const before = ((await redis.config('GET', 'appendfsync')) as string[])[1]!;
+    try {
+      await redis.config('SET', 'appendfsync', 'everysec');
+      for (const env of ['production', '']) {
+        const r = await checkRedisReadiness(redis, env);
+        expect(r).toMatchObject({ ready: false, appendonly: 'yes', appendfsync: 'everysec' });
+        expect(r.reason).toMatch(/appendfsync is 'everysec'.*requires appendfsync always/);
+      }
+      for (const env of ['staging', 'development', 'test']) {
+        const r = await checkRedisReadiness(redis, env);
+        expect(r).toMatchObject({ ready: true, appendfsync: 'everysec', reason: null });
+        expect(r.warning).toMatch(/appendfsync everysec.*OS crash/);
+      }
+      await redis.config('SET', 'appendfsync', 'no');
+      expect(await checkRedisReadiness(redis, 'production')).toMatchObject({ ready: false, appendfsync: 'no' });
+      expect((await checkRedisReadiness(redis, 'staging')).warning).toMatch(/appendfsync no/);
+
+      await redis.config('SET', 'appendfsync', 'always');
+      for (const env of ['production', '', 'staging', 'test']) {
+        expect(await checkRedisReadiness(redis, env)).toMatchObject({ ready: true, appendfsync: 'always', reason: null, warning: null });
+      }
+    } finally {
+      await redis.config('SET', 'appendfsync', before);
       await redis.quit();
     }
   });

@@ -12,10 +12,18 @@ export interface RedisReadiness {
   readonly env: string;
   /** Why it is not ready (null when ready). */
   readonly reason: string | null;
+  /** What an operator should know although it is ready (e.g. `appendfsync everysec` outside production); null otherwise. */
+  readonly warning: string | null;
 }
 
 /** Environments where a Redis without AOF is accepted (data loss on restart is acceptable there). */
 const RELAXED_ENVS = new Set(['development', 'test']);
+/** Environments that require `appendfsync always`; '' because the services read an unset `QIM_ENV` as production. */
+const FSYNC_ALWAYS_ENVS = new Set(['production', '']);
+
+/** Why anything but `appendfsync always` can lose an acknowledged message without a trace. */
+const FSYNC_RISK =
+  'an OS crash or power loss can roll back the seq INCR together with the record after the send was acknowledged: a lost acknowledged message, not detectable afterwards';
 
 function infoField(info: string, field: string): string | null {
   const m = new RegExp(`^${field}:(.*)$`, 'm').exec(info);
@@ -32,11 +40,13 @@ async function configValue(redis: Redis, name: string): Promise<string | null> {
 }
 
 /**
- * Readiness of the Redis backend: the server answers and is not loading its dataset, and — outside
- * `QIM_ENV=development|test` — the append-only file is on (`appendonly yes`), so that an
- * acknowledged commit survives a restart. Reports `appendfsync` for operators (`always` loses no
- * acknowledged write even on power loss; `everysec` may lose up to a second on an OS crash).
- * Never throws: a dead server is `ready: false` with the reason.
+ * Readiness of the Redis backend: the server answers and is not loading its dataset; outside
+ * `QIM_ENV=development|test` the append-only file is on (`appendonly yes`), so that an acknowledged
+ * commit survives a restart; and in production (`QIM_ENV=production` or unset) the AOF is fsynced
+ * before every reply (`appendfsync always`): with `everysec` an OS crash can roll back the last
+ * second — a seq INCR and its record together, after the ACK — which no later check can tell from a
+ * message never sent. Elsewhere `everysec`/`no` is ready with a `warning`. Never throws: a dead
+ * server is `ready: false` with the reason.
  */
 export async function checkRedisReadiness(redis: Redis, env: string = process.env['QIM_ENV'] ?? ''): Promise<RedisReadiness> {
   let info: string;
@@ -44,15 +54,21 @@ export async function checkRedisReadiness(redis: Redis, env: string = process.en
     info = await redis.info('persistence');
   } catch (e) {
     const reason = `redis does not answer: ${e instanceof Error ? e.message : String(e)}`;
-    return { ready: false, appendonly: 'unknown', appendfsync: 'unknown', env, reason };
+    return { ready: false, appendonly: 'unknown', appendfsync: 'unknown', env, reason, warning: null };
   }
   const aofFromInfo = infoField(info, 'aof_enabled');
   const appendonly = (await configValue(redis, 'appendonly')) ?? (aofFromInfo === null ? 'unknown' : aofFromInfo === '1' ? 'yes' : 'no');
   const appendfsync = (await configValue(redis, 'appendfsync')) ?? 'unknown';
-  const base = { appendonly, appendfsync, env };
+  const base = { appendonly, appendfsync, env, warning: null };
   if (infoField(info, 'loading') === '1') return { ...base, ready: false, reason: 'redis is loading its dataset' };
   if (!RELAXED_ENVS.has(env) && appendonly !== 'yes') {
     return { ...base, ready: false, reason: `appendonly is '${appendonly}': outside QIM_ENV=development|test the Redis backend requires AOF (appendonly yes)` };
+  }
+  if (appendonly === 'yes' && appendfsync !== 'always') {
+    if (FSYNC_ALWAYS_ENVS.has(env)) {
+      return { ...base, ready: false, reason: `appendfsync is '${appendfsync}': QIM_ENV=${env || 'production (unset)'} requires appendfsync always (${FSYNC_RISK})` };
+    }
+    return { ...base, ready: true, reason: null, warning: `appendfsync ${appendfsync} (QIM_ENV=${env}): ${FSYNC_RISK}; production requires appendfsync always` };
   }
   return { ...base, ready: true, reason: null };
 }

@@ -32,7 +32,7 @@ describe('script result codes', () => {
   });
 
   it('codes the wrappers must handle themselves are invariant violations when they leak', () => {
-    for (const code of [ScriptCode.CAS_LOST, ScriptCode.NEEDS_INSPECT, ScriptCode.CURSOR_EXPIRED, -99]) {
+    for (const code of [ScriptCode.CAS_LOST, ScriptCode.NEEDS_INSPECT, ScriptCode.CURSOR_EXPIRED, ScriptCode.OVER_LIMIT, -99]) {
       expect(errorForCode(code, 'ctx')).toBeInstanceOf(InvariantViolationError);
     }
   });

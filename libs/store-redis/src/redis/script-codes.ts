@@ -25,6 +25,8 @@ export const ScriptCode = {
   NEEDS_INSPECT: -9,
   INVALID_INPUT: -10,
   FRONTIER_GAP: -13,
+  /** A cap would be exceeded (membership); the wrapper raises the caller's limit error. */
+  OVER_LIMIT: -14,
 } as const;
 
 /** Lua constant name of each code (as in result-codes.lua). */
@@ -40,6 +42,7 @@ export const LUA_CODE_NAMES: Readonly<Record<keyof typeof ScriptCode, string>> =
   NEEDS_INSPECT: 'E_NEEDS_INSPECT',
   INVALID_INPUT: 'E_INVALID_INPUT',
   FRONTIER_GAP: 'E_FRONTIER_GAP',
+  OVER_LIMIT: 'E_OVER_LIMIT',
 };
 
 const ERRORS: Readonly<Record<number, new (message: string) => StoreError>> = {

@@ -27,6 +27,11 @@ export async function openRedisMailboxHarness(): Promise<MailboxStoreHarness> {
     removeBucketProof: async (tenantId, userId, epoch, day) => {
       await admin.hdel(keys.user(tenantId, userId).proof(day), String(epoch));
     },
+    damageRetentionMeta: async (tenantId, userId, damage) => {
+      const meta = keys.user(tenantId, userId).meta;
+      if (damage === 'old-version') await admin.hset(meta, 'v', '3');
+      else await admin.hdel(meta, 'ledger');
+    },
     readTrim: async (tenantId, userId) => {
       const v = await admin.get(keys.user(tenantId, userId).trim);
       return v === null ? null : u64FromHex16(v, 'trim');

@@ -1,5 +1,6 @@
 import { ManualClock } from '@qim/store-core';
 import type { Id128 } from '@qim/store-core';
+import { MESSAGE_CRASH_TEXT } from '@qim/store-contract/testing';
 import type { MessageStoreHarness } from '@qim/store-contract/testing';
 import { RedisMessageStore } from '../message/redis-message-store';
 import { COMMIT_AUX_TTL_MS } from '@qim/store-core';
@@ -33,6 +34,21 @@ export async function openRedisMessageHarness(): Promise<MessageStoreHarness> {
     },
     removeRecord: async (tenantId, conversationId, seq) => {
       await admin.del(recordKey(tenantId, conversationId, seq));
+    },
+    openCrashPair: async (point) => {
+      const faults = {
+        at: (p: string) => {
+          if (p === point) throw new Error(`${MESSAGE_CRASH_TEXT} ${p}`);
+        },
+      };
+      const dying = new RedisMessageStore({ redis: testClient(), namespace, clock, commitAuxTtlMs: COMMIT_AUX_TTL_MS, faults });
+      const healthy = new RedisMessageStore({ redis: testClient(), namespace, clock, commitAuxTtlMs: COMMIT_AUX_TTL_MS });
+      peers.push(dying, healthy);
+      return { dying, healthy };
+    },
+    rewindSequence: async (tenantId, conversationId, highestIssued) => {
+      const seqKey = store.keys.conversation(tenantId, conversationId).seq;
+      if ((await admin.set(seqKey, highestIssued.toString(), 'XX')) !== 'OK') throw new Error(`no seq counter ${seqKey} to rewind`);
     },
     readCount: () => store.io.reads,
     close: async () => {

@@ -1,6 +1,6 @@
 import { InvalidInputError } from '@qim/store-core';
 import { productionScyllaConfig, testScyllaConfig } from './scylla-config';
-import { scyllaTestConfigFromEnv } from './test-env';
+import { scyllaTestConfigFromEnv } from '../testing/scylla-test-env';
 
 const good = { contactPoints: ['10.0.0.1:9042', 'db2'], keyspace: 'qim_prod', localDataCenter: 'dc1', replicationFactor: 3 };
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { backendSourceFiles, forbiddenCql, scanBackend, stringLiterals } from './test-support/cql-hygiene';
+import { backendSourceFiles, forbiddenCql, scanBackend, stringLiterals } from '../testing/cql-hygiene';
 
 const BACKEND_SRC = join(__dirname, '..');
 
@@ -7,7 +7,7 @@ describe('no DELETE and no UPDATE … USING TTL anywhere in the Scylla backend',
   it('reads every non-spec .ts file under libs/store-scylla/src (message and mailbox stores included)', () => {
     const files = backendSourceFiles(BACKEND_SRC).map((f) => f.slice(BACKEND_SRC.length + 1));
     expect(files).toEqual(expect.arrayContaining(['index.ts', 'mailbox/schema.ts', 'mailbox/tables/entry-table.ts', 'mailbox/tables/frontier-table.ts', 'mailbox/page/apply-page.ts', 'migrate/legacy-layout.ts']));
-    expect(files.some((f) => f.endsWith('.spec.ts') || f.includes('test-support/'))).toBe(false);
+    expect(files.some((f) => f.endsWith('.spec.ts') || f.includes('testing/'))).toBe(false);
   });
 
   it('finds no CQL string containing DELETE or UPDATE … USING TTL', () => {

@@ -1,7 +1,7 @@
 import { describeMailboxStoreContract } from '@qim/store-contract/testing';
-import { GATE_CASE_TIMEOUT_MS, GATE_SETUP_TIMEOUT_MS, openMailboxGate } from './test-support/mailbox-gate';
-import type { MailboxGate } from './test-support/mailbox-gate';
-import { ScyllaMailboxHarness } from './test-support/scylla-mailbox-harness';
+import { GATE_CASE_TIMEOUT_MS, GATE_SETUP_TIMEOUT_MS, openMailboxGate } from '../testing/mailbox-gate';
+import type { MailboxGate } from '../testing/mailbox-gate';
+import { ScyllaMailboxHarness } from '../testing/scylla-mailbox-harness';
 
 jest.setTimeout(GATE_CASE_TIMEOUT_MS);
 

@@ -14,15 +14,15 @@ import {
 import type { Id128, MailboxEntryInput } from '@qim/store-core';
 import { checkReadiness } from '../readiness/readiness';
 import { migrate } from '../migrate/migrate';
-import { StatementCounter } from './cql/statement-counter';
+import { StatementCounter } from '../session/statement-counter';
 import { entryTtlSeconds } from './retention/entry-ttl';
 import { MAILBOX_TABLES } from './schema';
 import { ScyllaMailboxStore } from './scylla-mailbox-store';
-import { DirectReads } from './test-support/direct-reads';
-import { randomShard, rid } from './test-support/dispatch-driver';
-import { GATE_CASE_TIMEOUT_MS, GATE_SETUP_TIMEOUT_MS, openMailboxGate } from './test-support/mailbox-gate';
-import type { MailboxGate } from './test-support/mailbox-gate';
-import { ScyllaMailboxHarness } from './test-support/scylla-mailbox-harness';
+import { DirectReads } from '../testing/direct-reads';
+import { randomShard, rid } from '../testing/dispatch-driver';
+import { GATE_CASE_TIMEOUT_MS, GATE_SETUP_TIMEOUT_MS, openMailboxGate } from '../testing/mailbox-gate';
+import type { MailboxGate } from '../testing/mailbox-gate';
+import { ScyllaMailboxHarness } from '../testing/scylla-mailbox-harness';
 
 jest.setTimeout(GATE_CASE_TIMEOUT_MS);
 

@@ -7,16 +7,16 @@ import {
   epochStartSeq,
 } from '@qim/store-core';
 import type { DispatchRecord, Id128, MailboxStore, ShardEpoch } from '@qim/store-core';
-import { StatementCounter } from './cql/statement-counter';
-import { SimulatedCrashError } from './page/page-faults';
+import { StatementCounter } from '../session/statement-counter';
+import { SimulatedCrashError } from './context/page-faults';
 import { INDEX_STAMP_BASE } from './page/dispatch-index';
 import { ScyllaMailboxStore } from './scylla-mailbox-store';
 import type { ScyllaMailboxStoreOptions } from './scylla-mailbox-store';
-import { DirectReads } from './test-support/direct-reads';
-import { makePage, makeRecord, randomShard, rid, sortedIds } from './test-support/dispatch-driver';
-import { GATE_CASE_TIMEOUT_MS, GATE_SETUP_TIMEOUT_MS, openMailboxGate } from './test-support/mailbox-gate';
-import type { MailboxGate } from './test-support/mailbox-gate';
-import { RequestTally } from './test-support/request-tally';
+import { DirectReads } from '../testing/direct-reads';
+import { makePage, makeRecord, randomShard, rid, sortedIds } from '../testing/dispatch-driver';
+import { GATE_CASE_TIMEOUT_MS, GATE_SETUP_TIMEOUT_MS, openMailboxGate } from '../testing/mailbox-gate';
+import type { MailboxGate } from '../testing/mailbox-gate';
+import { RequestTally } from '../testing/request-tally';
 
 /** Scylla gate of `applyPage` (ADR-0022) on the real server: LWT counts, duplicates, crashes, zombies, lifetimes. */
 jest.setTimeout(GATE_CASE_TIMEOUT_MS);

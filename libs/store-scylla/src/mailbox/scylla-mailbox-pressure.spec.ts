@@ -1,13 +1,13 @@
 import { DAY_MS, composeMailboxSeq, epochStartSeq } from '@qim/store-core';
 import type { Id128, PageReport, ShardEpoch } from '@qim/store-core';
-import { StatementCounter } from './cql/statement-counter';
-import { DEFAULT_MAX_IN_FLIGHT } from './cql/in-flight-limit';
+import { StatementCounter } from '../session/statement-counter';
+import { DEFAULT_MAX_IN_FLIGHT } from '../session/in-flight-limit';
 import { ScyllaMailboxStore } from './scylla-mailbox-store';
-import { DirectReads } from './test-support/direct-reads';
-import { makePage, makeRecord, randomShard, rid, sortedIds } from './test-support/dispatch-driver';
-import { GATE_SETUP_TIMEOUT_MS, openMailboxGate } from './test-support/mailbox-gate';
-import type { MailboxGate } from './test-support/mailbox-gate';
-import { RequestTally } from './test-support/request-tally';
+import { DirectReads } from '../testing/direct-reads';
+import { makePage, makeRecord, randomShard, rid, sortedIds } from '../testing/dispatch-driver';
+import { GATE_SETUP_TIMEOUT_MS, openMailboxGate } from '../testing/mailbox-gate';
+import type { MailboxGate } from '../testing/mailbox-gate';
+import { RequestTally } from '../testing/request-tally';
 
 /**
  * Scylla gate, bounded pressure (ADR-0022 §8): two messages to a 10,000-member conversation are

@@ -1,4 +1,4 @@
-import { InvalidInputError, assertU64, systemClock } from '@qim/store-core';
+import { InvalidInputError, assertU64, checkMailboxRetention, systemClock } from '@qim/store-core';
 import type {
   AppendReport,
   Clock,
@@ -14,16 +14,17 @@ import type {
   ShardFrontier,
 } from '@qim/store-core';
 import type { ScyllaSession } from '../session/scylla-session';
-import { DEFAULT_MAX_IN_FLIGHT, InFlightLimit } from './cql/in-flight-limit';
-import { MailboxCql } from './cql/mailbox-cql';
-import type { StatementCounter } from './cql/statement-counter';
-import type { MailboxContext } from './mailbox-context';
+import { DEFAULT_MAX_IN_FLIGHT, InFlightLimit } from '../session/in-flight-limit';
+import { CqlRunner } from '../session/cql-runner';
+import { StatementCounter } from '../session/statement-counter';
+import type { MailboxContext } from './context/mailbox-context';
 import { applyPage } from './page/apply-page';
 import { readFrontier } from './page/frontier';
-import type { ScyllaMailboxFaults } from './page/page-faults';
+import type { ScyllaMailboxFaults } from './context/page-faults';
 import { prepareEntries, writeEntries } from './retention/append-entries';
+import { MAX_CQL_TTL_SECONDS } from './retention/entry-ttl';
 import { rangeScan } from './retention/range-scan';
-import { DEFAULT_REGISTERED_DAYS_USERS, RegisteredDays } from './retention/registered-days';
+import { DEFAULT_REGISTERED_DAYS_USERS, RegisteredDays } from './context/registered-days';
 import { truncateBefore } from './retention/trim';
 
 /** Construction parameters of a `ScyllaMailboxStore`. `shardEpoch` and `gc` are explicit (no hidden defaults). */
@@ -33,10 +34,11 @@ export interface ScyllaMailboxStoreOptions {
   readonly shardEpoch: ShardEpoch;
   readonly gc: MailboxGcConfig;
   /**
-   * How far (ms) the servers' clocks may run ahead of this process's clock. A range scan whose read
-   * overlaps a ledger day expiring within this margin waits for the expiry and inspects again, and
-   * the no-LWT fast path keeps this much (plus one hour) away from a day's expiry. Default 0
-   * (synchronised clocks); set it to the deployment's NTP bound.
+   * The deployment's clock-skew bound (ms, `QIM_CLOCK_SKEW_MS`): how far any two clocks involved
+   * (service processes, database nodes) may disagree. A range scan whose read overlaps a ledger day
+   * expiring within `readerExpiryMarginMs` (1 s + 2 × this) waits for the expiry and inspects
+   * again; the no-LWT fast path keeps this much (plus one hour) away from a day's expiry; the entry
+   * retention must fit the ledger (`checkMailboxRetention`). Default 0: still 1 s of margin.
    */
   readonly clockSkewAllowanceMs?: bigint;
   /**
@@ -45,14 +47,27 @@ export interface ScyllaMailboxStoreOptions {
    * driver and reads keep their share of the connection pool.
    */
   readonly maxStatementsInFlight?: number;
+  /**
+   * How long (s) a bucket proof lives once its day is consumed (ADR-0022 §6; default one day, 1 … 20
+   * years). Only tests shorten it, to watch released proofs disappear on real server time.
+   */
+  readonly releasedProofTtlSeconds?: number;
   /** Users whose registered ledger days the store remembers (default 100,000; least recently used leave). */
   readonly registeredDaysCacheSize?: number;
-  /** Counts every statement by name and the requests in flight (benchmarks, tests). */
+  /** Counts every statement by name and the requests in flight (benchmarks, tests); default a private one (`statements`). */
   readonly counter?: StatementCounter;
   /** Simulated crash points of `applyPage` (the contract harness; tests only). */
   readonly faults?: ScyllaMailboxFaults;
   /** Wall clock used for expiries and TTLs (default the system clock). */
   readonly clock?: Clock;
+}
+
+/** Default lifetime of a released bucket proof: one day after its day was consumed. */
+export const DEFAULT_RELEASED_PROOF_TTL_SECONDS = 86_400;
+
+function checkReleasedProofTtl(s: number): number {
+  if (!Number.isInteger(s) || s < 1 || s > MAX_CQL_TTL_SECONDS) throw new InvalidInputError(`releasedProofTtlSeconds must be an integer 1…${MAX_CQL_TTL_SECONDS}: ${s}`);
+  return s;
 }
 
 /**
@@ -68,6 +83,9 @@ export class ScyllaMailboxStore implements MailboxStore {
   /** The same context whose statements wait ahead of the writers' (syncs are never starved by a page). */
   private readonly readerCtx: MailboxContext;
 
+  /** Every statement this store ran, by name (LWTs apart), and its requests in flight. */
+  readonly statements: StatementCounter;
+
   constructor(options: ScyllaMailboxStoreOptions) {
     const { shard, epoch } = options.shardEpoch;
     if (!Number.isInteger(shard) || shard < 0 || shard > 0xffff || !Number.isInteger(epoch) || epoch < 0 || epoch > 0xffff) {
@@ -75,14 +93,17 @@ export class ScyllaMailboxStore implements MailboxStore {
     }
     assertU64(options.gc.entryRetentionMs, 'entry retention');
     assertU64(options.gc.dispatchDedupeMs, 'dispatch dedupe window');
+    checkMailboxRetention(options.gc.entryRetentionMs, options.clockSkewAllowanceMs ?? 0n);
     this.shardEpoch = Object.freeze({ shard, epoch });
     const limit = new InFlightLimit(options.maxStatementsInFlight ?? DEFAULT_MAX_IN_FLIGHT);
+    this.statements = options.counter ?? new StatementCounter();
     this.ctx = Object.freeze({
-      cql: new MailboxCql(options.session.client, options.session.config.keyspace, options.counter ?? null, limit),
+      cql: new CqlRunner(options.session.client, options.session.config.keyspace, this.statements, limit),
       shardEpoch: this.shardEpoch,
       gc: Object.freeze({ entryRetentionMs: options.gc.entryRetentionMs, dispatchDedupeMs: options.gc.dispatchDedupeMs }),
       clock: options.clock ?? systemClock,
       clockSkewAllowanceMs: assertU64(options.clockSkewAllowanceMs ?? 0n, 'clock skew allowance'),
+      releasedProofTtlSeconds: checkReleasedProofTtl(options.releasedProofTtlSeconds ?? DEFAULT_RELEASED_PROOF_TTL_SECONDS),
       registered: new RegisteredDays(options.registeredDaysCacheSize ?? DEFAULT_REGISTERED_DAYS_USERS),
       faults: options.faults ? Object.freeze({ ...options.faults }) : null,
     });

@@ -56,7 +56,7 @@ export async function claimCommitKey(ctx: MessageContext, key: CommitKey, identi
   };
   for (;;) {
     const startedMs = ctx.clock.nowMs();
-    const rs = await ctx.commit.claim.run([...keyParams, identity, token, ttlSecondsOf(ctx.auxTtlMs)]);
+    const rs = await ctx.cql.run(ctx.commit.claim, [...keyParams, identity, token, ttlSecondsOf(ctx.auxTtlMs)]);
     if (applied(rs)) return { kind: 'owned', token, deadlineMs: startedMs + ctx.auxTtlMs };
     const seen = decodeCommitRow(rs.rows[0], key);
     assertSameKeyRequest(seen, identity);
@@ -71,7 +71,7 @@ export async function claimCommitKey(ctx: MessageContext, key: CommitKey, identi
         break;
       }
       if (isTakeoverAllowed(row, ctx.clock.nowMs(), ctx.claimLeaseMs)) {
-        const taken = await ctx.commit.reclaim.run([remainingAuxTtlSeconds(ctx, row), token, ...keyParams, row.token]);
+        const taken = await ctx.cql.run(ctx.commit.reclaim, [remainingAuxTtlSeconds(ctx, row), token, ...keyParams, row.token]);
         if (applied(taken)) return { kind: 'owned', token, deadlineMs: auxDeadlineMs(ctx, row.bornMicros) ?? startedMs + ctx.auxTtlMs };
         continue;
       }
@@ -87,5 +87,5 @@ export async function claimCommitKey(ctx: MessageContext, key: CommitKey, identi
  * changes.
  */
 export async function abandonClaim(ctx: MessageContext, key: CommitKey, token: Buffer, deadlineMs: bigint): Promise<void> {
-  await ctx.commit.reclaim.run([ttlSecondsOf(deadlineMs - ctx.clock.nowMs()), EMPTY_TOKEN, ...commitKeyParams(key), token]);
+  await ctx.cql.run(ctx.commit.reclaim, [ttlSecondsOf(deadlineMs - ctx.clock.nowMs()), EMPTY_TOKEN, ...commitKeyParams(key), token]);
 }

@@ -1,6 +1,18 @@
 import { commitKeyString } from '@qim/store-core';
-import type { CommitKey } from '@qim/store-core';
-import type { StoredCommit } from './commit-rows';
+import type { CommitKey, CommitSnapshot } from '@qim/store-core';
+
+/** A commit as stored: the decoded snapshot, its stored intent bytes and when its row was born. */
+export interface StoredCommit {
+  readonly kind: 'commit';
+  readonly snapshot: CommitSnapshot;
+  readonly intentBytes: Buffer;
+  /** Write time (µs) of the `identity` cell, written once by the claiming INSERT: the row's birth; -1 when not read. */
+  readonly bornMicros: bigint;
+  /** Position of the commit's recovery index row (null when not read or not written). */
+  readonly recoveryAt: bigint | null;
+  /** The claim token its completion was bound to: every conditional move names it (this incarnation of the key only). */
+  readonly token: Buffer | null;
+}
 
 /** Commits remembered per store (the oldest goes first when full). */
 const CAPACITY = 10_000;

@@ -1,25 +1,15 @@
 import type { types } from 'cassandra-driver';
 import { COMMIT_STATES, CorruptEntryError, commitKeyEquals, decodeCommitIntent, id128ToBytes } from '@qim/store-core';
-import type { CommitKey, CommitSnapshot, CommitState } from '@qim/store-core';
+import type { CommitKey, CommitState } from '@qim/store-core';
 import { fromCqlBigint } from '../session/statements';
+import type { StoredCommit } from './commit-cache';
 import type { MessageContext } from './message-context';
 import { ttlSecondsOf } from './message-context';
 
 /** The row state of a claim (a key taken before its seq is allocated); never a `CommitState`. */
 export const CLAIMED = 'CLAIMED';
 
-/** A commit as stored: the decoded snapshot, its stored intent bytes and when its row was born. */
-export interface StoredCommit {
-  readonly kind: 'commit';
-  readonly snapshot: CommitSnapshot;
-  readonly intentBytes: Buffer;
-  /** Write time (µs) of the `identity` cell, written once by the claiming INSERT: the row's birth; -1 when not read. */
-  readonly bornMicros: bigint;
-  /** Position of the commit's recovery index row (null when not read or not written). */
-  readonly recoveryAt: bigint | null;
-  /** The claim token its completion was bound to: every conditional move names it (this incarnation of the key only). */
-  readonly token: Buffer | null;
-}
+export type { StoredCommit };
 
 /** A claim: the key is taken by a reserve that has not completed it (yet). */
 export interface StoredClaim {
@@ -95,7 +85,7 @@ export function decodeCommitRow(row: types.Row | undefined, key: CommitKey): Sto
 
 /** Reads and decodes the row of `key` (commit or claim); null when absent or expired. */
 export async function loadCommitRow(ctx: MessageContext, key: CommitKey): Promise<StoredRow | null> {
-  const rs = await ctx.commit.select.run(commitKeyParams(key));
+  const rs = await ctx.cql.run(ctx.commit.select, commitKeyParams(key));
   return decodeCommitRow(rs.rows[0], key);
 }
 

@@ -5,6 +5,7 @@
  */
 export type FaultPoint =
   | 'reserve:after-claim'
+  | 'reserve:after-entry'
   | 'reserve:after-entry-and-seq'
   | 'reserve:after-commit'
   | 'put-record:after-record'
@@ -13,6 +14,7 @@ export type FaultPoint =
 
 export const FAULT_POINTS: readonly FaultPoint[] = Object.freeze([
   'reserve:after-claim',
+  'reserve:after-entry',
   'reserve:after-entry-and-seq',
   'reserve:after-commit',
   'put-record:after-record',

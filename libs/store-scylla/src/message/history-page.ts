@@ -19,8 +19,8 @@ async function readIndex(ctx: MessageContext, tenantId: Id128, conversationId: I
   const older = q.direction === 'older';
   const rs =
     q.anchor === null
-      ? await (older ? ctx.index.olderFromHead : ctx.index.newerFromStart).run([...key, limit])
-      : await (older ? ctx.index.olderFrom : ctx.index.newerFrom).run([...key, toCqlBigint(q.anchor, 'anchor'), limit]);
+      ? await ctx.cql.run(older ? ctx.index.olderFromHead : ctx.index.newerFromStart, [...key, limit])
+      : await ctx.cql.run(older ? ctx.index.olderFrom : ctx.index.newerFrom, [...key, toCqlBigint(q.anchor, 'anchor'), limit]);
   return rs.rows.map(indexRowOf);
 }
 

@@ -49,7 +49,7 @@ export async function readRecordBytes(ctx: MessageContext, tenantId: Id128, conv
   const conv = conversationKey(tenantId, conversationId);
   const found = new Map<bigint, Buffer>();
   await mapBounded([...byBucket.entries()], RECORD_READ_CONCURRENCY, async ([bucket, seqs]) => {
-    const rs = await ctx.record.selectMany.run([...conv, toCqlBigint(bucket, 'seq_bucket'), seqs.map((s) => toCqlBigint(s, 'seq'))]);
+    const rs = await ctx.cql.run(ctx.record.selectMany, [...conv, toCqlBigint(bucket, 'seq_bucket'), seqs.map((s) => toCqlBigint(s, 'seq'))]);
     for (const r of rs.rows) {
       const bytes: unknown = r['record'];
       if (Buffer.isBuffer(bytes)) found.set(fromCqlBigint(r['conversation_seq'], 'message_record.conversation_seq'), bytes);
@@ -62,7 +62,7 @@ export async function readRecordBytes(ctx: MessageContext, tenantId: Id128, conv
 async function isExpiring(ctx: MessageContext, tenantId: Id128, conversationId: Id128, row: IndexRow): Promise<boolean> {
   if (row.ttl === null) return false;
   if (row.ttl <= EXPIRY_SLACK_SECONDS) return true;
-  const again = (await ctx.index.selectOne.run([...conversationKey(tenantId, conversationId), toCqlBigint(row.seq, 'seq')])).rows[0];
+  const again = (await ctx.cql.run(ctx.index.selectOne, [...conversationKey(tenantId, conversationId), toCqlBigint(row.seq, 'seq')])).rows[0];
   if (again === undefined) return true;
   const ttl: unknown = again['ttl'];
   return typeof ttl === 'number' && ttl <= EXPIRY_SLACK_SECONDS;

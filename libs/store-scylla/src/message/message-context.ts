@@ -1,7 +1,5 @@
-import type { Client } from 'cassandra-driver';
 import type { Clock } from '@qim/store-core';
-import { bind } from '../session/statements';
-import type { BoundStatement, CqlStatement } from '../session/statements';
+import type { CqlRunner } from '../session/cql-runner';
 import { CommitCache } from './commit-cache';
 import type { FaultPoints } from './fault-points';
 import { COMMIT_CQL } from './tables/commit-table';
@@ -11,22 +9,19 @@ import { RECOVERY_PROGRESS_CQL } from './tables/recovery-progress-table';
 import { RECOVERY_CQL } from './tables/recovery-table';
 import { SEQUENCE_CQL } from './tables/sequence-table';
 
-type Bound<T extends Record<string, CqlStatement>> = { readonly [K in keyof T]: BoundStatement };
-
-function bindAll<T extends Record<string, CqlStatement>>(client: Client, keyspace: string, statements: T): Bound<T> {
-  const out: Record<string, BoundStatement> = {};
-  for (const [name, s] of Object.entries(statements)) out[name] = bind(client, keyspace, s);
-  return Object.freeze(out) as Bound<T>;
-}
-
-/** Everything one message-store operation needs: bound statements, time, limits and the fault seam. */
+/**
+ * Everything one message-store operation needs: the runner, the tables' named statements (run as
+ * `ctx.cql.run(ctx.commit.claim, params)`), time, limits and the fault seam.
+ */
 export interface MessageContext {
-  readonly commit: Bound<typeof COMMIT_CQL>;
-  readonly sequence: Bound<typeof SEQUENCE_CQL>;
-  readonly record: Bound<typeof RECORD_CQL>;
-  readonly index: Bound<typeof HISTORY_INDEX_CQL>;
-  readonly recovery: Bound<typeof RECOVERY_CQL>;
-  readonly progress: Bound<typeof RECOVERY_PROGRESS_CQL>;
+  /** The store's statement runner (named, counted, bounded in flight). */
+  readonly cql: CqlRunner;
+  readonly commit: typeof COMMIT_CQL;
+  readonly sequence: typeof SEQUENCE_CQL;
+  readonly record: typeof RECORD_CQL;
+  readonly index: typeof HISTORY_INDEX_CQL;
+  readonly recovery: typeof RECOVERY_CQL;
+  readonly progress: typeof RECOVERY_PROGRESS_CQL;
   readonly clock: Clock;
   /** Lifetime of the auxiliary commit facts (commit row, recovery row), ms. */
   readonly auxTtlMs: bigint;
@@ -45,14 +40,15 @@ export interface MessageSettings {
   readonly faults: FaultPoints;
 }
 
-export function createMessageContext(client: Client, keyspace: string, settings: MessageSettings): MessageContext {
+export function createMessageContext(cql: CqlRunner, settings: MessageSettings): MessageContext {
   return Object.freeze({
-    commit: bindAll(client, keyspace, COMMIT_CQL),
-    sequence: bindAll(client, keyspace, SEQUENCE_CQL),
-    record: bindAll(client, keyspace, RECORD_CQL),
-    index: bindAll(client, keyspace, HISTORY_INDEX_CQL),
-    recovery: bindAll(client, keyspace, RECOVERY_CQL),
-    progress: bindAll(client, keyspace, RECOVERY_PROGRESS_CQL),
+    cql,
+    commit: COMMIT_CQL,
+    sequence: SEQUENCE_CQL,
+    record: RECORD_CQL,
+    index: HISTORY_INDEX_CQL,
+    recovery: RECOVERY_CQL,
+    progress: RECOVERY_PROGRESS_CQL,
     clock: settings.clock,
     auxTtlMs: settings.auxTtlMs,
     claimLeaseMs: settings.claimLeaseMs,

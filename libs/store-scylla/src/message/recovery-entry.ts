@@ -25,7 +25,7 @@ export async function writeRecoveryEntry(ctx: MessageContext, key: CommitKey, cr
   for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
     const position = ctx.clock.nowMs();
     const at = toCqlBigint(position, 'recovery position');
-    await ctx.recovery.insert.run([recoveryBucketOf(at), at, ...keyParams, toCqlBigint(createdAt, 'createdAt'), ttlSecondsOf(deadlineMs - position)]);
+    await ctx.cql.run(ctx.recovery.insert, [recoveryBucketOf(at), at, ...keyParams, toCqlBigint(createdAt, 'createdAt'), ttlSecondsOf(deadlineMs - position)]);
     if (ctx.clock.nowMs() - position <= RECOVERY_WRITE_BOUND_MS) return position;
   }
   throw new UnavailableError('the recovery index write kept exceeding its time bound; retry');
@@ -34,5 +34,5 @@ export async function writeRecoveryEntry(ctx: MessageContext, key: CommitKey, cr
 /** Marks the commit's own recovery entry done (whole-row rewrite, same deadline): the scan passes it without reading the commit. */
 export async function markRecoveryEntryDone(ctx: MessageContext, key: CommitKey, position: bigint, createdAt: bigint, ttlSeconds: number): Promise<void> {
   const at = toCqlBigint(position, 'recovery position');
-  await ctx.recovery.markDone.run([recoveryBucketOf(at), at, ...commitKeyParams(key), toCqlBigint(createdAt, 'createdAt'), ttlSeconds]);
+  await ctx.cql.run(ctx.recovery.markDone, [recoveryBucketOf(at), at, ...commitKeyParams(key), toCqlBigint(createdAt, 'createdAt'), ttlSeconds]);
 }

@@ -68,7 +68,7 @@ export class RecoveryPass {
 
   /** Runs the pass and returns the reported commits, oldest created_at first. */
   async run(): Promise<CommitSnapshot[]> {
-    const progress = progressOf((await this.ctx.progress.select.run([RECOVERY_PROGRESS_SCOPE])).rows[0]);
+    const progress = progressOf((await this.ctx.cql.run(this.ctx.progress.select, [RECOVERY_PROGRESS_SCOPE])).rows[0]);
     this.start = scanStart(progress, this.window);
     this.cursor = this.start;
     await this.walk(this.start);
@@ -97,7 +97,7 @@ export class RecoveryPass {
     for (let bucket = recoveryBucketOf(start.position); bucket <= this.window.lastBucket; bucket++) {
       let after: readonly unknown[] = bucket === recoveryBucketOf(start.position) ? positionParams(start) : [-1n, Buffer.alloc(0), Buffer.alloc(0), Buffer.alloc(0)];
       for (;;) {
-        const rs = await this.ctx.recovery.scan.run([bucket, ...after, RECOVERY_PAGE_ROWS]);
+        const rs = await this.ctx.cql.run(this.ctx.recovery.scan, [bucket, ...after, RECOVERY_PAGE_ROWS]);
         const page = rs.rows.map(indexEntryOf);
         if (!(await this.visitPage(page))) return;
         if (page.length < RECOVERY_PAGE_ROWS) break;
@@ -190,13 +190,13 @@ export class RecoveryPass {
       const deadline = auxDeadlineMs(this.ctx, row.bornMicros);
       if (deadline === null || deadline <= this.nowMs) return;
       const createdAt = row.kind === 'commit' ? row.snapshot.intent.createdAt : entry.createdAt;
-      await this.ctx.recovery.insert.run([recoveryBucketOf(at), at, ...commitKeyParams(entry.key), toCqlBigint(createdAt, 'createdAt'), ttlSecondsOf(deadline - this.nowMs)]);
+      await this.ctx.cql.run(this.ctx.recovery.insert, [recoveryBucketOf(at), at, ...commitKeyParams(entry.key), toCqlBigint(createdAt, 'createdAt'), ttlSecondsOf(deadline - this.nowMs)]);
     });
   }
 
   private async storeProgress(): Promise<void> {
     if (this.cursor === null || this.start === null || comparePositions(this.cursor, this.start) <= 0) return;
     const ttl = ttlSecondsOf(this.ctx.auxTtlMs + PROGRESS_EXTRA_TTL_MS);
-    await this.ctx.progress.upsert.run([RECOVERY_PROGRESS_SCOPE, ...positionParams(this.cursor), ttl]);
+    await this.ctx.cql.run(this.ctx.progress.upsert, [RECOVERY_PROGRESS_SCOPE, ...positionParams(this.cursor), ttl]);
   }
 }

@@ -32,7 +32,7 @@ export async function gcCommittedAuxiliary(ctx: MessageContext, nowMs: bigint, l
   for (let bucket = recoveryBucketOf(window.from); bucket <= window.lastBucket; bucket++) {
     let after: readonly unknown[] = positionParams(before(bucket === recoveryBucketOf(window.from) ? window.from : -1n));
     for (;;) {
-      const rs = await ctx.recovery.scan.run([bucket, ...after, Math.min(GC_PAGE_ROWS, limit - examined + 1)]);
+      const rs = await ctx.cql.run(ctx.recovery.scan, [bucket, ...after, Math.min(GC_PAGE_ROWS, limit - examined + 1)]);
       for (const r of rs.rows) {
         if (examined >= limit) return { examined, reclaimed, more: true };
         const entry = indexEntryOf(r);

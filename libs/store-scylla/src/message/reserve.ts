@@ -34,12 +34,17 @@ async function completeClaim(
   const { request } = input;
   const createdAt = toCqlBigint(input.createdAt, 'createdAt');
   // independent of each other (the claim guards the key); both must be durable before the completion
-  const [position, seq] = await Promise.all([writeRecoveryEntry(ctx, key, createdAt, deadlineMs), seqs.next(request.tenantId, request.conversationId)]);
+  const entry = writeRecoveryEntry(ctx, key, createdAt, deadlineMs).then(async (at) => {
+    // the entry is durable; the seq may or may not be spent yet
+    await ctx.faults.at('reserve:after-entry');
+    return at;
+  });
+  const [position, seq] = await Promise.all([entry, seqs.next(request.tenantId, request.conversationId)]);
   await ctx.faults.at('reserve:after-entry-and-seq');
   const intent: CommitIntent = { key, identity, request, seq, messageId: input.messageId, createdAt, recipients: input.recipients, publication: null };
   const intentBytes = encodeCommitIntent(intent);
   const ttl = ttlSecondsOf(deadlineMs - ctx.clock.nowMs());
-  const rs = await ctx.commit.complete.run([ttl, intentBytes, createdAt, toCqlBigint(position, 'recovery position'), ...commitKeyParams(key), token]);
+  const rs = await ctx.cql.run(ctx.commit.complete, [ttl, intentBytes, createdAt, toCqlBigint(position, 'recovery position'), ...commitKeyParams(key), token]);
   if (!applied(rs)) return null;
   await ctx.faults.at('reserve:after-commit');
   const snapshot = { intent, state: 'RESERVED' } as const;

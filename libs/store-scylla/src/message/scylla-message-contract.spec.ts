@@ -1,5 +1,5 @@
 import { describeCommitterContract, describeMessageStoreContract } from '@qim/store-contract/testing';
-import { GATE_CASE_TIMEOUT_MS, GATE_SETUP_TIMEOUT_MS, MessageGate } from './test-support/message-gate';
+import { GATE_CASE_TIMEOUT_MS, GATE_SETUP_TIMEOUT_MS, MessageGate } from '../testing/message-gate';
 
 jest.setTimeout(GATE_CASE_TIMEOUT_MS);
 

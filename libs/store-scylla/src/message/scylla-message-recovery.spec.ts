@@ -6,7 +6,7 @@ import { mapBounded } from './bounded';
 import type { ScyllaMessageStore } from './scylla-message-store';
 import { RECOVERY_PROGRESS_SCOPE } from './tables/recovery-progress-table';
 import { recoveryBucketOf } from './tables/recovery-table';
-import { GATE_CASE_TIMEOUT_MS, GATE_SETUP_TIMEOUT_MS, MessageGate } from './test-support/message-gate';
+import { GATE_CASE_TIMEOUT_MS, GATE_SETUP_TIMEOUT_MS, MessageGate } from '../testing/message-gate';
 
 /**
  * Scylla gate for the recovery scan under load (issue: recovery starved behind finished commits):

@@ -20,7 +20,10 @@ import type {
   SummaryQuery,
   Viewer,
 } from '@qim/store-core';
+import { CqlRunner } from '../session/cql-runner';
+import { InFlightLimit, MAX_MAX_IN_FLIGHT } from '../session/in-flight-limit';
 import type { ScyllaSession } from '../session/scylla-session';
+import { StatementCounter } from '../session/statement-counter';
 import { DEFAULT_CLAIM_LEASE_MS } from './claim';
 import { loadStoredCommit } from './commit-rows';
 import { NO_FAULTS } from './fault-points';
@@ -45,6 +48,13 @@ export interface ScyllaMessageStoreOptions {
    * over (its claimant is then taken to have crashed), ms (≥ 100). Default 15 000; gates use less.
    */
   readonly claimLeaseMs?: bigint;
+  /**
+   * Bound on the statements this store has in flight (1 … 1024, default 1024: below the driver's
+   * 2,048 requests per connection, so a burst waits for a slot instead of failing in the driver).
+   */
+  readonly maxStatementsInFlight?: number;
+  /** Counts every statement by name (LWTs apart) and the requests in flight; default a private one (`statements`). */
+  readonly counter?: StatementCounter;
 }
 
 /**
@@ -54,6 +64,8 @@ export interface ScyllaMessageStoreOptions {
  */
 export class ScyllaMessageStore implements MessageStore {
   readonly capabilities: MessageStoreCapabilities = Object.freeze({ injectableClock: false, needsHousekeeping: false });
+  /** Every statement this store ran, by name (`sequence.step`, `commit.claim`, …; LWTs apart). */
+  readonly statements: StatementCounter;
   private readonly ctx: MessageContext;
   private readonly seqs: SequenceAllocator;
   private readonly reserves: ReserveSingleFlight;
@@ -71,7 +83,9 @@ export class ScyllaMessageStore implements MessageStore {
     const claimLeaseMs = options.claimLeaseMs ?? DEFAULT_CLAIM_LEASE_MS;
     if (typeof claimLeaseMs !== 'bigint' || claimLeaseMs < 100n) throw new InvalidInputError('claimLeaseMs must be at least 100 ms');
     const clock = options.clock ?? systemClock;
-    this.ctx = createMessageContext(session.client, session.config.keyspace, { clock, auxTtlMs, claimLeaseMs, faults });
+    this.statements = options.counter ?? new StatementCounter();
+    const cql = new CqlRunner(session.client, session.config.keyspace, this.statements, new InFlightLimit(options.maxStatementsInFlight ?? MAX_MAX_IN_FLIGHT));
+    this.ctx = createMessageContext(cql, { clock, auxTtlMs, claimLeaseMs, faults });
     this.seqs = new SequenceAllocator(this.ctx);
     this.reserves = new ReserveSingleFlight((input) => reserve(this.ctx, this.seqs, input));
   }
@@ -81,9 +95,9 @@ export class ScyllaMessageStore implements MessageStore {
     return this.ctx.auxTtlMs;
   }
 
-  /** LWT rounds spent on seq allocation so far (benchmarks). */
+  /** LWT rounds spent on seq allocation so far (`sequence.init` + `sequence.step`; benchmarks). */
   get seqLwtRounds(): number {
-    return this.seqs.lwtRounds;
+    return this.statements.lwtCount('sequence.');
   }
 
   /** Seqs issued so far and the won CAS rounds that issued them (mean group size = seqs / rounds; benchmarks). */

@@ -46,8 +46,6 @@ export class SequenceAllocator {
   private readonly lanes = new Map<string, Lane>();
   private readonly hints = new Map<string, bigint>();
 
-  /** LWT rounds sent by this allocator (benchmark observability). */
-  lwtRounds = 0;
   /** Seqs issued by won rounds (so `seqsIssued / wonRounds` is the mean group size). */
   seqsIssued = 0;
   wonRounds = 0;
@@ -112,22 +110,20 @@ export class SequenceAllocator {
   }
 
   private async read(key: Buffer[]): Promise<bigint | null> {
-    const row = (await this.ctx.sequence.select.run(key)).rows[0];
+    const row = (await this.ctx.cql.run(this.ctx.sequence.select, key)).rows[0];
     return row === undefined ? null : fromCqlBigint(row['next'], 'conversation_sequence.next');
   }
 
   private async init(key: Buffer[], k: bigint): Promise<Round> {
     const candidate = toCqlBigint(k, 'seq');
-    this.lwtRounds++;
-    const rs = await this.ctx.sequence.init.run([...key, candidate]);
+    const rs = await this.ctx.cql.run(this.ctx.sequence.init, [...key, candidate]);
     if (applied(rs)) return { won: true, next: k };
     return { won: false, next: this.current(rs.rows[0]?.['next']) };
   }
 
   private async step(key: Buffer[], expected: bigint, k: bigint): Promise<Round> {
     const candidate = toCqlBigint(expected + k, 'seq');
-    this.lwtRounds++;
-    const rs = await this.ctx.sequence.step.run([candidate, ...key, toCqlBigint(expected, 'seq')]);
+    const rs = await this.ctx.cql.run(this.ctx.sequence.step, [candidate, ...key, toCqlBigint(expected, 'seq')]);
     if (applied(rs)) return { won: true, next: expected + k };
     const current: unknown = rs.rows[0]?.['next'];
     // No current value: the counter row does not exist (yet), so the next round initialises it.

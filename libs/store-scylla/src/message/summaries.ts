@@ -22,11 +22,11 @@ async function records(ctx: MessageContext, viewer: Viewer, conv: Id128, rows: r
 
 async function summarize(ctx: MessageContext, viewer: Viewer, q: SummaryQuery): Promise<ConversationSummary> {
   const key = conversationKey(viewer.tenantId, q.conversationId);
-  const head = (await ctx.index.olderFromHead.run([...key, HEAD_PROBE_ROWS])).rows.map(indexRowOf);
+  const head = (await ctx.cql.run(ctx.index.olderFromHead, [...key, HEAD_PROBE_ROWS])).rows.map(indexRowOf);
   const headSeq = head[0]?.seq ?? 0n;
   const last = (await records(ctx, viewer, q.conversationId, head)).find((r) => r !== null) ?? null;
   if (q.readSeq >= headSeq) return { conversationId: q.conversationId, headSeq, last, unread: 0, precise: true };
-  const window = (await ctx.index.newerFrom.run([...key, toCqlBigint(q.readSeq, 'readSeq'), UNREAD_PRECISE_LIMIT + 1])).rows.map(indexRowOf);
+  const window = (await ctx.cql.run(ctx.index.newerFrom, [...key, toCqlBigint(q.readSeq, 'readSeq'), UNREAD_PRECISE_LIMIT + 1])).rows.map(indexRowOf);
   if (window.length > UNREAD_PRECISE_LIMIT) return { conversationId: q.conversationId, headSeq, last, unread: UNREAD_PRECISE_LIMIT, precise: false };
   const unread = (await records(ctx, viewer, q.conversationId, window)).filter((r) => r !== null && counts(viewer, r)).length;
   return { conversationId: q.conversationId, headSeq, last, unread, precise: true };

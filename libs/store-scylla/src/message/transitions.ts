@@ -1,5 +1,7 @@
 import {
+  COMMIT_STEP_TEXTS,
   InvariantViolationError,
+  commitConflict,
   decideMarkCommitted,
   decideMarkOutboxPublished,
   decideMarkPublishedAndCommitted,
@@ -7,7 +9,7 @@ import {
   encodeCommitIntent,
   encodeMessageRecord,
   id128ToBytes,
-  recordTtlSeconds,
+  remainingRecordTtlSeconds,
 } from '@qim/store-core';
 import type { CommitIntent, CommitKey, CommitSnapshot, CommitState, Id128, MessageRecord, Publication, StepDecision } from '@qim/store-core';
 import { applied, toCqlBigint } from '../session/statements';
@@ -60,7 +62,7 @@ function decidesWrite(decide: (stored: CommitSnapshot | null) => StepDecision, c
 /** `UPDATE … SET intent, state IF state = from AND claim = <its token>` with what is left of the row's deadline; the cache follows. */
 async function move(ctx: MessageContext, stored: StoredCommit, intent: CommitIntent, from: CommitState, to: CommitState): Promise<CommitSnapshot | null> {
   const intentBytes = intent === stored.snapshot.intent ? stored.intentBytes : encodeCommitIntent(intent);
-  const rs = await ctx.commit.advance.run([remainingAuxTtlSeconds(ctx, stored), intentBytes, to, ...commitKeyParams(intent.key), from, stored.token]);
+  const rs = await ctx.cql.run(ctx.commit.advance, [remainingAuxTtlSeconds(ctx, stored), intentBytes, to, ...commitKeyParams(intent.key), from, stored.token]);
   if (!applied(rs)) return null;
   const snapshot = { intent, state: to };
   ctx.cache.put({ ...stored, snapshot, intentBytes }, ctx.clock.nowMs());
@@ -72,7 +74,7 @@ async function moveToCommitted(ctx: MessageContext, stored: StoredCommit, intent
   const ttl = remainingAuxTtlSeconds(ctx, stored);
   const now = toCqlBigint(ctx.clock.nowMs(), 'committed_at');
   const intentBytes = intent === stored.snapshot.intent ? stored.intentBytes : encodeCommitIntent(intent);
-  const rs = await ctx.commit.commit.run([ttl, intentBytes, 'COMMITTED', now, ...commitKeyParams(intent.key), from, stored.token]);
+  const rs = await ctx.cql.run(ctx.commit.commit, [ttl, intentBytes, 'COMMITTED', now, ...commitKeyParams(intent.key), from, stored.token]);
   if (!applied(rs)) return null;
   ctx.cache.forget(intent.key);
   await ctx.faults.at('mark-committed:after-state');
@@ -82,9 +84,24 @@ async function moveToCommitted(ctx: MessageContext, stored: StoredCommit, intent
 }
 
 /**
- * `putRecord`: decided by `decidePutRecord`; the write stores the canonical record, then its history
- * index row, both with the same per-row TTL (Ephemeral only; `USING TTL 0` = none) as same-value
- * upserts, then moves RESERVED → RECORDED with `IF state = 'RESERVED'`.
+ * Another message's record at the seq (a seq handed out twice: a lost or restored
+ * `conversation_sequence` row) → `ConflictError` before anything is written. One LOCAL_QUORUM point
+ * read per record write. Not closed: two commits holding the same seq that both pass this check
+ * before either has written (it needs the damaged counter and two writes within one round trip);
+ * closing that too would take an LWT on every record write.
+ */
+async function assertSeqFree(ctx: MessageContext, conv: Buffer[], bucket: bigint, seq: bigint, bytes: Buffer): Promise<void> {
+  const rs = await ctx.cql.run(ctx.record.selectMany, [...conv, bucket, [seq]]);
+  const existing: unknown = rs.rows[0]?.['record'];
+  if (Buffer.isBuffer(existing) && !existing.equals(bytes)) throw commitConflict('putRecord', COMMIT_STEP_TEXTS.seqTaken);
+}
+
+/**
+ * `putRecord`: decided by `decidePutRecord`; the write refuses a seq that holds another message's
+ * record (`assertSeqFree`), stores the canonical record, then its history index row, both with the
+ * same per-row TTL as same-value upserts — Ephemeral only: what is left of `createdAt + ttl` in whole
+ * seconds rounded down (`remainingRecordTtlSeconds`; nothing is written when under a second is
+ * left), other classes `USING TTL 0` = none — then moves RESERVED → RECORDED with `IF state = 'RESERVED'`.
  */
 export function putRecord(ctx: MessageContext, intent: CommitIntent, record: MessageRecord): Promise<CommitSnapshot> {
   return step(
@@ -94,13 +111,18 @@ export function putRecord(ctx: MessageContext, intent: CommitIntent, record: Mes
     async (stored) => {
       const mine = stored.snapshot.intent;
       const bytes = encodeMessageRecord(record);
-      const ttl = recordTtlSeconds(record.retention) ?? 0;
       const seq = toCqlBigint(record.seq, 'seq');
       const conv = [id128ToBytes(record.tenantId), id128ToBytes(record.conversationId)];
-      await ctx.record.upsert.run([...conv, toCqlBigint(seqBucketOf(seq), 'seq_bucket'), seq, bytes, ttl]);
-      await ctx.faults.at('put-record:after-record');
-      await ctx.index.upsert.run([...conv, seq, id128ToBytes(record.messageId), bytes.length, ttl]);
-      await ctx.faults.at('put-record:after-index');
+      const bucket = toCqlBigint(seqBucketOf(seq), 'seq_bucket');
+      await assertSeqFree(ctx, conv, bucket, seq, bytes);
+      const ttl = remainingRecordTtlSeconds(record, ctx.clock.nowMs());
+      // an Ephemeral message with less than a second of life left is not written (TTL 0 = forever)
+      if (ttl !== 0) {
+        await ctx.cql.run(ctx.record.upsert, [...conv, bucket, seq, bytes, ttl ?? 0]);
+        await ctx.faults.at('put-record:after-record');
+        await ctx.cql.run(ctx.index.upsert, [...conv, seq, id128ToBytes(record.messageId), bytes.length, ttl ?? 0]);
+        await ctx.faults.at('put-record:after-index');
+      }
       return move(ctx, stored, mine, 'RESERVED', 'RECORDED');
     },
   );

@@ -1,7 +1,7 @@
 import { checkReadiness } from '../readiness/readiness';
 import { MAILBOX_TABLES } from '../mailbox/schema';
-import { GATE_CASE_TIMEOUT_MS, GATE_SETUP_TIMEOUT_MS, openMailboxGate } from '../mailbox/test-support/mailbox-gate';
-import type { MailboxGate } from '../mailbox/test-support/mailbox-gate';
+import { GATE_CASE_TIMEOUT_MS, GATE_SETUP_TIMEOUT_MS, openMailboxGate } from '../testing/mailbox-gate';
+import type { MailboxGate } from '../testing/mailbox-gate';
 import { SchemaRefusedError } from '../schema/schema-refused-error';
 import { tablesOf } from './legacy-layout';
 import { migrate } from './migrate';

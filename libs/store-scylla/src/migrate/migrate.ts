@@ -9,7 +9,7 @@ import { decideKeyspace } from '../schema/keyspace-decision';
 import { SchemaRefusedError } from '../schema/schema-refused-error';
 import { detectDialect, readColumns, readReplication, readScyllaKeyspace } from '../schema/system-schema';
 import { planTable } from '../schema/table-plan';
-import { qualify } from '../schema/table-spec';
+import { qualify } from '../session/keyspace-token';
 import type { TableSpec } from '../schema/table-spec';
 import { legacyLayoutProblem, tablesOf } from './legacy-layout';
 import { dataCenterSizeProblems } from '../schema/data-center';

@@ -1,6 +1,7 @@
 import { createKeyspaceCql, isMissingTableMessage } from './dialect';
 import { planTable } from './table-plan';
-import { defineTable, qualify } from './table-spec';
+import { qualify } from '../session/keyspace-token';
+import { defineTable } from './table-spec';
 
 const spec = defineTable({
   name: 't',

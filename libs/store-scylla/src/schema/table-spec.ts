@@ -13,14 +13,6 @@ export interface TableSpec {
   readonly addable: readonly string[];
 }
 
-/** The literal keyspace token used in table and statement CQL. */
-export const KEYSPACE_TOKEN = '{ks}';
-
-/** Replaces every `{ks}` token with the (already validated) keyspace name. */
-export function qualify(cql: string, keyspace: string): string {
-  return cql.split(KEYSPACE_TOKEN).join(keyspace);
-}
-
 /** Freezes a table spec (and its column map / addable list). */
 export function defineTable(spec: TableSpec): TableSpec {
   return Object.freeze({

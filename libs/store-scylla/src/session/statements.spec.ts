@@ -1,6 +1,6 @@
 import { errors, types } from 'cassandra-driver';
 import { InvariantViolationError, UnavailableError } from '@qim/store-core';
-import { applied, executionProfiles, fromCqlBigint, mapDriverError, statement, toCqlBigint } from './statements';
+import { applied, executionProfiles, fromCqlBigint, mapDriverError, named, toCqlBigint } from './statements';
 
 describe('execution profiles', () => {
   it('read/write run at LOCAL_QUORUM, lwt adds LOCAL_SERIAL; the fallback profile is LOCAL_QUORUM too', () => {
@@ -15,13 +15,13 @@ describe('execution profiles', () => {
   });
 });
 
-describe('statement()', () => {
+describe('named()', () => {
   it('pairs conditional CQL with the lwt profile and nothing else', () => {
-    expect(statement('INSERT INTO {ks}.t (k) VALUES (?) IF NOT EXISTS', { profile: 'lwt', idempotent: false }).profile).toBe('lwt');
-    expect(statement('UPDATE {ks}.t SET v = ? WHERE k = ? IF v = ?', { profile: 'lwt', idempotent: false }).profile).toBe('lwt');
-    expect(() => statement('UPDATE {ks}.t SET v = ? WHERE k = ? IF v = ?', { profile: 'write', idempotent: false })).toThrow(InvariantViolationError);
-    expect(() => statement('SELECT v FROM {ks}.t WHERE k = ?', { profile: 'lwt', idempotent: true })).toThrow(InvariantViolationError);
-    expect(Object.isFrozen(statement('SELECT v FROM {ks}.t WHERE k = ?', { profile: 'read', idempotent: true }))).toBe(true);
+    expect(named('t.x', 'INSERT INTO {ks}.t (k) VALUES (?) IF NOT EXISTS', { profile: 'lwt', idempotent: false }).profile).toBe('lwt');
+    expect(named('t.x', 'UPDATE {ks}.t SET v = ? WHERE k = ? IF v = ?', { profile: 'lwt', idempotent: false }).profile).toBe('lwt');
+    expect(() => named('t.x', 'UPDATE {ks}.t SET v = ? WHERE k = ? IF v = ?', { profile: 'write', idempotent: false })).toThrow(InvariantViolationError);
+    expect(() => named('t.x', 'SELECT v FROM {ks}.t WHERE k = ?', { profile: 'lwt', idempotent: true })).toThrow(InvariantViolationError);
+    expect(Object.isFrozen(named('t.x', 'SELECT v FROM {ks}.t WHERE k = ?', { profile: 'read', idempotent: true }))).toBe(true);
   });
 });
 

@@ -1,7 +1,6 @@
 import { ExecutionProfile, errors, types } from 'cassandra-driver';
 import type { Client } from 'cassandra-driver';
 import { InvariantViolationError, UnavailableError, u64FromI64, u64ToI64 } from '@qim/store-core';
-import { qualify } from '../schema/table-spec';
 
 /**
  * Named execution profiles. Every statement runs at LOCAL_QUORUM; the `lwt` profile (the only one
@@ -30,19 +29,31 @@ export interface StatementOptions {
   readonly idempotent: boolean;
 }
 
-/** A statement defined beside its table: CQL with the `{ks}` token, its profile and idempotence. */
-export interface CqlStatement extends StatementOptions {
+/**
+ * A statement declared once beside its table, with a stable name (`table.action`): CQL with the
+ * `{ks}` token, its profile and idempotence. The name is what `StatementCounter` reports, so tests
+ * and benchmarks can say how many statements and LWTs each step of an operation ran.
+ */
+export interface NamedStatement extends StatementOptions {
+  readonly name: string;
   readonly cql: string;
 }
 
-/** Declares a statement. LWT text (`IF …`) must use the `lwt` profile and vice versa. */
-export function statement(cql: string, options: StatementOptions): CqlStatement {
+/** Declares a named statement. LWT text (`IF …`) must use the `lwt` profile and vice versa. */
+export function named(name: string, cql: string, options: StatementOptions): NamedStatement {
   const conditional = /\sIF\s/i.test(cql);
   if (conditional !== (options.profile === 'lwt')) {
-    throw new InvariantViolationError(`statement profile ${options.profile} does not match its CQL: ${cql}`);
+    throw new InvariantViolationError(`statement ${name}: profile ${options.profile} does not match its CQL: ${cql}`);
   }
-  return Object.freeze({ cql, profile: options.profile, idempotent: options.idempotent });
+  return Object.freeze({ name, cql, profile: options.profile, idempotent: options.idempotent });
 }
+
+/** Plain read at LOCAL_QUORUM. */
+export const READ: StatementOptions = Object.freeze({ profile: 'read', idempotent: true });
+/** Plain same-value write at LOCAL_QUORUM. */
+export const WRITE: StatementOptions = Object.freeze({ profile: 'write', idempotent: true });
+/** Conditional write (LOCAL_SERIAL Paxos, LOCAL_QUORUM commit). Never retried blindly by the driver. */
+export const LWT: StatementOptions = Object.freeze({ profile: 'lwt', idempotent: false });
 
 /** Response codes (and the CAS "write unknown" code 0x1700) that mean "the cluster could not answer now". */
 const TRANSIENT_CODES = new Set<number>([
@@ -71,31 +82,29 @@ export function mapDriverError(err: unknown, cql: string): Error {
   return new InvariantViolationError(`CQL rejected (${cql.split(/\s+/).slice(0, 4).join(' ')} …): ${reason}`, { cause: err });
 }
 
+/** Paging of one read request: `fetchSize` rows starting at `pageState` (no automatic paging). */
+export interface PageRequest {
+  readonly fetchSize: number;
+  readonly pageState?: string;
+}
+
 /**
- * Executes a prepared statement under its named profile with its declared idempotence. `cql` is
- * fully qualified (no `{ks}` token). Driver errors are mapped by `mapDriverError`.
+ * Sends one prepared statement under its named profile with its declared idempotence. `cql` is
+ * fully qualified (no `{ks}` token). Driver errors are mapped by `mapDriverError`. The stores'
+ * statements go through `CqlRunner` (named, counted, bounded in flight), which calls this; only the
+ * schema reads of `migrate`/`checkReadiness` (`system_schema`) call it directly.
  */
-export async function exec(client: Client, cql: string, params: readonly unknown[], options: StatementOptions): Promise<types.ResultSet> {
+export async function exec(client: Client, cql: string, params: readonly unknown[], options: StatementOptions, page?: PageRequest): Promise<types.ResultSet> {
   try {
     return await client.execute(cql, params as unknown[], {
       prepare: true,
       executionProfile: options.profile,
       isIdempotent: options.idempotent,
+      ...(page ? { fetchSize: page.fetchSize, ...(page.pageState ? { pageState: page.pageState } : {}), autoPage: false } : {}),
     });
   } catch (err) {
     throw mapDriverError(err, cql);
   }
-}
-
-/** A statement bound to a keyspace: `run(params)` executes it prepared with its own options. */
-export interface BoundStatement extends CqlStatement {
-  run(params: readonly unknown[]): Promise<types.ResultSet>;
-}
-
-/** Binds a statement to a client and keyspace (replaces `{ks}` once). */
-export function bind(client: Client, keyspace: string, s: CqlStatement): BoundStatement {
-  const cql = qualify(s.cql, keyspace);
-  return Object.freeze({ cql, profile: s.profile, idempotent: s.idempotent, run: (params: readonly unknown[]) => exec(client, cql, params, s) });
 }
 
 /** The `[applied]` flag of an LWT result; a result without it is an invariant violation. */

@@ -1,8 +1,7 @@
 import type { Id128 } from '../../model/ids';
-import type { MailboxEntry } from '../../model/mailbox';
+import type { DispatchRecord, MailboxEntry } from '../../model/mailbox';
 import type { CommitIntent, MessageRecord, SendRequest } from '../../model/message';
 import type { LedgerItem } from '../active-ledger';
-import type { DispatchRecord } from '../dispatch-record';
 import type { MessageEvent } from '../message-event';
 
 /**

@@ -1,14 +1,14 @@
 import { entriesOfDispatch, planPage } from '@qim/store-core';
 import type { DispatchOutcome, DispatchPage, Id128, PageReport } from '@qim/store-core';
 import { WorkPool } from '../cql/work-pool';
-import type { MailboxContext } from '../mailbox-context';
+import type { MailboxContext } from '../context/mailbox-context';
 import { prepareEntries, queueEntries } from '../retention/append-entries';
 import type { EntryTally, PreparedEntry } from '../retention/append-entries';
 import { UserLocks } from '../retention/user-locks';
 import type { CanonicalSight, Sight } from './dispatch-index';
 import { SIGHT_GROUP, readSights, sightsOf, writeSights } from './dispatch-index';
 import { readFrontier, writeFrontier } from './frontier';
-import { SimulatedCrashError } from './page-faults';
+import { SimulatedCrashError } from '../context/page-faults';
 import { byOffset, resolveRepeats, resolveSight } from './page-outcomes';
 
 /** Throws the simulated crash once `crashAfterEntries` entries are acknowledged (none configured: never). */

@@ -1,7 +1,7 @@
 import { CorruptEntryError, InvariantViolationError, dispatchDedupeExpiry, id128FromBytes, id128ToBytes } from '@qim/store-core';
 import type { Id128, PageCandidate } from '@qim/store-core';
-import type { BatchPart } from '../cql/mailbox-cql';
-import type { MailboxContext } from '../mailbox-context';
+import type { BatchPart } from '../../session/cql-runner';
+import type { MailboxContext } from '../context/mailbox-context';
 import { reqBlob, reqU64 } from '../cql/rows';
 import { entryTtlSeconds } from '../retention/entry-ttl';
 import { DISPATCH_INDEX } from '../tables/dispatch-index-table';

@@ -8,18 +8,18 @@ import {
   id128ToBytes,
   splitMailboxSeq,
 } from '@qim/store-core';
-import type { AppendOutcome, AppendReport, MailboxEntry, MailboxEntryInput } from '@qim/store-core';
-import type { BatchPart } from '../cql/mailbox-cql';
+import type { AppendOutcome, AppendReport, MailboxEntry, MailboxEntryInput, RetentionMeta } from '@qim/store-core';
+import type { BatchPart } from '../../session/cql-runner';
 import { ENTRY } from '../tables/entry-table';
-import { RETRY, casLoop } from '../mailbox-context';
+import { RETRY, casLoop } from '../context/mailbox-context';
 import { WorkPool } from '../cql/work-pool';
-import type { MailboxContext } from '../mailbox-context';
+import type { MailboxContext } from '../context/mailbox-context';
 import { appendWithProofs, proofsToRead } from './append-rule';
-import { bucketProofPart, readBucketProofs, writeBucketProof } from './bucket-proof';
+import { bucketProofPart, readBucketProofs, releaseBucketProofs, releasedProofPart, writeBucketProof } from './bucket-proof';
 import { entryTtlSeconds } from './entry-ttl';
 import { readMeta, writeMeta } from './meta-row';
 import type { StoredMeta } from './meta-row';
-import { FAST_PATH_SAFETY_MS } from './registered-days';
+import { FAST_PATH_SAFETY_MS } from '../context/registered-days';
 import { UserLocks } from './user-locks';
 
 /** One validated entry, ready to write: canonical events, fixed expiry, encoded blob. */
@@ -76,15 +76,33 @@ async function tryFastPath(ctx: MailboxContext, p: PreparedEntry, proof: BatchPa
   return true;
 }
 
+/** True when `day` was consumed in `meta` (inspected through and no live item): no item can refer to its proof again. */
+function dayConsumed(meta: RetentionMeta | null, day: number): boolean {
+  return meta !== null && meta.inspectedThrough !== null && day <= meta.inspectedThrough && !meta.ledger.some((i) => i.day === day);
+}
+
 /**
- * Slow path, in the seed's order: (1) bucket proof, (2) ONE meta LWT (`appendWithProofs`: consume
+ * The proofs no ledger item refers to after `outcome` (ADR-0022 §6): the days the meta write
+ * consumed, and the entry's own day when it is not (or no longer) in the ledger.
+ */
+function releasableDays(ctx: MailboxContext, before: RetentionMeta | null, after: RetentionMeta, day: number): { day: number; epoch: number }[] {
+  const live = new Set(after.ledger.map((i) => i.day));
+  const out = (before?.ledger ?? []).filter((i) => !live.has(i.day)).map((i) => ({ day: i.day, epoch: splitMailboxSeq(i.maxSeq).epoch }));
+  if (!live.has(day) && !out.some((d) => d.day === day && d.epoch === ctx.shardEpoch.epoch)) out.push({ day, epoch: ctx.shardEpoch.epoch });
+  return out;
+}
+
+/**
+ * Slow path, in the seed's order: (1) bucket proof (with the released-proof TTL from its first write
+ * when its day was already consumed), (2) ONE meta LWT (`appendWithProofs`: consume
  * expired days at their proofs' max seq, register the day or merge an expired entry into the gap;
  * skipped when nothing changes), (3) the entry with the TTL ending at its absolute expiry. An expired
  * entry stops after (2).
  */
 async function slowPath(ctx: MailboxContext, p: PreparedEntry, proof: BatchPart, first: StoredMeta | null): Promise<'written' | 'expired'> {
   const { entry } = p;
-  await writeBucketProof(ctx.cql, proof);
+  const consumed = dayConsumed(first?.meta ?? null, p.day);
+  await writeBucketProof(ctx.cql, consumed ? releasedProofPart(p.tenant, p.user, ctx.shardEpoch.epoch, p.day, entry.mailboxSeq, entry.expiresAt, ctx.releasedProofTtlSeconds) : proof);
   let stored = first;
   const outcome: AppendOutcome = await casLoop('retention meta append', async (attempt) => {
     if (attempt > 0) stored = await readMeta(ctx.cql, p.tenant, p.user);
@@ -96,6 +114,8 @@ async function slowPath(ctx: MailboxContext, p: PreparedEntry, proof: BatchPart,
     return (await writeMeta(ctx.cql, p.tenant, p.user, stored, out.meta)) ? out : RETRY;
   });
   ctx.registered.learn(p.userKey, outcome.meta);
+  const releasable = releasableDays(ctx, (stored as StoredMeta | null)?.meta ?? null, outcome.meta, p.day);
+  await releaseBucketProofs(ctx.cql, p.tenant, p.user, releasable, ctx.releasedProofTtlSeconds);
   if (outcome.expiredReplay) return 'expired';
   const ttl = entryTtlSeconds(entry.expiresAt, ctx.clock.nowMs());
   if (ttl <= 0) return 'expired';

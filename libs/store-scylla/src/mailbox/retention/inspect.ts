@@ -1,8 +1,8 @@
 import { applyInspect, expiredLedgerDays, splitMailboxSeq } from '@qim/store-core';
 import type { RetentionMeta } from '@qim/store-core';
-import { RETRY, casLoop } from '../mailbox-context';
-import type { MailboxContext } from '../mailbox-context';
-import { readBucketProofs } from './bucket-proof';
+import { RETRY, casLoop } from '../context/mailbox-context';
+import type { MailboxContext } from '../context/mailbox-context';
+import { readBucketProofs, releaseBucketProofs } from './bucket-proof';
 import { readMeta, writeMeta } from './meta-row';
 
 /**
@@ -11,7 +11,8 @@ import { readMeta, writeMeta } from './meta-row';
  * seq) covering it, else `CorruptEntryError`; `applyInspect` merges the proofs' real max seqs into
  * the gap boundary (never into trim) and removes the items, and ONE meta LWT compares the whole
  * stored state (version, generation, inspected-through, gap, ledger blob). A concurrent append wins
- * → re-read and inspect again. Returns the meta as of the inspection (null: clean user).
+ * → re-read and inspect again. Once the meta write succeeded the consumed days' proofs are released
+ * (ADR-0022 §6: rewritten with a TTL). Returns the meta as of the inspection (null: clean user).
  */
 export async function inspectRetention(ctx: MailboxContext, tenant: Buffer, user: Buffer): Promise<RetentionMeta | null> {
   return casLoop('retention inspect', async () => {
@@ -24,6 +25,8 @@ export async function inspectRetention(ctx: MailboxContext, tenant: Buffer, user
     const proofs = await readBucketProofs(ctx.cql, tenant, user, wanted);
     const next = applyInspect(stored.meta, now, proofs);
     if (next === stored.meta) return next;
-    return (await writeMeta(ctx.cql, tenant, user, stored, next)) ? next : RETRY;
+    if (!(await writeMeta(ctx.cql, tenant, user, stored, next))) return RETRY;
+    await releaseBucketProofs(ctx.cql, tenant, user, wanted, ctx.releasedProofTtlSeconds);
+    return next;
   });
 }

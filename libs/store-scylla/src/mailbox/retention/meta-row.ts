@@ -9,7 +9,7 @@ import {
   gapToStored,
 } from '@qim/store-core';
 import type { RetentionMeta } from '@qim/store-core';
-import type { MailboxCql } from '../cql/mailbox-cql';
+import type { CqlRunner } from '../../session/cql-runner';
 import { reqBlob, reqI64, reqInt } from '../cql/rows';
 import { RETENTION_META } from '../tables/retention-tables';
 
@@ -53,7 +53,7 @@ export function parseMetaRow(row: types.Row): StoredMeta {
 }
 
 /** Reads a user's meta; null for a user that never had an entry. */
-export async function readMeta(cql: MailboxCql, tenant: Buffer, user: Buffer): Promise<StoredMeta | null> {
+export async function readMeta(cql: CqlRunner, tenant: Buffer, user: Buffer): Promise<StoredMeta | null> {
   const row = await cql.one(RETENTION_META.select, [tenant, user]);
   return row === null ? null : parseMetaRow(row);
 }
@@ -62,7 +62,7 @@ export async function readMeta(cql: MailboxCql, tenant: Buffer, user: Buffer): P
  * The single meta LWT: `INSERT … IF NOT EXISTS` for a first meta, else a CAS comparing all five
  * stored fields (version, generation, inspected-through, gap, whole ledger blob). False = lost a race.
  */
-export async function writeMeta(cql: MailboxCql, tenant: Buffer, user: Buffer, expected: StoredMeta | null, next: RetentionMeta): Promise<boolean> {
+export async function writeMeta(cql: CqlRunner, tenant: Buffer, user: Buffer, expected: StoredMeta | null, next: RetentionMeta): Promise<boolean> {
   const cols = metaColumns(next);
   const r = expected === null
     ? await cql.lwt(RETENTION_META.insert, [tenant, user, ...cols])

@@ -1,8 +1,8 @@
-import { CodecError, CorruptEntryError, InvalidInputError, UnavailableError, assertSeqInEpoch, checkCursor, cutBatch, decodeMailboxEntry, id128ToBytes } from '@qim/store-core';
+import { CodecError, CorruptEntryError, InvalidInputError, UnavailableError, assertSeqInEpoch, checkCursor, cutBatch, decodeMailboxEntry, id128ToBytes, readerExpiryMarginMs } from '@qim/store-core';
 import type { Id128, MailboxEntry, RangeScanPage, RetentionMeta } from '@qim/store-core';
 import { reqBlob, reqU64 } from '../cql/rows';
 import { ENTRY } from '../tables/entry-table';
-import type { MailboxContext } from '../mailbox-context';
+import type { MailboxContext } from '../context/mailbox-context';
 import { inspectRetention } from './inspect';
 import { readTrim } from './trim';
 
@@ -25,12 +25,15 @@ function decodeRow(row: Parameters<typeof reqBlob>[0], tenantId: Id128, userId: 
 }
 
 /**
- * The ledger items whose entries may have vanished by the time `nowMs` (plus the allowed server
- * clock lead) and that could hold seqs above `after`: a page read across such an expiry cannot
- * claim coverage, so the scan waits for the expiry and inspects again.
+ * The ledger items whose entries may already have vanished at `nowMs` and that could hold seqs
+ * above `after`: the server drops a cell by whole seconds and by its own clock, from a TTL another
+ * process computed with its own clock, so an entry may be gone up to `readerExpiryMarginMs(skew)`
+ * (1 s + twice the skew allowance) before its `expiresAt`. A page read inside that margin cannot
+ * claim coverage, so the scan waits for the expiry and inspects again (→ `CursorExpired`).
  */
 function expiringDuringScan(meta: RetentionMeta, after: bigint, nowMs: bigint, skewMs: bigint): bigint | null {
-  const due = meta.ledger.filter((i) => i.maxSeq > after && i.expiresAt <= nowMs + skewMs).map((i) => i.expiresAt);
+  const margin = readerExpiryMarginMs(skewMs);
+  const due = meta.ledger.filter((i) => i.maxSeq > after && i.expiresAt <= nowMs + margin).map((i) => i.expiresAt);
   return due.length === 0 ? null : due.reduce((a, b) => (a > b ? a : b));
 }
 

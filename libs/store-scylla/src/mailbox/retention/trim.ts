@@ -1,13 +1,13 @@
 import { assertSeqInEpoch, id128ToBytes } from '@qim/store-core';
 import type { Id128 } from '@qim/store-core';
-import type { MailboxCql } from '../cql/mailbox-cql';
+import type { CqlRunner } from '../../session/cql-runner';
 import { optU64 } from '../cql/rows';
-import { RETRY, casLoop } from '../mailbox-context';
-import type { MailboxContext } from '../mailbox-context';
+import { RETRY, casLoop } from '../context/mailbox-context';
+import type { MailboxContext } from '../context/mailbox-context';
 import { TRIM } from '../tables/retention-tables';
 
 /** The user's stored trim; null when never set. */
-export async function readTrim(cql: MailboxCql, tenant: Buffer, user: Buffer): Promise<bigint | null> {
+export async function readTrim(cql: CqlRunner, tenant: Buffer, user: Buffer): Promise<bigint | null> {
   const row = await cql.one(TRIM.select, [tenant, user]);
   return row === null ? null : optU64(row, 'trim', 'mailbox trim');
 }

@@ -1,5 +1,5 @@
 import { defineTable } from '../../schema/table-spec';
-import { READ, WRITE, named } from '../cql/named-statement';
+import { READ, WRITE, named } from '../../session/statements';
 
 /**
  * `dispatch_index ((shard, epoch, dispatch_id))`: the first sight of a dispatch id (ADR-0022 §4) —

@@ -1,5 +1,5 @@
 import { defineTable } from '../../schema/table-spec';
-import { READ, WRITE, named } from '../cql/named-statement';
+import { READ, WRITE, named } from '../../session/statements';
 
 /**
  * `mailbox_entry ((tenant_id, user_id), mailbox_seq)`: one row holds one user's complete event

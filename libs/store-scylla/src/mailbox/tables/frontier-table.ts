@@ -1,5 +1,5 @@
 import { defineTable } from '../../schema/table-spec';
-import { READ, WRITE, named } from '../cql/named-statement';
+import { READ, WRITE, named } from '../../session/statements';
 
 /**
  * `shard_frontier ((shard, epoch))`: the shard frontier (ADR-0022 §1) — every record of the shard's

@@ -1,5 +1,5 @@
 import { defineTable } from '../../schema/table-spec';
-import { LWT, READ, WRITE, named } from '../cql/named-statement';
+import { LWT, READ, WRITE, named } from '../../session/statements';
 
 /**
  * `mailbox_retention_meta ((tenant_id, user_id))`: the V4 retention meta of one user — format
@@ -52,8 +52,11 @@ export const RETENTION_META = Object.freeze({
  * user/epoch/day — the highest seq ever written for that day and the day's absolute expiry. Every
  * write is a plain upsert `USING TIMESTAMP <seq>` (ADR-0022 §2), so the highest seq wins in whatever
  * order writers land and a replay changes nothing; it is written before (or in one batch with) the
- * entry, so it is always ≥ every entry of its day. No TTL: an inspection may come long after the
- * entries expired, and a missing proof is damage.
+ * entry, so it is always ≥ every entry of its day. Lifetime (ADR-0022 §6): no TTL while a ledger
+ * item refers to it (an inspection may come long after the entries expired, and a missing proof is
+ * damage); once its day is consumed it is *released* — rewritten whole with the same values and
+ * stamp `USING TTL` (an expiring cell wins over a live one of the same timestamp) — and a proof
+ * written for an already consumed day carries that TTL from its first write.
  *
  * Why not `_v2`: the lane-watermark layout wrote `_v2` rows by LWT, stamped with wall-clock
  * microseconds (≈ 1.8·10^15). A seq stamp is `epoch·2^47 + offset + 1`, below that for every epoch
@@ -81,6 +84,16 @@ export const RETENTION_BUCKET = Object.freeze({
   upsert: named(
     'retention_bucket.upsert',
     'INSERT INTO {ks}.mailbox_retention_bucket_v3 (tenant_id, user_id, epoch, day, max_seq, expires_at) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ?',
+    WRITE,
+  ),
+  /**
+   * The same whole-row upsert with a TTL (params end with ttl seconds, then the timestamp = seq): a
+   * proof no ledger item refers to any more. With the stored proof's own seq as the stamp it replaces
+   * the live cells and row marker (same timestamp: the expiring one wins) without changing a value.
+   */
+  release: named(
+    'retention_bucket.release',
+    'INSERT INTO {ks}.mailbox_retention_bucket_v3 (tenant_id, user_id, epoch, day, max_seq, expires_at) VALUES (?, ?, ?, ?, ?, ?) USING TTL ? AND TIMESTAMP ?',
     WRITE,
   ),
 });

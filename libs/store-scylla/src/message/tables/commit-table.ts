@@ -1,4 +1,4 @@
-import { statement } from '../../session/statements';
+import { named } from '../../session/statements';
 import { defineTable } from '../../schema/table-spec';
 
 /**
@@ -41,13 +41,15 @@ const KEY = 'tenant_id = ? AND sender_id = ? AND client_message_id = ?';
 
 export const COMMIT_CQL = Object.freeze({
   /** The stored row with the write times (µs) of its never-rewritten identity cell (the row's birth) and of its claim token. */
-  select: statement(
+  select: named(
+    'commit.select',
     `SELECT identity, intent, state, claim, recovery_at, committed_at, WRITETIME(identity) AS born_us, WRITETIME(claim) AS claim_us
      FROM {ks}.message_commit WHERE ${KEY}`,
     { profile: 'read', idempotent: true },
   ),
   /** The claim: the only first fact of a commit key (LOCAL_SERIAL). A lost INSERT returns the existing row. */
-  claim: statement(
+  claim: named(
+    'commit.claim',
     `INSERT INTO {ks}.message_commit (tenant_id, sender_id, client_message_id, identity, state, claim)
      VALUES (?, ?, ?, ?, 'CLAIMED', ?) IF NOT EXISTS USING TTL ?`,
     { profile: 'lwt', idempotent: false },
@@ -56,12 +58,13 @@ export const COMMIT_CQL = Object.freeze({
    * Replaces the claim token of a claim that is still the one we saw: a takeover of a stale or
    * abandoned claim (new token), or an abandonment by its own claimant (empty token).
    */
-  reclaim: statement(`UPDATE {ks}.message_commit USING TTL ? SET claim = ? WHERE ${KEY} IF state = 'CLAIMED' AND claim = ?`, {
+  reclaim: named('commit.reclaim', `UPDATE {ks}.message_commit USING TTL ? SET claim = ? WHERE ${KEY} IF state = 'CLAIMED' AND claim = ?`, {
     profile: 'lwt',
     idempotent: false,
   }),
   /** The claim becomes the complete RESERVED commit, only while it is still ours. */
-  complete: statement(
+  complete: named(
+    'commit.complete',
     `UPDATE {ks}.message_commit USING TTL ? SET intent = ?, state = 'RESERVED', created_at = ?, recovery_at = ?
      WHERE ${KEY} IF state = 'CLAIMED' AND claim = ?`,
     { profile: 'lwt', idempotent: false },
@@ -75,12 +78,14 @@ export const COMMIT_CQL = Object.freeze({
    * an UPDATE with one), and the remaining TTL is rounded up, so no rewritten cell outlives the
    * marker by more than the rounding.
    */
-  advance: statement(
+  advance: named(
+    'commit.advance',
     `UPDATE {ks}.message_commit USING TTL ? SET intent = ?, state = ? WHERE ${KEY} IF state = ? AND claim = ?`,
     { profile: 'lwt', idempotent: false },
   ),
   /** RECORDED or OUTBOXED → COMMITTED, also setting committed_at. */
-  commit: statement(
+  commit: named(
+    'commit.commit',
     `UPDATE {ks}.message_commit USING TTL ? SET intent = ?, state = ?, committed_at = ? WHERE ${KEY} IF state = ? AND claim = ?`,
     { profile: 'lwt', idempotent: false },
   ),

@@ -1,4 +1,4 @@
-import { statement } from '../../session/statements';
+import { named } from '../../session/statements';
 import { defineTable } from '../../schema/table-spec';
 
 /**
@@ -21,24 +21,27 @@ const COLS = 'conversation_seq, message_id, record_size, TTL(message_id) AS ttl'
 const READ = { profile: 'read', idempotent: true } as const;
 
 export const HISTORY_INDEX_CQL = Object.freeze({
-  upsert: statement(
+  upsert: named(
+    'history_index.upsert',
     `INSERT INTO {ks}.history_index (tenant_id, conversation_id, conversation_seq, message_id, record_size) VALUES (?, ?, ?, ?, ?) USING TTL ?`,
     { profile: 'write', idempotent: true },
   ),
   /** Newest first, from the head. */
-  olderFromHead: statement(`SELECT ${COLS} FROM {ks}.history_index WHERE ${PARTITION} ORDER BY conversation_seq DESC LIMIT ?`, READ),
+  olderFromHead: named('history_index.olderFromHead', `SELECT ${COLS} FROM {ks}.history_index WHERE ${PARTITION} ORDER BY conversation_seq DESC LIMIT ?`, READ),
   /** Newest first, strictly below the anchor. */
-  olderFrom: statement(
+  olderFrom: named(
+    'history_index.olderFrom',
     `SELECT ${COLS} FROM {ks}.history_index WHERE ${PARTITION} AND conversation_seq < ? ORDER BY conversation_seq DESC LIMIT ?`,
     READ,
   ),
   /** Oldest first, from the earliest. */
-  newerFromStart: statement(`SELECT ${COLS} FROM {ks}.history_index WHERE ${PARTITION} ORDER BY conversation_seq ASC LIMIT ?`, READ),
+  newerFromStart: named('history_index.newerFromStart', `SELECT ${COLS} FROM {ks}.history_index WHERE ${PARTITION} ORDER BY conversation_seq ASC LIMIT ?`, READ),
   /** Oldest first, strictly above the anchor. */
-  newerFrom: statement(
+  newerFrom: named(
+    'history_index.newerFrom',
     `SELECT ${COLS} FROM {ks}.history_index WHERE ${PARTITION} AND conversation_seq > ? ORDER BY conversation_seq ASC LIMIT ?`,
     READ,
   ),
   /** One index row (re-read when its record is missing). */
-  selectOne: statement(`SELECT ${COLS} FROM {ks}.history_index WHERE ${PARTITION} AND conversation_seq = ?`, READ),
+  selectOne: named('history_index.selectOne', `SELECT ${COLS} FROM {ks}.history_index WHERE ${PARTITION} AND conversation_seq = ?`, READ),
 });

@@ -1,4 +1,4 @@
-import { statement } from '../../session/statements';
+import { named } from '../../session/statements';
 import { defineTable } from '../../schema/table-spec';
 
 /** Records per `seq_bucket` partition: bounds a conversation's partitions (≤ 1024 records each). */
@@ -27,12 +27,13 @@ export const RECORD_TABLE = defineTable({
 const PARTITION = 'tenant_id = ? AND conversation_id = ? AND seq_bucket = ?';
 
 export const RECORD_CQL = Object.freeze({
-  upsert: statement(
+  upsert: named(
+    'record.upsert',
     `INSERT INTO {ks}.message_record (tenant_id, conversation_id, seq_bucket, conversation_seq, record) VALUES (?, ?, ?, ?, ?) USING TTL ?`,
     { profile: 'write', idempotent: true },
   ),
   /** Batch read of one bucket's records by seq list. */
-  selectMany: statement(`SELECT conversation_seq, record FROM {ks}.message_record WHERE ${PARTITION} AND conversation_seq IN ?`, {
+  selectMany: named('record.selectMany', `SELECT conversation_seq, record FROM {ks}.message_record WHERE ${PARTITION} AND conversation_seq IN ?`, {
     profile: 'read',
     idempotent: true,
   }),

@@ -1,4 +1,4 @@
-import { statement } from '../../session/statements';
+import { named } from '../../session/statements';
 import { defineTable } from '../../schema/table-spec';
 
 /** The only partition of `commit_recovery_progress`. */
@@ -23,11 +23,12 @@ export const RECOVERY_PROGRESS_TABLE = defineTable({
 });
 
 export const RECOVERY_PROGRESS_CQL = Object.freeze({
-  select: statement(`SELECT position, tenant_id, sender_id, client_message_id FROM {ks}.commit_recovery_progress WHERE scope = ?`, {
+  select: named('recovery_progress.select', `SELECT position, tenant_id, sender_id, client_message_id FROM {ks}.commit_recovery_progress WHERE scope = ?`, {
     profile: 'read',
     idempotent: true,
   }),
-  upsert: statement(
+  upsert: named(
+    'recovery_progress.upsert',
     `INSERT INTO {ks}.commit_recovery_progress (scope, position, tenant_id, sender_id, client_message_id) VALUES (?, ?, ?, ?, ?) USING TTL ?`,
     { profile: 'write', idempotent: true },
   ),

@@ -1,4 +1,4 @@
-import { statement } from '../../session/statements';
+import { named } from '../../session/statements';
 import { defineTable } from '../../schema/table-spec';
 
 /** One recovery partition per hour of position. */
@@ -40,17 +40,17 @@ const ROW = 'position, tenant_id, sender_id, client_message_id';
 
 export const RECOVERY_CQL = Object.freeze({
   /** An entry (reserve's row, or a scan's successor): `done` unset. */
-  insert: statement(`INSERT INTO {ks}.commit_recovery_v2 (hour_bucket, ${ROW}, created_at) VALUES (?, ?, ?, ?, ?, ?) USING TTL ?`, {
+  insert: named('recovery.insert', `INSERT INTO {ks}.commit_recovery_v2 (hour_bucket, ${ROW}, created_at) VALUES (?, ?, ?, ?, ?, ?) USING TTL ?`, {
     profile: 'write',
     idempotent: true,
   }),
   /** The same row, whole, marked done (COMMITTED) with what is left of the commit's deadline. */
-  markDone: statement(`INSERT INTO {ks}.commit_recovery_v2 (hour_bucket, ${ROW}, created_at, done) VALUES (?, ?, ?, ?, ?, ?, true) USING TTL ?`, {
+  markDone: named('recovery.markDone', `INSERT INTO {ks}.commit_recovery_v2 (hour_bucket, ${ROW}, created_at, done) VALUES (?, ?, ?, ?, ?, ?, true) USING TTL ?`, {
     profile: 'write',
     idempotent: true,
   }),
   /** One page of a bucket strictly after a clustering position. */
-  scan: statement(`SELECT ${ROW}, created_at, done FROM {ks}.commit_recovery_v2 WHERE hour_bucket = ? AND (${ROW}) > (?, ?, ?, ?) LIMIT ?`, {
+  scan: named('recovery.scan', `SELECT ${ROW}, created_at, done FROM {ks}.commit_recovery_v2 WHERE hour_bucket = ? AND (${ROW}) > (?, ?, ?, ?) LIMIT ?`, {
     profile: 'read',
     idempotent: true,
   }),

@@ -1,4 +1,4 @@
-import { statement } from '../../session/statements';
+import { named } from '../../session/statements';
 import { defineTable } from '../../schema/table-spec';
 
 /**
@@ -22,10 +22,10 @@ export const SEQUENCE_TABLE = defineTable({
 const KEY = 'tenant_id = ? AND conversation_id = ?';
 
 export const SEQUENCE_CQL = Object.freeze({
-  select: statement(`SELECT next FROM {ks}.conversation_sequence WHERE ${KEY}`, { profile: 'read', idempotent: true }),
-  init: statement(`INSERT INTO {ks}.conversation_sequence (tenant_id, conversation_id, next) VALUES (?, ?, ?) IF NOT EXISTS`, {
+  select: named('sequence.select', `SELECT next FROM {ks}.conversation_sequence WHERE ${KEY}`, { profile: 'read', idempotent: true }),
+  init: named('sequence.init', `INSERT INTO {ks}.conversation_sequence (tenant_id, conversation_id, next) VALUES (?, ?, ?) IF NOT EXISTS`, {
     profile: 'lwt',
     idempotent: false,
   }),
-  step: statement(`UPDATE {ks}.conversation_sequence SET next = ? WHERE ${KEY} IF next = ?`, { profile: 'lwt', idempotent: false }),
+  step: named('sequence.step', `UPDATE {ks}.conversation_sequence SET next = ? WHERE ${KEY} IF next = ?`, { profile: 'lwt', idempotent: false }),
 });
