@@ -5,6 +5,35 @@ import tseslint from 'typescript-eslint';
 const drivers = ['ioredis', 'cassandra-driver', 'kafkajs'];
 const httpStack = ['fastify', 'fastify-plugin', '@fastify/*'];
 
+/**
+ * Folder layers inside a library (its README lists them under "Layers"): a folder imports only the
+ * folders of lower levels — never a peer of its own level, a higher one, the library's root files or
+ * its `testing/`. `sub` gives a folder's own subfolder levels; the folder's root files sit above them.
+ * Specs are free. One `no-restricted-imports` entry per folder (a later entry replaces an earlier one
+ * for the files both match, so a subfolder's entry repeats its folder's patterns).
+ */
+function folderLayers(src, levels, { top, sub = {} }) {
+  const entry = (files, patterns) => ({ files: [files], ignores: ['**/*.spec.ts'], rules: { 'no-restricted-imports': ['error', { patterns }] } });
+  const why = (what) => `${what} (the layers are listed in the library README)`;
+  return levels.flatMap((level, i) => {
+    const higher = levels.slice(i).flat();
+    return level.flatMap((folder) => {
+      const banned = [...higher.filter((f) => f !== folder), ...top];
+      const upward = { regex: `^(\\.\\./)+(${banned.join('|')})(/|$)`, message: why(`${src}/${folder}/ may import only lower folders`) };
+      const inner = (sub[folder] ?? []).flatMap((subLevel, j) => {
+        const subHigher = sub[folder].slice(j).flat();
+        return subLevel.map((s) => {
+          const siblings = subHigher.filter((x) => x !== s);
+          const patterns = [upward, { regex: '^\\.\\./[^./]+$', message: why(`the files of ${folder}/ sit above its subfolders`) }];
+          if (siblings.length > 0) patterns.push({ regex: `^\\.\\./(${siblings.join('|')})(/|$)`, message: why(`${folder}/${s}/ may import only lower subfolders`) });
+          return entry(`${src}/${folder}/${s}/**/*.ts`, patterns);
+        });
+      });
+      return [entry(`${src}/${folder}/**/*.ts`, [upward]), ...inner];
+    });
+  });
+}
+
 export default [
   { ignores: ['**/node_modules/**', '**/dist/**', '**/coverage/**', '.infra/**', '.nx/**'] },
   ...tseslint.configs.recommended,
@@ -32,18 +61,33 @@ export default [
             { sourceTag: 'type:backend', onlyDependOnLibsWithTags: ['type:core', 'type:testing'] },
             { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:core'] },
             { sourceTag: 'type:bus', onlyDependOnLibsWithTags: ['type:core'] },
+            // the wire forms shared by both services (zod schemas of ids, u64s, record JSON): core types only, no HTTP stack.
+            { sourceTag: 'type:wire', onlyDependOnLibsWithTags: ['type:core'], bannedExternalImports: [...drivers, ...httpStack] },
             // the service library wires config → backend factory; apps choose a backend only through it.
             { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:core', 'type:backend', 'type:bus'], bannedExternalImports: drivers },
+            // one runtime library per service, over the plumbing of service-kit. The writer's opens its coordination
+            // stores (membership, writer-id leases, recovery claims) from the backends.
+            { sourceTag: 'type:runtime', onlyDependOnLibsWithTags: ['type:core', 'type:service', 'type:bus', 'type:backend'], bannedExternalImports: [...drivers, ...httpStack] },
+            // the mailbox side (its runtime and app) never reaches writer code, nor a backend of its own: no leases, no coordination.
+            { sourceTag: 'scope:mailbox', onlyDependOnLibsWithTags: ['type:core', 'type:service', 'type:bus', 'type:wire', 'type:testing', 'scope:mailbox'] },
+            { sourceTag: 'scope:writer', notDependOnLibsWithTags: ['scope:mailbox'] },
             // the client speaks HTTP/JSON only: nothing of ours, no driver, no server stack.
             { sourceTag: 'type:client', onlyDependOnLibsWithTags: [], bannedExternalImports: [...drivers, ...httpStack] },
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:core', 'type:service', 'type:bus', 'type:testing', 'type:client'], bannedExternalImports: drivers },
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:core', 'type:service', 'type:runtime', 'type:wire', 'type:bus', 'type:testing', 'type:client'], bannedExternalImports: drivers },
             // tools (drills, infra checks) drive the product from outside: through the HTTP client only.
             { sourceTag: 'type:tools', onlyDependOnLibsWithTags: ['type:client'] },
+            // the soak (tools/soak) runs the real store and worker code in-process: it builds the stores itself; drivers only through the backends.
+            { sourceTag: 'type:soak', onlyDependOnLibsWithTags: ['type:core', 'type:backend', 'type:bus', 'type:service', 'type:runtime'], bannedExternalImports: drivers },
           ],
         },
       ],
     },
   },
+  ...folderLayers('libs/store-core/src', [['errors'], ['model'], ['codecs'], ['ports'], ['rules'], ['committer']], { top: ['testing', 'index'] }),
+  ...folderLayers('libs/store-scylla/src', [['config'], ['session'], ['schema'], ['message', 'mailbox'], ['migrate'], ['readiness']], {
+    top: ['testing', 'index', 'all-tables'],
+    sub: { message: [['tables']], mailbox: [['cql'], ['tables', 'context'], ['retention'], ['page']] },
+  }),
   {
     files: ['**/*.js', '**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly' } },

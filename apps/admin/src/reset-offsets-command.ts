@@ -1,5 +1,7 @@
-import { ConfigError, mailboxEnvSchema, parseEnv, resetMailboxOffsets } from '@qim/service-kit';
-import type { MailboxConfig, ShardOffsetReset } from '@qim/service-kit';
+import { ConfigError, mailboxEnvSchema, parseEnv } from '@qim/service-kit';
+import { resetMailboxOffsets } from '@qim/mailbox-runtime';
+import type { MailboxConfig } from '@qim/service-kit';
+import type { ShardOffsetReset } from '@qim/mailbox-runtime';
 import type { Output } from './output';
 import { messageOf } from './output';
 

@@ -1,4 +1,5 @@
-import type { MailboxReader, ReadinessCheck, ServiceMetrics } from '@qim/service-kit';
+import type { ReadinessCheck, ServiceMetrics } from '@qim/service-kit';
+import type { MailboxReader } from '@qim/mailbox-runtime';
 
 /** What the mailbox HTTP layer reads; `main.ts` (or a test) builds it. */
 export interface MailboxAppOptions {

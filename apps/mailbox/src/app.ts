@@ -1,16 +1,24 @@
-import { installErrorHandler, installRequestMetrics, registerOpsRoutes, requireBearerToken } from '@qim/service-kit';
+import { installErrorHandler, installRequestMetrics, installRouteSchemas, registerOpsRoutes, requireBearerToken } from '@qim/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { MailboxAppOptions } from './app-options';
-import { mailboxOpenApi } from './openapi';
 import { registerMailboxRoutes } from './routes/mailbox-routes';
 
 export type { MailboxAppOptions } from './app-options';
 
-/** The mailbox service as a Fastify plugin: ops routes and the `/v1` API behind the bearer token. */
+/**
+ * The mailbox service as a Fastify plugin: ops routes and docs (unauthenticated) and the `/v1` API
+ * behind the bearer token. Each route is defined once, with its zod schemas: they validate the
+ * request, check the answer and generate `/openapi.json` and `/docs`.
+ */
 export async function mailboxApp(app: FastifyInstance, opts: MailboxAppOptions): Promise<void> {
   installErrorHandler(app);
   installRequestMetrics(app, opts.metrics);
-  registerOpsRoutes(app, { readiness: opts.readiness, metrics: opts.metrics, openapi: mailboxOpenApi(opts.syncMaxLimit, opts.syncMaxWaitMs) });
+  await installRouteSchemas(app, { title: 'QIM mailbox', version: '1.0.0' });
+  registerOpsRoutes(app, {
+    readiness: opts.readiness,
+    metrics: opts.metrics,
+    readinessSummary: 'Backend readiness, Kafka, consumers, frontier of each assigned shard (503 when not ready)',
+  });
   // Closing: long-polling syncs answer at once instead of holding the drain for their whole wait.
   app.addHook('preClose', async () => opts.reader.board.close());
   await app.register(async (api) => {

@@ -1,4 +1,5 @@
-import { ConfigError, createTopicsStep, listenWithSignals, mailboxEnvSchema, parseEnv, serviceServerOptions, startMailboxRuntime } from '@qim/service-kit';
+import { ConfigError, listenWithSignals, mailboxEnvSchema, parseEnv, serviceServerOptions } from '@qim/service-kit';
+import { createTopicsStep, startMailboxRuntime } from '@qim/mailbox-runtime';
 import type { MailboxConfig } from '@qim/service-kit';
 import fastify from 'fastify';
 import { mailboxApp } from './app';

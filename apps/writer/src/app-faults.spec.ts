@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { openCoordination } from '@qim/service-kit';
+import { openCoordination } from '@qim/writer-runtime';
 import { TOKEN, headers, hex, writerTestApp } from './testing/writer-test-app';
 import type { WriterTestApp } from './testing/writer-test-app';
 

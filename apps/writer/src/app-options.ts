@@ -1,5 +1,6 @@
-import type { HistoryAuthorizer, MessageStore } from '@qim/store-core';
-import type { MembershipDirectory, ReadinessCheck, Sender, ServiceMetrics } from '@qim/service-kit';
+import type { HistoryAuthorizer, MembershipDirectory, MessageStore } from '@qim/store-core';
+import type { ReadinessCheck, ServiceMetrics } from '@qim/service-kit';
+import type { Sender } from '@qim/writer-runtime';
 
 /** Everything the writer's HTTP layer needs; `main.ts` (or a test) builds it. */
 export interface WriterAppOptions {

@@ -1,4 +1,5 @@
-import { ConfigError, listenWithSignals, parseEnv, serviceServerOptions, startWriterRuntime, writerEnvSchema } from '@qim/service-kit';
+import { ConfigError, listenWithSignals, parseEnv, serviceServerOptions, writerEnvSchema } from '@qim/service-kit';
+import { startWriterRuntime } from '@qim/writer-runtime';
 import type { WriterConfig } from '@qim/service-kit';
 import fastify from 'fastify';
 import { writerApp } from './app';

@@ -12,6 +12,14 @@ export interface ProduceRecord {
   readonly value: Buffer;
 }
 
+/** Per-producer settings (see `produceBudgetWithin` for values derived from a send deadline). */
+export interface ProducerTuning {
+  /** Retries of one send before it fails (default `DEFAULT_PRODUCER_RETRIES`). */
+  readonly retries?: number;
+  /** The produce request's broker-side ack timeout (acks = all; kafkajs default 30 000 ms). */
+  readonly ackTimeoutMs?: number;
+}
+
 /** Counters of a producer since it was constructed. */
 export interface ProducerStats {
   /** Produce requests answered by a broker (kafkajs instrumentation; retries included). */
@@ -47,7 +55,7 @@ export class FencedProducer {
 
   constructor(
     private readonly kafka: Kafka,
-    private readonly retries?: number,
+    private readonly tuning: ProducerTuning = {},
   ) {}
 
   /** Creates and connects the producer now (otherwise the first send does). */
@@ -65,7 +73,11 @@ export class FencedProducer {
       const producer = await this.open();
       const messages: Message[] = records.map((r) => ({ key: r.key, value: r.value, ...(r.partition === undefined ? {} : { partition: r.partition }) }));
       try {
-        const acks = await producer.sendBatch({ acks: -1, topicMessages: byTopic(records, messages) });
+        const acks = await producer.sendBatch({
+          acks: -1,
+          ...(this.tuning.ackTimeoutMs === undefined ? {} : { timeout: this.tuning.ackTimeoutMs }),
+          topicMessages: byTopic(records, messages),
+        });
         return coordinatesOf(
           records.map((r, i) => ({ topic: r.topic, partition: this.partitionOf(messages[i]!) })),
           acks,
@@ -107,7 +119,7 @@ export class FencedProducer {
 
   private async create(): Promise<Producer> {
     const p = createIdempotentProducer(this.kafka, {
-      ...(this.retries === undefined ? {} : { retries: this.retries }),
+      ...(this.tuning.retries === undefined ? {} : { retries: this.tuning.retries }),
       onPlaced: (m, partition) => this.placed.set(m, partition),
     });
     p.on(p.events.REQUEST, (e) => {

@@ -16,6 +16,8 @@ export const DEFAULT_GROUP_COMMIT_LIMITS: GroupCommitLimits = Object.freeze({ ma
 export interface GroupCommitOptions {
   /** Retries of one produce request before it fails (see `DEFAULT_PRODUCER_RETRIES`). */
   readonly retries?: number;
+  /** The produce request's broker-side ack timeout (ms; see `ProducerTuning`). */
+  readonly ackTimeoutMs?: number;
   readonly limits?: Partial<GroupCommitLimits>;
 }
 
@@ -52,7 +54,10 @@ export class GroupCommitProducer {
   private units = 0;
 
   constructor(kafka: Kafka, options: GroupCommitOptions = {}) {
-    this.producer = new FencedProducer(kafka, options.retries);
+    this.producer = new FencedProducer(kafka, {
+      ...(options.retries === undefined ? {} : { retries: options.retries }),
+      ...(options.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: options.ackTimeoutMs }),
+    });
     this.limits = Object.freeze({ ...DEFAULT_GROUP_COMMIT_LIMITS, ...options.limits });
   }
 

@@ -4,6 +4,13 @@ import { Partitioners } from 'kafkajs';
 /** Retries of one send before it fails (and the sender fences); backoff from the client's retry policy. */
 export const DEFAULT_PRODUCER_RETRIES = 5;
 
+/**
+ * The retry policy of every producer of the project, stated in full so that `produceBudgetWithin`
+ * holds whatever kafkajs' defaults are (they differ under `NODE_ENV=test`): backoff from 200 ms,
+ * ±20 % jitter, doubling, capped at 30 s.
+ */
+export const PRODUCE_RETRY_POLICY = Object.freeze({ initialRetryTime: 200, factor: 0.2, multiplier: 2, maxRetryTime: 30_000 });
+
 export interface IdempotentProducerOptions {
   readonly retries?: number;
   /** Called with each message and the partition the default partitioner chose for it. */
@@ -14,7 +21,8 @@ export interface IdempotentProducerOptions {
  * The one producer configuration of the project: idempotent, one request in flight (so offsets
  * within a partition stay contiguous and in send order), no topic auto-creation (topics come from
  * the explicit create-topics step), bounded retries (safe only because its user fences after a
- * failed send: see `FencedProducer`). Callers send with `acks: -1`.
+ * failed send: see `FencedProducer`) with the retry policy stated in full (`PRODUCE_RETRY_POLICY`).
+ * Callers send with `acks: -1`.
  */
 export function createIdempotentProducer(kafka: Kafka, options: IdempotentProducerOptions = {}): Producer {
   const onPlaced = options.onPlaced;
@@ -22,7 +30,7 @@ export function createIdempotentProducer(kafka: Kafka, options: IdempotentProduc
     idempotent: true,
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
-    retry: { retries: options.retries ?? DEFAULT_PRODUCER_RETRIES },
+    retry: { ...PRODUCE_RETRY_POLICY, retries: options.retries ?? DEFAULT_PRODUCER_RETRIES },
     createPartitioner: () => {
       const partition = Partitioners.DefaultPartitioner();
       return (args) => {

@@ -9,5 +9,6 @@ export * from './group-offsets';
 export * from './topics';
 export * from './record-coordinates';
 export * from './group-commit-producer';
+export * from './produce-budget';
 export type { ProduceRecord, ProducerStats } from './fenced-producer';
 export * from './dead-letter';

@@ -25,6 +25,10 @@ export interface PartitionConsumerOptions {
   readonly sessionTimeoutMs?: number;
   /** How long `start` waits for the first group join before it fails (ms, default 30 s). */
   readonly joinTimeoutMs?: number;
+  /** Called on every group join (the first and each rejoin after a rebalance or a crash). */
+  readonly onJoin?: () => void;
+  /** Called on every crash kafkajs reports (`restart`: whether kafkajs restarts the consumer). */
+  readonly onCrash?: (restart: boolean) => void;
 }
 
 function headersOf(h: IHeaders | undefined): Record<string, Buffer> | undefined {
@@ -77,6 +81,7 @@ export class PartitionConsumer {
       this.crashed = null;
       this.joined = true;
       this.settleJoin(null);
+      opts.onJoin?.();
       void Promise.resolve(this.handler.onAssigned?.(this.assigned)).catch((err: unknown) =>
         opts.logger?.error({ err }, 'onAssigned failed'),
       );
@@ -84,6 +89,7 @@ export class PartitionConsumer {
     this.consumer.on(this.consumer.events.CRASH, (e) => {
       this.crashed = String(e.payload.error?.message ?? e.payload.error);
       opts.logger?.error({ restart: e.payload.restart }, `consumer ${opts.groupId} crashed: ${this.crashed}`);
+      opts.onCrash?.(e.payload.restart);
       if (!e.payload.restart) this.terminal(`consumer ${opts.groupId} of ${opts.topic} stopped for good: ${this.crashed}`);
     });
   }

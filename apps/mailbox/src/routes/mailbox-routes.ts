@@ -1,54 +1,89 @@
-import { actingIdentity } from '@qim/service-kit';
+import { BEARER, errorResponses, jsonResponse } from '@qim/service-kit';
+import { actingHeaders } from '@qim/wire';
+import type { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { MailboxAppOptions } from '../app-options';
-import { entriesQuery, entryJsonOf, shardParams, truncateBody, userParams } from '../wire/mailbox-wire';
+import { entriesQuery, entryJsonOf, shardParams, shardStatusAnswer, syncAnswer, truncateAnswer, truncateBody, userParams } from '../wire/mailbox-wire';
 
 /** Device sync (long-poll with `wait_ms`), truncate and the operators' shard status. */
 export function registerMailboxRoutes(app: FastifyInstance, opts: MailboxAppOptions): void {
-  const query = entriesQuery(opts.syncMaxLimit, opts.syncMaxWaitMs);
+  const r = app.withTypeProvider<ZodTypeProvider>();
 
-  app.get('/v1/mailboxes/:user/entries', async (request, reply) => {
-    const who = actingIdentity(request);
-    const { user } = userParams.parse(request.params);
-    const q = query.parse(request.query);
-    // A client that goes away ends its wait: the response is closed before it was finished.
-    const gone = new AbortController();
-    const onClose = (): void => {
-      if (!reply.raw.writableFinished) gone.abort();
-    };
-    reply.raw.once('close', onClose);
-    try {
-      const page = await opts.reader.sync({
-        tenantId: who.tenantId,
-        actingUser: who.userId,
-        userId: user,
-        after: q.after ?? null,
-        limit: q.limit,
-        maxBytes: q.max_bytes,
-        waitMs: q.wait_ms,
-        signal: gone.signal,
-      });
-      return {
-        entries: page.entries.map(entryJsonOf),
-        next_after: page.nextAfter.toString(),
-        has_more: page.hasMore,
-        up_to: page.upTo.toString(),
+  r.get(
+    '/v1/mailboxes/:user/entries',
+    {
+      schema: {
+        summary:
+          "Sync the acting user's own mailbox after a cursor, up to the shard frontier; with wait_ms, long-poll until entries arrive (410 CURSOR_EXPIRED / EPOCH_MISMATCH → resync)",
+        security: BEARER,
+        headers: actingHeaders,
+        params: userParams,
+        querystring: entriesQuery(opts.syncMaxLimit, opts.syncMaxWaitMs),
+        response: { 200: jsonResponse('a page of entries (empty when a long-poll saw none)', syncAnswer), ...errorResponses(['FORBIDDEN', 'CURSOR_EXPIRED', 'EPOCH_MISMATCH', 'CORRUPT_ENTRY', 'FRONTIER_GAP']) },
+      },
+    },
+    async (request, reply) => {
+      const q = request.query;
+      // A client that goes away ends its wait: the response is closed before it was finished.
+      const gone = new AbortController();
+      const onClose = (): void => {
+        if (!reply.raw.writableFinished) gone.abort();
       };
-    } finally {
-      reply.raw.off('close', onClose);
-    }
-  });
+      reply.raw.once('close', onClose);
+      try {
+        const page = await opts.reader.sync({
+          tenantId: request.headers['x-qim-tenant'],
+          actingUser: request.headers['x-qim-user'],
+          userId: request.params.user,
+          after: q.after ?? null,
+          limit: q.limit,
+          maxBytes: q.max_bytes,
+          waitMs: q.wait_ms,
+          signal: gone.signal,
+        });
+        return {
+          entries: page.entries.map(entryJsonOf),
+          next_after: page.nextAfter.toString(),
+          has_more: page.hasMore,
+          up_to: page.upTo.toString(),
+        };
+      } finally {
+        reply.raw.off('close', onClose);
+      }
+    },
+  );
 
-  app.post('/v1/mailboxes/:user/truncate', async (request) => {
-    const who = actingIdentity(request);
-    const { user } = userParams.parse(request.params);
-    const { before } = truncateBody.parse(request.body);
-    await opts.reader.truncate(who.tenantId, who.userId, user, before);
-    return { user, truncated_before: before.toString() };
-  });
+  r.post(
+    '/v1/mailboxes/:user/truncate',
+    {
+      schema: {
+        summary: "Raise the acting user's trim: entries below `before` are dropped",
+        security: BEARER,
+        headers: actingHeaders,
+        params: userParams,
+        body: truncateBody,
+        response: { 200: jsonResponse('the new trim', truncateAnswer), ...errorResponses(['FORBIDDEN', 'EPOCH_MISMATCH', 'UNSUPPORTED_MEDIA_TYPE']) },
+      },
+    },
+    async (request) => {
+      const { user } = request.params;
+      const { before } = request.body;
+      await opts.reader.truncate(request.headers['x-qim-tenant'], request.headers['x-qim-user'], user, before);
+      return { user, truncated_before: before.toString() };
+    },
+  );
 
-  app.get('/v1/shards/:shard/status', async (request) => {
-    const { shard } = shardParams.parse(request.params);
-    return opts.status.status(shard);
-  });
+  r.get(
+    '/v1/shards/:shard/status',
+    {
+      schema: {
+        summary: 'Shard frontier, committed and end offsets (lag), stall and retry state of a shard',
+        security: BEARER,
+        params: shardParams,
+        response: { 200: jsonResponse('the shard status', shardStatusAnswer), ...errorResponses([]) },
+      },
+    },
+    async (request) => (await opts.status.status(request.params.shard)) as z.output<typeof shardStatusAnswer>,
+  );
 }

@@ -2,11 +2,12 @@ import type { ConsumedPage } from '@qim/bus';
 import { dispatchRecordsOf } from '@qim/bus';
 import type { DispatchRecord, Id128, MailboxStore, MessageRecord } from '@qim/store-core';
 import { ManualClock, encodeDispatchRecord } from '@qim/store-core';
-import { FrontierBoard, MailboxReader, ServiceMetrics, ShardStatusReader, ShardWorker, memoryMailboxBackend } from '@qim/service-kit';
+import { ServiceMetrics, memoryMailboxBackend } from '@qim/service-kit';
+import { FrontierBoard, MailboxReader, ShardStatusReader, ShardWorker } from '@qim/mailbox-runtime';
 import type { ReadinessCheck } from '@qim/service-kit';
 
 import fastify from 'fastify';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, RouteOptions } from 'fastify';
 import { mailboxApp } from '../app';
 
 export const TOKEN = 'test-token-0123456789abcdef';
@@ -32,7 +33,9 @@ export interface MailboxTestApp {
 }
 
 /** The mailbox plugin over Memory stores, with the shard worker owning every shard of this process. */
-export async function mailboxTestApp(opts: { readiness?: ReadinessCheck[]; ownShards?: boolean; pollMs?: number } = {}): Promise<MailboxTestApp> {
+export async function mailboxTestApp(
+  opts: { readiness?: ReadinessCheck[]; ownShards?: boolean; pollMs?: number; /** receives every route the app registers */ routes?: RouteOptions[] } = {},
+): Promise<MailboxTestApp> {
   const clock = new ManualClock(1_700_000_000_000n);
   const metrics = new ServiceMetrics('mailbox', false);
   const backend = memoryMailboxBackend({ epoch: EPOCH, gc: { entryRetentionMs: 86_400_000n, dispatchDedupeMs: 8n * 86_400_000n }, applyConcurrency: 4 }, clock);
@@ -47,6 +50,7 @@ export async function mailboxTestApp(opts: { readiness?: ReadinessCheck[]; ownSh
     return o;
   };
   const app = fastify({ logger: false });
+  if (opts.routes) app.addHook('onRoute', (r) => void opts.routes!.push(r));
   await app.register(mailboxApp, {
     serviceToken: TOKEN,
     reader: new MailboxReader({ storeFor, shardCount: SHARDS, epoch: EPOCH, board, pollMs: opts.pollMs }),

@@ -1,18 +1,10 @@
-import type { Id128, MailboxEntry } from '@qim/store-core';
+import type { MailboxEntry } from '@qim/store-core';
 import { decodeMessageRecord } from '@qim/store-core';
+import type { MessageRecordJson } from '@qim/wire';
+import { id128, id128Text, messageRecordJson, messageRecordJsonSchema, u64, u64Text } from '@qim/wire';
 import { z } from 'zod';
 
-const id128 = z
-  .string()
-  .regex(/^[0-9a-f]{32}$/, 'must be 32 lowercase hex characters')
-  .transform((s) => s as Id128);
-const u64 = z
-  .string()
-  .regex(/^(0|[1-9][0-9]{0,18})$/, 'must be a decimal u64 string')
-  .transform(BigInt)
-  .refine((v) => v < 1n << 63n, 'must be below 2^63');
-
-export const userParams = z.object({ user: id128 }).strict();
+export const userParams = z.object({ user: id128.describe('the mailbox owner: the acting user') }).strict();
 export const shardParams = z.object({ shard: z.coerce.number().int().min(0).max(65_535) }).strict();
 
 /** Largest `max_bytes` of a sync page (as for history pages). */
@@ -40,68 +32,60 @@ export const entriesQuery = (maxLimit: number, maxWaitMs: number) =>
     })
     .strict();
 
-export const truncateBody = z.object({ before: u64 }).strict();
+export const truncateBody = z.object({ before: u64.describe('mailbox seq: entries below it are dropped') }).strict();
 
-/** Every field of the message record, so nothing is lost by not sending the raw payload as well. */
-export const messageJson = z.object({
-  conversation_id: z.string(),
-  seq: z.string(),
-  message_id: z.string(),
-  sender_id: z.string(),
-  client_message_id: z.string(),
-  kind: z.string(),
-  control: z.boolean(),
-  content_type: z.string(),
-  body: z.string().describe('base64'),
-  created_at: z.string(),
-  retention: z.object({ kind: z.string(), ttl_seconds: z.number().optional() }),
-});
+export const truncateAnswer = z.object({ user: id128Text, truncated_before: u64Text });
 
 export const entryJson = z.object({
-  seq: z.string(),
-  created_at: z.string(),
-  expires_at: z.string(),
+  seq: u64Text,
+  created_at: u64Text,
+  expires_at: u64Text,
   events: z.array(
     z.object({
-      ordinal: z.number(),
+      ordinal: z.number().int(),
       event_id: z.string(),
       payload: z.string().nullable().describe('base64 of an event that is not a message; null when `message` carries it'),
-      message: messageJson.nullable(),
+      message: messageRecordJsonSchema.nullable(),
     }),
   ),
 });
 
 export const syncAnswer = z.object({
   entries: z.array(entryJson),
-  next_after: z.string(),
+  next_after: u64Text,
   has_more: z.boolean(),
-  up_to: z.string(),
+  up_to: u64Text.describe('the mailbox seq the shard frontier makes visible'),
+});
+
+/** Operator view of a shard (see `ShardStatusReader`); further fields pass through. */
+export const shardStatusAnswer = z.looseObject({
+  shard: z.number().int(),
+  epoch: z.number().int(),
+  assigned_here: z.boolean(),
+  frontier: u64Text.nullable().describe('highest applied offset of the shard; null before the first page'),
+  visible_up_to: u64Text.describe('the mailbox seq the frontier makes visible'),
+  kafka: z
+    .looseObject({ committed: z.string().nullable(), low: z.string(), end: z.string(), lag: z.string(), unapplied: z.string() })
+    .nullable()
+    .describe('group offsets of the shard partition (decimal strings); null without Kafka'),
+  stalled: z.looseObject({ since: z.string(), page_from_offset: u64Text, reason: z.string(), attempts: z.number() }).nullable(),
+  refused: z.looseObject({ kind: z.string(), since: z.string(), reason: z.string(), resolve: z.string() }).nullable(),
+  retry: z.looseObject({ attempts: z.number(), error: z.string(), retry_at: z.string() }).nullable(),
+  pages_applied: z.number().int(),
+  last_error: z.string().nullable(),
 });
 
 /** Message events carry canonical record bytes; other payloads are passed through as base64 only. */
-function messageOf(payload: Uint8Array): z.infer<typeof messageJson> | null {
+function messageOf(payload: Uint8Array): MessageRecordJson | null {
   try {
-    const r = decodeMessageRecord(payload);
-    return {
-      conversation_id: r.conversationId,
-      seq: r.seq.toString(),
-      message_id: r.messageId,
-      sender_id: r.senderId,
-      client_message_id: r.clientMessageId,
-      kind: r.kind,
-      control: r.control,
-      content_type: r.contentType,
-      body: Buffer.from(r.body).toString('base64'),
-      created_at: r.createdAt.toString(),
-      retention: r.retention.kind === 'ephemeral' ? { kind: r.retention.kind, ttl_seconds: r.retention.ttlSeconds } : { kind: r.retention.kind },
-    };
+    return messageRecordJson(decodeMessageRecord(payload));
   } catch {
     return null;
   }
 }
 
 /** An entry on the wire: each event's bytes are sent once — as the decoded message, or else as raw base64. */
-export function entryJsonOf(e: MailboxEntry): z.infer<typeof entryJson> {
+export function entryJsonOf(e: MailboxEntry): z.output<typeof entryJson> {
   return {
     seq: e.mailboxSeq.toString(),
     created_at: e.createdAt.toString(),

@@ -1,22 +1,19 @@
-import type { CommitIntent, Id128, MessageStore, OutboxPublisher, Publication } from '@qim/store-core';
+import type { CommitIntent, Id128, MembershipDirectory, MessageStore, OutboxPublisher, Publication } from '@qim/store-core';
 import { DurableMessageCommitter, ManualClock, UnavailableError } from '@qim/store-core';
+import { LeaseLostError, memoryMessageBackend, ServiceMetrics, serviceServerOptions } from '@qim/service-kit';
 import {
   DeadlineSender,
   HybridLogicalClock,
-  LeaseLostError,
   MemoryMembership,
-  memoryMessageBackend,
   MembershipAuthorizer,
   MessageIdSource,
   MessageSender,
-  ServiceMetrics,
   replayAnswer,
-  serviceServerOptions,
   writerMetricsOf,
-} from '@qim/service-kit';
-import type { MembershipDirectory, ReadinessCheck } from '@qim/service-kit';
+} from '@qim/writer-runtime';
+import type { ReadinessCheck } from '@qim/service-kit';
 import fastify from 'fastify';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, RouteOptions } from 'fastify';
 import { writerApp } from '../app';
 
 export const TOKEN = 'test-token-0123456789abcdef';
@@ -70,6 +67,8 @@ export interface WriterTestOptions {
   readonly membership?: MembershipDirectory;
   /** Listen on 127.0.0.1 (a free port) instead of answering `inject` only. */
   readonly listen?: boolean;
+  /** Receives every route the app registers (as an `onRoute` hook sees it). */
+  readonly routes?: RouteOptions[];
 }
 
 /** The writer plugin over the Memory backend, in-process membership and a recording publisher, with the process's server options. */
@@ -83,6 +82,7 @@ export async function writerTestApp(opts: WriterTestOptions = {}): Promise<Write
   const errorLog: Record<string, unknown>[] = [];
   const logStream = { write: (line: string) => void errorLog.push(JSON.parse(line) as Record<string, unknown>) };
   const app = fastify(serviceServerOptions({ service: 'writer', logLevel: 'error', bodyLimit: 128 * 1024, requestTimeoutMs: 30_000, logStream }));
+  if (opts.routes) app.addHook('onRoute', (r) => void opts.routes!.push(r));
   const t: WriterTestApp = { app, store, clock, membership, publisher, metrics, errorLog, leaseHeld: true };
   const committer = new DurableMessageCommitter(store, publisher);
   const sender = new MessageSender({

@@ -1,12 +1,12 @@
+import { id128, u64 } from '@qim/wire';
 import { z } from 'zod';
-import { id128, u64 } from './wire-fields';
 
-export const conversationParams = z.object({ id: id128 }).strict();
+export const conversationParams = z.object({ id: id128.describe('conversation id') }).strict();
 
 export const historyQuerySchema = z
   .object({
     direction: z.enum(['older', 'newer']).default('older'),
-    anchor: u64.optional(),
+    anchor: u64.optional().describe('exclusive seq to page from; absent = the newest (older) or the oldest (newer)'),
     max_items: z.coerce.number().int().min(1).max(1000).default(50),
     max_bytes: z.coerce.number().int().min(1).max(16 * 1024 * 1024).default(1024 * 1024),
   })

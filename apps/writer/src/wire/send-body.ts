@@ -1,6 +1,6 @@
 import type { RetentionClass, SendOutcome, SendRequest } from '@qim/store-core';
 import { z } from 'zod';
-import { base64Body, id128, messageKind, retention } from './wire-fields';
+import { base64Body, id128, id128Text, messageKind, retention, u64Text } from '@qim/wire';
 
 /** `POST /v1/messages` body. The sender is the acting user (x-qim-user), never a body field. */
 export const sendBodySchema = z
@@ -36,11 +36,11 @@ export function sendRequestOf(body: SendBody, tenantId: SendRequest['tenantId'],
 }
 
 export const sendAnswerSchema = z.object({
-  conversation_id: z.string(),
-  seq: z.string().describe('u64 decimal'),
-  message_id: z.string(),
-  created_at: z.string().describe('ms since epoch, u64 decimal'),
-  replay: z.boolean(),
+  conversation_id: id128Text,
+  seq: u64Text,
+  message_id: id128Text,
+  created_at: u64Text.describe('ms since epoch, u64 decimal'),
+  replay: z.boolean().describe('true when this client_message_id was already committed: the first answer again'),
 });
 
 export function sendAnswerOf(o: SendOutcome): z.infer<typeof sendAnswerSchema> {

@@ -26,6 +26,8 @@ export interface MailboxBinding {
   readonly gc: MailboxGcConfig;
   /** Store statements one shard's `applyPage` keeps in flight (`QIM_MAILBOX_APPLY_CONCURRENCY`). */
   readonly applyConcurrency: number;
+  /** `QIM_CLOCK_SKEW_MS`: how far service and database clocks may disagree (Scylla readers keep 1 s + this from an expiry). Default 0. */
+  readonly clockSkewAllowanceMs?: bigint;
 }
 
 /** Progress lines of the start-up steps (migrate → connect → readiness). */

@@ -9,7 +9,8 @@ type RedisClient = Awaited<ReturnType<typeof connectRedis>>;
 
 /**
  * Redis start-up, fail closed: connect → readiness (server answers, not loading, AOF on outside
- * development/test). The stores share one connection owned here and closed last.
+ * development/test, `appendfsync always` in production; a weaker fsync elsewhere is logged as a
+ * warning). The stores share one connection owned here and closed last.
  */
 async function openClient(url: string, env: string, step: StartupLog): Promise<RedisClient> {
   const redis = await connectRedis(url);
@@ -18,7 +19,7 @@ async function openClient(url: string, env: string, step: StartupLog): Promise<R
     redis.disconnect();
     throw new UnavailableError(`redis not ready: ${ready.reason}`);
   }
-  step('redis', { appendonly: ready.appendonly, appendfsync: ready.appendfsync });
+  step('redis', { appendonly: ready.appendonly, appendfsync: ready.appendfsync, ...(ready.warning === null ? {} : { warning: ready.warning }) });
   return redis;
 }
 
@@ -27,7 +28,7 @@ function readinessOf(redis: RedisClient, env: string): ReadinessCheck {
     name: 'store',
     check: async () => {
       const r = await checkRedisReadiness(redis, env);
-      return { ok: r.ready, detail: { backend: 'redis', appendonly: r.appendonly, appendfsync: r.appendfsync, reason: r.reason } };
+      return { ok: r.ready, detail: { backend: 'redis', appendonly: r.appendonly, appendfsync: r.appendfsync, reason: r.reason, warning: r.warning } };
     },
   };
 }

@@ -49,7 +49,8 @@ describe('docker/compose.yaml', () => {
       expect(s[n]!.image).toMatch(/^scylladb\/scylla:/);
       expect(s[n]!.command).toContain('--seeds=scylla-1');
     }
-    expect(s['redis']!.command).toEqual(expect.arrayContaining(['--appendonly', 'yes']));
+    // Production requires appendfsync always (store-redis README, "Durability"): an OS crash must not roll back an ACK.
+    expect(s['redis']!.command).toEqual(expect.arrayContaining(['--appendonly', 'yes', '--appendfsync', 'always']));
     for (const n of ['kafka-1', 'kafka-2', 'kafka-3']) {
       expect(s[n]!.environment!['KAFKA_PROCESS_ROLES']).toBe('broker,controller');
       expect(s[n]!.environment!['KAFKA_AUTO_CREATE_TOPICS_ENABLE']).toBe('false');
@@ -147,5 +148,43 @@ describe.each(['writer', 'mailbox'])('docker/%s.Dockerfile', (svc) => {
     expect(text).toMatch(/^USER node$/m);
     expect(text).toMatch(/^HEALTHCHECK [^\n]*\\\n\s+CMD [^\n]*\/readyz/m);
     expect(text).toMatch(/^CMD \["node", "main.js"\]$/m);
+  });
+});
+
+describe('.dockerignore (the build context of both images is the repository root)', () => {
+  const repoRoot = path.resolve(dockerDir, '..');
+  const ignoreFile = path.join(repoRoot, '.dockerignore');
+  const patterns = (): string[] =>
+    fs
+      .readFileSync(ignoreFile, 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== '' && !l.startsWith('#'));
+  /** Docker's matching, as far as these patterns use it: `**` any folders, `*` within one name; a match excludes the folder's contents too. */
+  const ignored = (rel: string): boolean => {
+    let out = false;
+    for (const raw of patterns()) {
+      const negate = raw.startsWith('!');
+      const p = (negate ? raw.slice(1) : raw).replace(/^\/+|\/+$/g, '');
+      const re = new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*\/?|\*|\?/g, (m) => (m === '*' ? '[^/]*' : m === '?' ? '[^/]' : '(?:.*/)?'))}(?:/.*)?$`);
+      if (re.test(rel)) out = !negate;
+    }
+    return out;
+  };
+
+  it('exists and keeps dependencies, build output, local state and VCS data out of the context', () => {
+    expect(fs.existsSync(ignoreFile)).toBe(true);
+    for (const p of ['node_modules', 'libs/store-core/node_modules', 'dist/apps/writer/main.js', '.infra/reports/e2e.json', '.nx/cache', 'coverage/lcov.info', '.git/HEAD', 'npm-debug.log']) {
+      expect([p, ignored(p)]).toEqual([p, true]);
+    }
+  });
+
+  it('keeps every path the Dockerfiles copy from the context', () => {
+    for (const svc of ['writer', 'mailbox']) {
+      const text = fs.readFileSync(path.join(dockerDir, `${svc}.Dockerfile`), 'utf8');
+      const sources = [...text.matchAll(/^COPY (?!--from)(?:--\S+ )*(.+) \S+$/gm)].flatMap((m) => m[1]!.split(/\s+/));
+      expect(sources).toEqual(expect.arrayContaining(['package.json', 'libs', `apps/${svc}`]));
+      for (const src of sources) expect([svc, src, ignored(src), ignored(`${src}/src/main.ts`)]).toEqual([svc, src, false, false]);
+    }
   });
 });

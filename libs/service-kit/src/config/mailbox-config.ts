@@ -1,3 +1,4 @@
+import { checkMailboxRetention, maxRetentionDays } from '@qim/store-core';
 import { z } from 'zod';
 import { intField } from './env-fields';
 import type { CommonConfig } from './service-env';
@@ -9,6 +10,7 @@ const DAY_MS = 86_400_000;
 export const mailboxEnvShape = {
   ...commonEnvShape,
   QIM_MAILBOX_RETENTION_DAYS: intField(1, 3_650, 30),
+  QIM_CLOCK_SKEW_MS: intField(0, 60_000, 1_000),
   QIM_DISPATCH_DEDUPE_MS: intField(60_000, 365 * DAY_MS, 8 * DAY_MS),
   QIM_MAILBOX_APPLY_CONCURRENCY: intField(1, 1_024, 64),
   QIM_MAILBOX_PAGE_RECORDS: intField(1, 10_000, 500),
@@ -21,6 +23,12 @@ export interface MailboxConfig extends CommonConfig {
   readonly shards: number;
   readonly epoch: number;
   readonly entryRetentionMs: bigint;
+  /**
+   * How far the clocks of the services and the database servers may disagree (ms,
+   * `QIM_CLOCK_SKEW_MS`): readers treat an entry as possibly gone twice this much plus one TTL second
+   * before its expiry, and it bounds the longest retention the active ledger can hold.
+   */
+  readonly clockSkewAllowanceMs: bigint;
   /** How long a dispatch id is remembered for duplicate detection, from its record's createdAt (ms). */
   readonly dispatchDedupeMs: bigint;
   /** Store statements a shard worker keeps in flight while applying a page. */
@@ -44,13 +52,27 @@ export const mailboxEnvSchema = z.object(mailboxEnvShape).transform((raw, ctx): 
   for (const k of ['QIM_MAILBOX_SHARDS', 'QIM_MAILBOX_EPOCH'] as const) {
     if (raw[k] === undefined) ctx.addIssue({ code: 'custom', path: [k], message: 'required by the mailbox service' });
   }
+  const clockSkewAllowanceMs = BigInt(raw.QIM_CLOCK_SKEW_MS);
+  const entryRetentionMs = BigInt(raw.QIM_MAILBOX_RETENTION_DAYS) * BigInt(DAY_MS);
+  try {
+    checkMailboxRetention(entryRetentionMs, clockSkewAllowanceMs);
+  } catch {
+    const max = maxRetentionDays(clockSkewAllowanceMs);
+    ctx.addIssue({
+      code: 'custom',
+      path: ['QIM_MAILBOX_RETENTION_DAYS'],
+      message: `must be at most ${max} days: the 32-item active ledger cannot hold more with QIM_CLOCK_SKEW_MS=${clockSkewAllowanceMs}`,
+    });
+    return z.NEVER;
+  }
   if (backend === null || raw.QIM_MAILBOX_SHARDS === undefined || raw.QIM_MAILBOX_EPOCH === undefined) return z.NEVER;
   return {
     ...commonConfigOf(raw, backend, { port: 8081, clientId: 'qim-mailbox' }),
     service: 'mailbox',
     shards: raw.QIM_MAILBOX_SHARDS,
     epoch: raw.QIM_MAILBOX_EPOCH,
-    entryRetentionMs: BigInt(raw.QIM_MAILBOX_RETENTION_DAYS) * BigInt(DAY_MS),
+    entryRetentionMs,
+    clockSkewAllowanceMs,
     dispatchDedupeMs: BigInt(raw.QIM_DISPATCH_DEDUPE_MS),
     applyConcurrency: raw.QIM_MAILBOX_APPLY_CONCURRENCY,
     pageRecords: raw.QIM_MAILBOX_PAGE_RECORDS,

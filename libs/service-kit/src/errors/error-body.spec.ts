@@ -1,7 +1,7 @@
-import { ConflictError, CorruptEntryError, CursorExpiredError, EpochMismatchError, ForbiddenError, FrontierGapError, InvalidInputError, NotFoundError, UnavailableError } from '@qim/store-core';
+import { ConflictError, CorruptEntryError, CursorExpiredError, EpochMismatchError, FanoutLimitError, ForbiddenError, FrontierGapError, InvalidInputError, NotFoundError, UnavailableError } from '@qim/store-core';
 import { z } from 'zod';
 import { mapError } from './error-body';
-import { FanoutLimitError, UnauthorizedError } from './service-errors';
+import { UnauthorizedError } from './service-errors';
 
 describe('mapError', () => {
   it.each([

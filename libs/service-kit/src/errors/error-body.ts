@@ -1,6 +1,7 @@
 import { StoreError } from '@qim/store-core';
 import { ZodError } from 'zod';
-import { RESYNC_CODES, statusOfCode } from './error-status';
+import type { ErrorCode } from './error-status';
+import { RESYNC_CODES, isErrorCode, statusOfCode } from './error-status';
 
 /**
  * The wire form of every error: a stable code and a human message (plus `resync` for cursor
@@ -8,7 +9,7 @@ import { RESYNC_CODES, statusOfCode } from './error-status';
  * with that id.
  */
 export interface ErrorBody {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly message: string;
   readonly resync?: true;
   readonly request_id?: string;
@@ -37,14 +38,37 @@ interface FrameworkError {
   readonly code?: unknown;
   readonly statusCode?: unknown;
   readonly message?: unknown;
+  /** Set on a route-schema validation failure: which part of the request and what was wrong. */
+  readonly validation?: unknown;
+  readonly validationContext?: unknown;
+}
+
+interface ValidationIssue {
+  readonly instancePath?: unknown;
+  readonly message?: unknown;
 }
 
 /** Fastify's own request errors (body limit, media type, malformed JSON) → stable codes. */
-function frameworkCode(err: FrameworkError): string | null {
+function frameworkCode(err: FrameworkError): ErrorCode | null {
   if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return 'PAYLOAD_TOO_LARGE';
   if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return 'UNSUPPORTED_MEDIA_TYPE';
   const status = typeof err.statusCode === 'number' ? err.statusCode : 0;
   return status >= 400 && status < 500 ? 'INVALID_INPUT' : null;
+}
+
+/**
+ * A route-schema validation failure in the same words as a zod error: `part.path: message` per
+ * issue (`body.client_message_id: must be 32 lowercase hex characters`).
+ */
+function validationMessage(err: FrameworkError): string | null {
+  if (!Array.isArray(err.validation) || err.validation.length === 0) return null;
+  const part = typeof err.validationContext === 'string' ? err.validationContext : 'request';
+  return (err.validation as ValidationIssue[])
+    .map((i) => {
+      const path = typeof i.instancePath === 'string' ? i.instancePath.split('/').filter((s) => s.length > 0) : [];
+      return `${[part, ...path].join('.')}: ${String(i.message)}`;
+    })
+    .join('; ');
 }
 
 function zodMessage(err: ZodError): string {
@@ -57,16 +81,16 @@ function publicMessageOf(err: unknown): string | null {
 }
 
 /**
- * Maps any thrown value to `{status, {code, message}}`. Store errors keep their code; zod and
- * framework request errors become INVALID_INPUT (or their specific code); anything else is
- * INTERNAL 500. A 4xx keeps its message (it describes the caller's request). A 5xx never carries
+ * Maps any thrown value to `{status, {code, message}}`. Store errors keep their code (a code
+ * outside `ErrorCode` is INTERNAL); zod errors, route-schema validation failures and framework
+ * request errors become INVALID_INPUT (or their specific code); anything else is INTERNAL 500. A 4xx keeps its message (it describes the caller's request). A 5xx never carries
  * the error's message (driver text, CQL, host names): it says the error's `publicMessage` or a
  * generic text, plus `request_id` when given.
  */
 export function mapError(err: unknown, requestId?: string): MappedError {
-  let code: string;
+  let code: ErrorCode;
   let message: string;
-  if (err instanceof StoreError) {
+  if (err instanceof StoreError && isErrorCode(err.code)) {
     code = err.code;
     message = err.message;
   } else if (err instanceof ZodError) {
@@ -75,7 +99,7 @@ export function mapError(err: unknown, requestId?: string): MappedError {
   } else {
     const fw = typeof err === 'object' && err !== null ? frameworkCode(err as FrameworkError) : null;
     code = fw ?? 'INTERNAL';
-    message = fw !== null ? String((err as FrameworkError).message) : GENERIC_500;
+    message = fw !== null ? (validationMessage(err as FrameworkError) ?? String((err as FrameworkError).message)) : GENERIC_500;
   }
   const status = statusOfCode(code);
   const serverFault = status >= 500;

@@ -4,10 +4,6 @@ import { StoreError } from '@qim/store-core';
 export class UnauthorizedError extends StoreError {
   readonly code = 'UNAUTHORIZED' as const;
 }
-/** A conversation would exceed `QIM_MAX_FANOUT` members (its outbox event would be too large). */
-export class FanoutLimitError extends StoreError {
-  readonly code = 'FANOUT_LIMIT' as const;
-}
 /** The writer lost its writer-id lease: it must not issue message ids until it holds one again. */
 export class LeaseLostError extends StoreError {
   readonly code = 'UNAVAILABLE' as const;

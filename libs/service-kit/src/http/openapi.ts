@@ -1,86 +1,121 @@
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import { createJsonSchemaTransform, createJsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ERROR_STATUS } from '../errors/error-status';
+import type { ErrorCode } from '../errors/error-status';
+import { ERROR_CODES, ERROR_STATUS } from '../errors/error-status';
 
-/** One documented route; schemas are the same zod schemas the handlers parse with. */
-export interface RouteDoc {
-  readonly method: 'get' | 'post' | 'put' | 'delete';
-  /** OpenAPI path, e.g. `/v1/conversations/{id}/messages`. */
-  readonly path: string;
-  readonly summary: string;
-  /** Needs the bearer token and acting headers. */
-  readonly auth: boolean;
-  readonly actingUser?: boolean;
-  readonly params?: z.ZodObject;
-  readonly query?: z.ZodObject;
-  readonly body?: z.ZodType;
-  readonly response?: z.ZodType;
-  /** Error codes this route may answer (beyond the auth/validation ones). */
-  readonly errors?: readonly string[];
+/** Where the OpenAPI document is served (unauthenticated). */
+export const OPENAPI_PATH = '/openapi.json';
+/** Where the browsable docs are served (unauthenticated). */
+export const DOCS_PREFIX = '/docs';
+
+/** The wire form of every error answer (see `mapError`). */
+export const errorBodySchema = z
+  .object({
+    code: z.enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]]),
+    message: z.string(),
+    resync: z.literal(true).optional().describe('on 410: drop the cursor and resync'),
+    request_id: z.string().optional().describe('on 5xx answers: the request id of the log line that holds the details'),
+  })
+  .meta({ id: 'Error' });
+
+/** A documented JSON answer of one status. */
+export function jsonResponse<S extends z.ZodType>(description: string, schema: S) {
+  return { description, content: { 'application/json': { schema } } } as const;
 }
 
-const schemaOf = (s: z.ZodType, io: 'input' | 'output') => z.toJSONSchema(s, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+/** Errors every route may answer: an unexpected failure and a dependency that is down. */
+const ALWAYS: readonly ErrorCode[] = ['INTERNAL', 'UNAVAILABLE'];
+/** Errors of every route behind the bearer token (and its validated headers/params/body). */
+const AUTHED: readonly ErrorCode[] = ['UNAUTHORIZED', 'INVALID_INPUT'];
 
-function parameters(doc: RouteDoc): object[] {
-  const out: object[] = [];
-  for (const [where, schema] of [['path', doc.params], ['query', doc.query]] as const) {
-    if (!schema) continue;
-    const js = schemaOf(schema, 'input') as { properties?: Record<string, object>; required?: string[] };
-    for (const [name, s] of Object.entries(js.properties ?? {})) {
-      out.push({ name, in: where, required: where === 'path' || (js.required ?? []).includes(name), schema: s });
+/**
+ * The error answers of a route, one entry per status: the codes it may answer (plus the ones every
+ * route answers) grouped by their status from `ERROR_STATUS`, each with the error body.
+ */
+export function errorResponses(codes: readonly ErrorCode[], opts: { readonly authed?: boolean } = {}) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set([...(opts.authed === false ? [] : AUTHED), ...codes, ...ALWAYS])) {
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<number, ReturnType<typeof jsonResponse<typeof errorBodySchema>>> = {};
+  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) out[status] = jsonResponse(list.join(' | '), errorBodySchema);
+  return out;
+}
+
+/** The OpenAPI security requirement of routes behind the bearer token. */
+export const BEARER = [{ bearer: [] }];
+
+export interface RouteSchemaOptions {
+  readonly title: string;
+  readonly version: string;
+  readonly description?: string;
+}
+
+/** Refuses a route registered without a documented schema (summary and responses), e.g. a handler that parses by itself. */
+function requireDocumentedSchema(route: RouteOptions): void {
+  const schema = route.schema as { hide?: boolean; summary?: unknown; response?: unknown } | undefined;
+  if (schema?.hide === true) return;
+  if (typeof schema?.summary !== 'string' || typeof schema.response !== 'object' || schema.response === null) {
+    throw new Error(`route ${String(route.method)} ${route.url} has no schema with a summary and its responses: routes are defined once, with their schema`);
+  }
+}
+
+/**
+ * Makes the zod schemas on the routes of `app` the only definition of each route: requests are
+ * validated by them (a failure is `400 INVALID_INPUT` through the error handler), answers are
+ * checked and serialized by them, and `/openapi.json` and `/docs` are generated from them.
+ * Every route registered after this call must carry `schema.summary` and `schema.response` (or
+ * `hide: true`); one that does not is refused at registration. Call it first in an app plugin.
+ */
+export async function installRouteSchemas(app: FastifyInstance, opts: RouteSchemaOptions): Promise<void> {
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.addHook('onRoute', requireDocumentedSchema);
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: opts.title, version: opts.version, ...(opts.description ? { description: opts.description } : {}) },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+    transform: createJsonSchemaTransform({ skipList: [] }),
+    transformObject: createJsonSchemaTransformObject({}),
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: DOCS_PREFIX });
+}
+
+interface OpenApiOperation {
+  readonly summary?: unknown;
+  readonly responses?: Record<string, { readonly content?: Record<string, { readonly schema?: unknown }> }>;
+}
+
+/**
+ * What is wrong with the documentation of `routes` (as seen by an `onRoute` hook) in the OpenAPI
+ * document `doc`: a route without a schema, missing from the document, without a summary, or
+ * without a documented 200 or error answers. Empty when every route is documented. Hidden routes
+ * (the docs' own) and the automatic HEAD routes are not API routes.
+ */
+export function undocumentedRoutes(routes: readonly Pick<RouteOptions, 'method' | 'url' | 'schema'>[], doc: unknown): string[] {
+  const paths = ((doc as { paths?: Record<string, Record<string, OpenApiOperation>> }).paths ?? {}) as Record<string, Record<string, OpenApiOperation>>;
+  const problems: string[] = [];
+  for (const route of routes) {
+    for (const method of [route.method].flat()) {
+      const schema = route.schema as { hide?: boolean } | undefined;
+      if (schema?.hide === true || method === 'HEAD') continue;
+      const name = `${method} ${route.url}`;
+      const op = paths[route.url.replace(/:([A-Za-z_]+)/g, '{$1}')]?.[method.toLowerCase()];
+      if (!schema) problems.push(`${name}: no schema`);
+      else if (!op) problems.push(`${name}: not in the OpenAPI document`);
+      else {
+        if (typeof op.summary !== 'string' || op.summary.length === 0) problems.push(`${name}: no summary`);
+        const responses = op.responses ?? {};
+        if (!responses['200']?.content) problems.push(`${name}: no documented 200 answer`);
+        for (const status of ['500', '503']) if (!responses[status]?.content) problems.push(`${name}: no documented ${status} answer`);
+      }
     }
   }
-  if (doc.auth) out.push({ name: 'x-qim-tenant', in: 'header', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{32}$' } });
-  if (doc.actingUser) out.push({ name: 'x-qim-user', in: 'header', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{32}$' } });
-  return out;
-}
-
-function responses(doc: RouteDoc): Record<string, object> {
-  const out: Record<string, object> = {
-    '200': {
-      description: 'OK',
-      ...(doc.response ? { content: { 'application/json': { schema: schemaOf(doc.response, 'output') } } } : {}),
-    },
-  };
-  const codes = new Set([...(doc.auth ? ['UNAUTHORIZED', 'INVALID_INPUT'] : []), ...(doc.errors ?? []), 'INTERNAL', 'UNAVAILABLE']);
-  for (const code of codes) {
-    const status = String(ERROR_STATUS[code] ?? 500);
-    const prev = (out[status] as { description?: string } | undefined)?.description;
-    out[status] = { description: prev ? `${prev} | ${code}` : code, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
-  }
-  return out;
-}
-
-/** Builds an OpenAPI 3.1 document from route docs (bearer auth, stable error body). */
-export function buildOpenApi(title: string, version: string, routes: readonly RouteDoc[]): object {
-  const paths: Record<string, Record<string, object>> = {};
-  for (const r of routes) {
-    paths[r.path] ??= {};
-    paths[r.path]![r.method] = {
-      summary: r.summary,
-      ...(r.auth ? { security: [{ bearer: [] }] } : {}),
-      parameters: parameters(r),
-      ...(r.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(r.body, 'input') } } } } : {}),
-      responses: responses(r),
-    };
-  }
-  return {
-    openapi: '3.1.0',
-    info: { title, version },
-    paths,
-    components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      schemas: {
-        Error: {
-          type: 'object',
-          required: ['code', 'message'],
-          properties: {
-            code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
-            message: { type: 'string' },
-            resync: { type: 'boolean' },
-            request_id: { type: 'string', description: 'on 5xx answers: the request id of the log line that holds the details' },
-          },
-        },
-      },
-    },
-  };
+  return problems;
 }

@@ -92,6 +92,20 @@ export class ServiceMetrics {
     labelNames: ['role', 'partition'] as const,
     registers: [this.registry],
   });
+  /** Consumer group joins per consumer role: the first join and every rejoin (rebalance, restart). */
+  readonly consumerJoins = new Counter({
+    name: 'qim_consumer_joins_total',
+    help: 'Kafka consumer group joins per role (first join and every rejoin)',
+    labelNames: ['role'] as const,
+    registers: [this.registry],
+  });
+  /** Consumer crashes kafkajs reported, per role and whether it restarted the consumer. */
+  readonly consumerCrashes = new Counter({
+    name: 'qim_consumer_crashes_total',
+    help: 'Kafka consumer crashes per role (restart = kafkajs restarts it)',
+    labelNames: ['role', 'restart'] as const,
+    registers: [this.registry],
+  });
   /** Kafka offset committed per consumer partition (next offset to read). */
   readonly committedOffset = new Gauge({
     name: 'qim_kafka_committed_offset',

@@ -1,0 +1,61 @@
+import type { ConsumedRecord } from '@qim/bus';
+import type { DispatchRecord, Id128, MessageRecord } from '@qim/store-core';
+import { encodeMessageEvent, shardOf } from '@qim/store-core';
+import { ServiceMetrics } from '@qim/service-kit';
+import { MessageRouter } from './message-router';
+
+const hex = (n: number) => n.toString(16).padStart(32, '0') as Id128;
+const T = hex(0xa1);
+const users = Array.from({ length: 12 }, (_, i) => hex(i + 1));
+const record = (seq: bigint): MessageRecord => ({
+  tenantId: T,
+  conversationId: hex(0xc1),
+  seq,
+  messageId: hex(0xe000 + Number(seq)),
+  senderId: users[0]!,
+  clientMessageId: hex(0xd000 + Number(seq)),
+  kind: 'normal',
+  control: false,
+  contentType: 'text/plain',
+  body: Buffer.from(`m${seq}`),
+  createdAt: 1_700_000_000_000n,
+  retention: { kind: 'default' },
+});
+const rec = (offset: bigint, value: Buffer): ConsumedRecord => ({ topic: 'm', partition: 1, offset, key: null, value });
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+describe('MessageRouter', () => {
+  it('routes a whole page in one produce call, leaving out (and reporting) what cannot be decoded', async () => {
+    const sends: DispatchRecord[][] = [];
+    const poisoned: bigint[] = [];
+    const metrics = new ServiceMetrics('mailbox', false);
+    const router = new MessageRouter({ producer: { send: async (d) => (sends.push([...d]), []) }, shardCount: 4, metrics, log: silent, onPoison: async (r) => void poisoned.push(r.offset) });
+    const shards = new Set(users.map((u) => shardOf(T, u, 4))).size;
+    await router.handlePage({
+      topic: 'm',
+      partition: 1,
+      fromOffset: 10n,
+      toOffset: 12n,
+      records: [rec(10n, encodeMessageEvent({ record: record(1n), recipients: users })), rec(11n, Buffer.from('junk')), rec(12n, encodeMessageEvent({ record: record(2n), recipients: users }))],
+    });
+    expect(sends).toHaveLength(1);
+    expect(sends[0]!).toHaveLength(2 * shards);
+    expect(new Set(sends[0]!.map((d) => d.seq))).toEqual(new Set([1n, 2n]));
+    expect(poisoned).toEqual([11n]);
+    expect((await metrics.routedDispatches.get()).values[0]!.value).toBe(2 * shards);
+  });
+
+  it('fails the page when the produce fails (nothing is committed; the consumer reads it again)', async () => {
+    const router = new MessageRouter({
+      producer: {
+        send: async () => {
+          throw new Error('broker down');
+        },
+      },
+      shardCount: 2,
+      metrics: new ServiceMetrics('mailbox', false),
+      log: silent,
+    });
+    await expect(router.handlePage({ topic: 'm', partition: 0, fromOffset: 0n, toOffset: 0n, records: [rec(0n, encodeMessageEvent({ record: record(1n), recipients: users }))] })).rejects.toThrow('broker down');
+  });
+});

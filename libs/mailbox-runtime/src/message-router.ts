@@ -1,0 +1,45 @@
+import type { BusLogger, ConsumedPage, DispatchProducer, PageHandler, PoisonHandler } from '@qim/bus';
+import { dispatchRecordsOf } from '@qim/bus';
+import type { DispatchRecord } from '@qim/store-core';
+import { decodeMessageEvent } from '@qim/store-core';
+import type { ServiceMetrics } from '@qim/service-kit';
+import { PoisonReporter } from './poison-reporter';
+
+export interface MessageRouterOptions {
+  readonly producer: Pick<DispatchProducer, 'send'>;
+  readonly shardCount: number;
+  readonly metrics: ServiceMetrics;
+  readonly log: BusLogger;
+  /** Dead-letter seam for undecodable message events (default: count and log only). */
+  readonly onPoison?: PoisonHandler;
+}
+
+/**
+ * The messages-topic `PageHandler`: every message event of a page becomes one `DispatchRecord` per
+ * recipient shard; all of them go out in ONE produce call (partition = shard), and the page's offset
+ * is committed by the consumer only after that produce was acknowledged. A crash in between
+ * re-publishes the same dispatch ids later; the shard worker recognises them as duplicates.
+ */
+export class MessageRouter implements PageHandler {
+  private readonly poison: PoisonReporter;
+
+  constructor(private readonly opts: MessageRouterOptions) {
+    this.poison = new PoisonReporter('router', opts.metrics, opts.log, opts.onPoison);
+  }
+
+  async handlePage(page: ConsumedPage): Promise<void> {
+    const dispatches: DispatchRecord[] = [];
+    for (const r of page.records) {
+      let event;
+      try {
+        event = decodeMessageEvent(r.value);
+      } catch (err) {
+        await this.poison.report(r, err);
+        continue;
+      }
+      dispatches.push(...dispatchRecordsOf(event, this.opts.shardCount));
+    }
+    await this.opts.producer.send(dispatches);
+    this.opts.metrics.routedDispatches.inc(dispatches.length);
+  }
+}

@@ -1,0 +1,290 @@
+import type { BusLogger, ConsumedPage, PageHandler, PoisonHandler } from '@qim/bus';
+import type { DispatchPage, DispatchPageRecord, MailboxStore, PageReport } from '@qim/store-core';
+import { FrontierGapError, InvalidInputError, decodeDispatchRecord } from '@qim/store-core';
+import type { ServiceMetrics } from '@qim/service-kit';
+import type { FrontierBoard } from './frontier-board';
+import { userKeyOf } from './frontier-board';
+import { PoisonReporter } from './poison-reporter';
+import type { ShardRefusal } from './shard-guard';
+import { ShardRefusedError, judgeShard } from './shard-guard';
+
+/** A shard that met a frontier gap: it retries the same page with backoff and never skips the hole. */
+export interface ShardStall {
+  /** ms since epoch when the stall began. */
+  readonly since: number;
+  /** First offset of the refused page. */
+  readonly pageFromOffset: bigint;
+  readonly reason: string;
+  readonly attempts: number;
+}
+
+/** What this process knows of one shard's apply loop. */
+export interface ShardState {
+  readonly stall: ShardStall | null;
+  /** The last failure of a page (any error), cleared by the next applied page. */
+  readonly lastError: string | null;
+  readonly pagesApplied: number;
+  /** ms since epoch of the last applied page. */
+  readonly lastAppliedAt: number | null;
+  /** The shard does not run: its store and Kafka disagree (see `judgeShard`); cleared only by a new assignment. */
+  readonly refusal: (ShardRefusal & { readonly since: number }) | null;
+}
+
+/** The partition's offsets as Kafka reports them now (for `judgeShard`). */
+export interface PartitionPositions {
+  readonly low: bigint;
+  readonly end: bigint;
+  readonly committed: bigint | null;
+}
+
+/** What the worker compares the store's frontier with before it runs a shard. */
+export interface ShardGuardOptions {
+  readonly epoch: number;
+  readonly pageRecords: number;
+  readonly positions: (shard: number) => Promise<PartitionPositions>;
+}
+
+export interface ShardWorkerOptions {
+  /** The store bound to `ShardEpoch{shard, epoch}`. */
+  readonly storeFor: (shard: number) => Promise<MailboxStore>;
+  readonly board: FrontierBoard;
+  readonly metrics: ServiceMetrics;
+  readonly log: BusLogger;
+  /** Dead-letter seam for undecodable or invalid dispatch records (default: count and log only). */
+  readonly onPoison?: PoisonHandler;
+  /**
+   * The start-up check (issue 11, items 4 and 11): at each assignment, and before a page wholly at or
+   * below the frontier, the store's frontier is compared with the partition's offsets; a shard that
+   * disagrees is refused, never skipped. Absent: no Kafka (in-process tests), every shard runs.
+   */
+  readonly guard?: ShardGuardOptions;
+  readonly now?: () => number;
+}
+
+const EMPTY_STATE: ShardState = Object.freeze({ stall: null, lastError: null, pagesApplied: 0, lastAppliedAt: null, refusal: null });
+
+/**
+ * The dispatch-topic `PageHandler` (ADR-0022 §3): each partition is a shard. Per page: decode every
+ * record (one that cannot be decoded, or belongs to another shard, goes to the poison seam and its
+ * offset stays in the page carrying nothing) → `store.applyPage` (entries, then the frontier) → the
+ * board learns the new frontier and wakes the waiting syncs. Resolving lets the consumer commit
+ * `toOffset + 1`, so the Kafka offset never passes the frontier. A `FrontierGapError` marks the shard
+ * stalled (metric, status, readiness detail) and is rethrown: the consumer retries the page with
+ * backoff.
+ */
+export class ShardWorker implements PageHandler {
+  private assigned: readonly number[] = [];
+  private readonly states = new Map<number, ShardState>();
+  private readonly poison: PoisonReporter;
+  private readonly now: () => number;
+  /** Per assigned shard, its check (resolves once the shard may run; a failed check is run again). */
+  private readonly checks = new Map<number, Promise<void>>();
+  /** Shards whose check of the current assignment has passed. */
+  private readonly passed = new Set<number>();
+  /** The frontier this process last read or wrote per shard. */
+  private readonly frontiers = new Map<number, bigint | null>();
+
+  constructor(private readonly opts: ShardWorkerOptions) {
+    this.poison = new PoisonReporter('shard', opts.metrics, opts.log, opts.onPoison);
+    this.now = opts.now ?? Date.now;
+  }
+
+  async handlePage(page: ConsumedPage): Promise<void> {
+    const shard = page.partition;
+    const started = this.now();
+    await this.checked(shard);
+    const known = this.frontiers.get(shard);
+    // A page wholly at or below the frontier is treated as applied by the store: make sure it is a
+    // re-read of this partition, not a recreated topic's records.
+    if (this.opts.guard && known !== undefined && known !== null && page.toOffset <= known) await this.check(shard);
+    const store = await this.opts.storeFor(shard);
+    const dispatchPage = await this.decode(page, shard);
+    let report: PageReport;
+    try {
+      report = await store.applyPage(dispatchPage);
+    } catch (err) {
+      this.failed(shard, page, err);
+      throw err;
+    }
+    this.applied(shard, dispatchPage, report, started);
+  }
+
+  /** Waits for the shard's check; a refused shard throws `ShardRefusedError`, a failed check runs again. */
+  private async checked(shard: number): Promise<void> {
+    const refusal = this.stateOf(shard).refusal;
+    if (refusal) throw new ShardRefusedError(refusal);
+    let pending = this.checks.get(shard);
+    if (!pending) {
+      pending = this.check(shard);
+      this.checks.set(shard, pending);
+    }
+    try {
+      await pending;
+    } catch (err) {
+      if (this.checks.get(shard) === pending) this.checks.delete(shard);
+      throw err;
+    }
+  }
+
+  /** Reads the frontier (board, metric) and, with a guard, judges it against Kafka's offsets. */
+  private async check(shard: number): Promise<void> {
+    const { offset } = await (await this.opts.storeFor(shard)).frontier();
+    this.frontiers.set(shard, offset);
+    this.opts.board.learn(shard, offset);
+    this.opts.metrics.shardFrontier.set({ shard: String(shard) }, offset === null ? -1 : Number(offset));
+    const guard = this.opts.guard;
+    const refusal = guard
+      ? judgeShard({ shard, epoch: guard.epoch, frontier: offset, pageRecords: guard.pageRecords, ...(await guard.positions(shard)) })
+      : null;
+    if (!refusal) {
+      this.passed.add(shard);
+      return;
+    }
+    this.passed.delete(shard);
+    const prev = this.stateOf(shard);
+    if (!prev.refusal) {
+      this.opts.metrics.shardStalled.set({ shard: String(shard) }, 1);
+      this.opts.log.error({ shard, kind: refusal.kind, resolve: refusal.resolve }, `shard refused: ${refusal.reason}; to resolve: ${refusal.resolve}`);
+    }
+    const since = prev.refusal?.since ?? this.now();
+    this.states.set(shard, { ...prev, refusal: { ...refusal, since }, lastError: refusal.reason });
+    throw new ShardRefusedError(refusal);
+  }
+
+  private async decode(page: ConsumedPage, shard: number): Promise<DispatchPage> {
+    const records: DispatchPageRecord[] = [];
+    for (const r of page.records) {
+      try {
+        const record = decodeDispatchRecord(r.value);
+        if (record.shard !== shard) throw new InvalidInputError(`dispatch ${record.dispatchId} is for shard ${record.shard}, found in partition ${shard}`);
+        records.push({ offset: r.offset, record });
+      } catch (err) {
+        await this.poison.report(r, err);
+      }
+    }
+    return { fromOffset: page.fromOffset, toOffset: page.toOffset, records };
+  }
+
+  private applied(shard: number, page: DispatchPage, report: PageReport, started: number): void {
+    const label = String(shard);
+    const m = this.opts.metrics;
+    const byOffset = new Map(page.records.map((r) => [r.offset, r.record]));
+    const users = new Set<string>();
+    const now = this.now();
+    for (const o of report.outcomes) {
+      m.dispatchOutcomes.inc({ shard: label, outcome: o.outcome });
+      const record = byOffset.get(o.offset);
+      if (o.outcome === 'conflict') {
+        this.opts.log.error(
+          { shard, dispatchId: o.dispatchId, offset: o.offset.toString(), canonicalOffset: o.canonicalOffset.toString() },
+          'dispatch conflict: the same dispatch id arrived with other content; nothing written for this sight',
+        );
+      }
+      if (o.outcome !== 'applied' || !record) continue;
+      for (const u of record.recipients) users.add(userKeyOf(record.tenantId, u));
+      m.dispatchLagSeconds.observe({ shard: label }, Math.max(0, (now - Number(record.createdAt)) / 1000));
+    }
+    if (report.entriesWritten > 0) m.mailboxEntries.inc({ shard: label, state: 'written' }, report.entriesWritten);
+    if (report.entriesExpired > 0) m.mailboxEntries.inc({ shard: label, state: 'expired' }, report.entriesExpired);
+    m.pageSeconds.observe({ shard: label }, (now - started) / 1000);
+    m.shardFrontier.set({ shard: label }, Number(report.frontier));
+    this.frontiers.set(shard, report.frontier);
+    // A frontier beyond this page was moved by another applier: which users it served is unknown here.
+    this.opts.board.advance(shard, report.frontier, report.frontier > page.toOffset ? null : users);
+
+    const prev = this.stateOf(shard);
+    if (prev.stall) {
+      m.shardStalled.set({ shard: label }, 0);
+      this.opts.log.info({ shard, frontier: report.frontier.toString(), stalledMs: now - prev.stall.since }, 'shard resumed after a frontier gap');
+    }
+    this.states.set(shard, { stall: null, lastError: null, pagesApplied: prev.pagesApplied + 1, lastAppliedAt: now, refusal: prev.refusal });
+  }
+
+  private failed(shard: number, page: ConsumedPage, err: unknown): void {
+    const prev = this.stateOf(shard);
+    const reason = err instanceof Error ? err.message : String(err);
+    let stall = prev.stall;
+    if (err instanceof FrontierGapError) {
+      if (!stall) {
+        this.opts.metrics.shardStalls.inc({ shard: String(shard) });
+        this.opts.metrics.shardStalled.set({ shard: String(shard) }, 1);
+        this.opts.log.error({ shard, fromOffset: page.fromOffset.toString() }, `shard stalled: ${reason}`);
+      }
+      stall = { since: stall?.since ?? this.now(), pageFromOffset: page.fromOffset, reason, attempts: (stall?.attempts ?? 0) + 1 };
+    }
+    this.states.set(shard, { ...prev, stall, lastError: reason });
+  }
+
+  /**
+   * Partitions assigned at the last rebalance: the board owns exactly these; each is checked afresh
+   * (frontier read ahead, compared with Kafka's offsets); a refusal of an earlier assignment is
+   * forgotten and judged again. Resolves when every check has ended (refused or not).
+   */
+  async onAssigned(partitions: readonly number[]): Promise<void> {
+    this.assigned = partitions;
+    this.opts.board.own(partitions);
+    this.checks.clear();
+    this.passed.clear();
+    this.frontiers.clear();
+    for (const shard of [...this.states.keys()]) {
+      if (!partitions.includes(shard)) this.states.delete(shard);
+      else this.states.set(shard, { ...this.stateOf(shard), refusal: null });
+    }
+    const pending = partitions.map((shard) => {
+      const p = this.check(shard);
+      this.checks.set(shard, p);
+      return p;
+    });
+    const results = await Promise.allSettled(pending);
+    results.forEach((r, i) => {
+      if (r.status === 'rejected' && !(r.reason instanceof ShardRefusedError)) {
+        this.opts.log.warn({ shard: partitions[i], err: r.reason }, 'shard check failed; it runs again before the first page');
+      }
+    });
+  }
+
+  assignment(): readonly number[] {
+    return this.assigned;
+  }
+
+  stateOf(shard: number): ShardState {
+    return this.states.get(shard) ?? EMPTY_STATE;
+  }
+
+  /**
+   * Readiness of the assigned shards, O(1) each: the shard's check has passed (a refused or not yet
+   * checked shard is red, with the reason and the command that resolves it) and the frontier is
+   * readable (one read per shard). Stalls are reported in the detail; they do not make the process
+   * unready (its other shards and every sync still work), they show in the status route and metrics.
+   */
+  async readiness(): Promise<{ ok: boolean; detail: object }> {
+    const shards: Record<string, object> = {};
+    let ok = true;
+    await Promise.all(
+      this.assigned.map(async (shard) => {
+        const state = this.stateOf(shard);
+        const stalled = state.stall ? { since: state.stall.since, pageFromOffset: state.stall.pageFromOffset.toString(), reason: state.stall.reason } : null;
+        if (state.refusal) {
+          ok = false;
+          shards[String(shard)] = { refused: { kind: state.refusal.kind, reason: state.refusal.reason, resolve: state.refusal.resolve }, stalled };
+          return;
+        }
+        if (!this.passed.has(shard)) {
+          ok = false;
+          shards[String(shard)] = { checked: false, stalled };
+          return;
+        }
+        try {
+          const { offset } = await (await this.opts.storeFor(shard)).frontier();
+          shards[String(shard)] = { frontier: offset?.toString() ?? null, stalled };
+        } catch (err) {
+          ok = false;
+          shards[String(shard)] = { error: err instanceof Error ? err.message : String(err), stalled };
+        }
+      }),
+    );
+    return { ok, detail: { assigned: this.assigned, shards } };
+  }
+
+
+}

@@ -1,0 +1,3 @@
+export * from './fields';
+export * from './message-json';
+export * from './acting-headers';

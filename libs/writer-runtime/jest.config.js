@@ -1,0 +1,5 @@
+module.exports = {
+  ...require('../../jest.preset.js'),
+  displayName: 'writer-runtime',
+  rootDir: __dirname,
+};

@@ -1,0 +1,35 @@
+import { Counter, Gauge } from 'prom-client';
+import type { Registry } from 'prom-client';
+import type { ServiceMetrics } from '@qim/service-kit';
+
+/** The writer's own metrics (deadlines, recovery claims, housekeeping), in the service's registry. */
+export class WriterMetrics {
+  /** Sends answered 503 because they passed `QIM_SEND_DEADLINE_MS` (their commits go on). */
+  readonly sendDeadlineExceeded: Counter;
+  /** Recovery claims per commit: `taken` (this writer resumes it) or `held_elsewhere` (left to another writer). */
+  readonly recoveryClaims: Counter<'result'>;
+  /** Housekeeping: facts examined per pass kind (`commit_aux`, `expired_history`). */
+  readonly housekeepingExamined: Counter<'kind'>;
+  /** Housekeeping: facts physically reclaimed per pass kind. */
+  readonly housekeepingReclaimed: Counter<'kind'>;
+  /** 1 when the last pass of a kind stopped at its batch bound with candidates left, else 0. */
+  readonly housekeepingBacklog: Gauge<'kind'>;
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    this.sendDeadlineExceeded = new Counter({ name: 'qim_send_deadline_exceeded_total', help: 'Sends answered 503 past QIM_SEND_DEADLINE_MS', registers });
+    this.recoveryClaims = new Counter({ name: 'qim_recovery_claims_total', help: 'Per-commit recovery claims by result', labelNames: ['result'], registers });
+    this.housekeepingExamined = new Counter({ name: 'qim_housekeeping_examined_total', help: 'Expired facts examined by housekeeping', labelNames: ['kind'], registers });
+    this.housekeepingReclaimed = new Counter({ name: 'qim_housekeeping_reclaimed_total', help: 'Expired facts reclaimed by housekeeping', labelNames: ['kind'], registers });
+    this.housekeepingBacklog = new Gauge({ name: 'qim_housekeeping_backlog', help: '1 when the last housekeeping pass left candidates beyond its batch', labelNames: ['kind'], registers });
+  }
+}
+
+const byRegistry = new WeakMap<Registry, WriterMetrics>();
+
+/** The writer metrics of a service's registry (created on first use, one set per registry). */
+export function writerMetricsOf(metrics: ServiceMetrics): WriterMetrics {
+  let m = byRegistry.get(metrics.registry);
+  if (m === undefined) byRegistry.set(metrics.registry, (m = new WriterMetrics(metrics.registry)));
+  return m;
+}

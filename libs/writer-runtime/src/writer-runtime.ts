@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import type { BusLogger } from '@qim/bus';
+import { KafkaOutboxPublisher, createKafka, produceBudgetWithin, verifyTopics } from '@qim/bus';
+import type { HistoryAuthorizer, MembershipDirectory, MessageStore } from '@qim/store-core';
+import { DurableMessageCommitter, RecoveryRunner, systemClock } from '@qim/store-core';
+import { PeriodicTask, ServiceMetrics, ShutdownStack, TerminalFailure, isDevelopmentEnv, kafkaReadiness, openMessageBackend } from '@qim/service-kit';
+import type { ReadinessCheck, StartupLog, WriterConfig } from '@qim/service-kit';
+import { HybridLogicalClock } from './identity/hybrid-clock';
+import { LeaseKeeper } from './identity/lease-keeper';
+import { MessageIdSource } from './identity/message-id-source';
+import { openCoordination } from './coordination';
+import { housekeepingLoop } from './housekeeping';
+import { MembershipAuthorizer } from './membership-authorizer';
+import { MessageSender } from './message-sender';
+import { recoveryPass } from './recovery-pass';
+import { replayAnswer } from './replay-answer';
+import type { Sender } from './send-deadline';
+import { DeadlineSender } from './send-deadline';
+import { writerMetricsOf } from './writer-metrics';
+
+export interface WriterRuntime {
+  /** Sends bounded by `QIM_SEND_DEADLINE_MS`. */
+  readonly sender: Sender;
+  readonly store: MessageStore;
+  readonly membership: MembershipDirectory;
+  readonly authorizer: HistoryAuthorizer;
+  readonly metrics: ServiceMetrics;
+  readonly readiness: readonly ReadinessCheck[];
+  readonly stack: ShutdownStack;
+  readonly writerId: number;
+  /** Raised when the writer cannot go on (lease lost past `QIM_LEASE_REACQUIRE_MS`): the process must exit non-zero. */
+  readonly terminal: TerminalFailure;
+}
+
+export interface WriterRuntimeLogger extends BusLogger {
+  debug(obj: object, msg: string): void;
+}
+
+/**
+ * Start-up of the writer, fail closed, in order: backend (migrate → connect → readiness) →
+ * coordination (Redis or, in memory mode, in-process) → writer-id lease + HLC → Kafka topic check
+ * (partitions; outside development also replicas and min.insync.replicas) and
+ * idempotent outbox producer → recovery loop (commits claimed one by one, so writers share the
+ * work) → housekeeping loop (stores that keep expired facts). Any failing step closes what was
+ * opened and throws.
+ */
+export async function startWriterRuntime(config: WriterConfig, log: WriterRuntimeLogger): Promise<WriterRuntime> {
+  const stack = new ShutdownStack();
+  const step: StartupLog = (s, detail) => log.info({ step: s, ...detail }, `start-up: ${s}`);
+  try {
+    const metrics = new ServiceMetrics('writer');
+    const writerMetrics = writerMetricsOf(metrics);
+    const terminal = new TerminalFailure();
+    const backend = await openMessageBackend(config.backend, config.env, step);
+    stack.push('message store', () => backend.close());
+
+    const token = randomBytes(16).toString('hex');
+    const coordination = await openCoordination(config.backend.kind === 'memory' ? null : config.redisUrl, config.redisNamespace, step, token);
+    stack.push('coordination', () => coordination.close());
+
+    const grant = await coordination.leases.acquire(config.lease.slots, config.lease.ttlMs, token);
+    const hlc = new HybridLogicalClock(() => BigInt(Date.now()), grant.hlcFloor);
+    const keeper = new LeaseKeeper(coordination.leases, grant, () => hlc.highWater(), {
+      ttlMs: config.lease.ttlMs,
+      reacquireMs: config.lease.reacquireMs,
+      observeFloor: (floor) => hlc.observe(floor),
+      onLost: (reason) => log.error({ writerId: grant.writerId }, `writer lease lost, sends stopped: ${reason}`),
+      onRegained: () => log.info({ writerId: grant.writerId }, 'writer lease re-acquired, sends resumed'),
+      onTerminal: (reason) => terminal.raise(reason),
+    });
+    keeper.start();
+    stack.push('writer lease', () => keeper.stop());
+    step('writer lease', { writerId: grant.writerId, hlcFloor: grant.hlcFloor.toString() });
+
+    // One produce request, every attempt timing out, ends within the send deadline (then the producer fences).
+    const budget = produceBudgetWithin(config.sendDeadlineMs);
+    const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, logger: log, requestTimeoutMs: budget.requestTimeoutMs });
+    const topics = [{ topic: config.kafka.messagesTopic, partitions: config.kafka.messagesPartitions, replicationFactor: config.kafka.replication }];
+    const durability = !isDevelopmentEnv(config.env);
+    await verifyTopics(kafka, topics, { durability });
+    const publisher = new KafkaOutboxPublisher(kafka, config.kafka.messagesTopic, { retries: budget.retries, ackTimeoutMs: budget.ackTimeoutMs });
+    await publisher.connect();
+    stack.push('outbox producer', () => publisher.disconnect());
+    step('kafka', { topic: config.kafka.messagesTopic, durability, produceBudget: budget });
+
+    const committer = new DurableMessageCommitter(backend.store, publisher);
+    const ids = new MessageIdSource(hlc, grant.writerId);
+    const sender = new MessageSender({
+      membership: coordination.membership,
+      committer,
+      issueId: () => {
+        keeper.assertHeld();
+        return ids.next();
+      },
+      maxFanout: config.maxFanout,
+      metrics,
+      replayOf: (request) => replayAnswer(backend.store, committer, request),
+    });
+
+    const runner = new RecoveryRunner(backend.store, committer, {
+      graceMs: BigInt(config.recovery.graceMs),
+      maxItems: config.recovery.batch,
+      clock: systemClock,
+      claim: async (key) => {
+        const mine = await coordination.claims.claim(key, config.recovery.claimMs);
+        writerMetrics.recoveryClaims.inc({ result: mine ? 'taken' : 'held_elsewhere' });
+        return mine;
+      },
+    });
+    const recovery = new PeriodicTask(() => recoveryPass(runner, metrics, log), {
+      name: 'recovery',
+      intervalMs: config.recovery.intervalMs,
+      onError: (err) => log.error({ err }, 'recovery pass failed'),
+    });
+    recovery.start();
+    stack.push('recovery loop', () => recovery.stop());
+
+    const housekeeping = config.housekeeping === null ? null : housekeepingLoop(backend.store, { ...config.housekeeping, clock: systemClock }, writerMetrics, log);
+    if (housekeeping !== null) {
+      housekeeping.start();
+      stack.push('housekeeping loop', () => housekeeping.stop());
+    }
+    step('loops', { recovery: config.recovery, housekeeping: housekeeping === null ? 'off' : config.housekeeping });
+
+    return {
+      sender: new DeadlineSender(sender, config.sendDeadlineMs, () => writerMetrics.sendDeadlineExceeded.inc()),
+      store: backend.store,
+      membership: coordination.membership,
+      authorizer: new MembershipAuthorizer(coordination.membership),
+      metrics,
+      readiness: [backend.readiness, keeper.readiness(), coordination.readiness, kafkaReadiness(kafka, topics)],
+      stack,
+      writerId: grant.writerId,
+      terminal,
+    };
+  } catch (err) {
+    await stack.closeAll(5_000);
+    throw err;
+  }
+}
