@@ -1,7 +1,7 @@
 import type { MailboxEntry, ResyncEvent, SyncPage } from '@qim/client';
 import { QimClient, QimConflictError, QimForbiddenError, newId128 } from '@qim/client';
 import { TOKEN, hex } from './support/e2e-env';
-import { buildQimCli, runQim } from './support/qim-cli';
+import { qimCliEntry, runQim } from './support/qim-cli';
 import { ServiceStack } from './support/service-stack';
 
 /**
@@ -35,9 +35,9 @@ describe('client and qim CLI against the running stack', () => {
   }
 
   beforeAll(async () => {
-    qim = buildQimCli();
+    qim = qimCliEntry();
     await stack.up();
-    const urls = { writerUrl: stack.writerApi.base, mailboxUrl: stack.mailboxApi.base };
+    const urls = { writerUrl: stack.writerUrl, mailboxUrl: stack.mailboxUrl };
     client = new QimClient({ ...urls, token: TOKEN, tenantId: T, userId: alice });
     cliEnv = { QIM_WRITER_URL: urls.writerUrl, QIM_MAILBOX_URL: urls.mailboxUrl, QIM_SERVICE_TOKEN: TOKEN, QIM_TENANT_ID: T };
   });

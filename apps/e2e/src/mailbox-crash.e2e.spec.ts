@@ -1,5 +1,5 @@
 import { hex } from './support/e2e-env';
-import { eventually } from './support/http-client';
+import { eventually } from './support/eventually';
 import { ServiceStack } from './support/service-stack';
 
 /**
@@ -14,28 +14,24 @@ describe('mailbox SIGKILL mid-dispatch (redis backend, kafka)', () => {
   const CONV = hex(0xc0ffee);
   const members = Array.from({ length: 24 }, (_, i) => hex(0x200 + i));
   const MESSAGES = 60;
-  const entriesOf = async (u: string) => {
-    const r = await stack.mailboxApi.call('GET', `/v1/mailboxes/${u}/entries?limit=500`, T, u);
-    expect(r.status).toBe(200);
-    return r.body.entries as { events: { message: { message_id: string } }[] }[];
-  };
+  const entriesOf = async (u: string) => (await stack.client(T, u).syncPage({ limit: 500 })).entries;
 
-  /** One send; a 503 (the writer's send deadline on a loaded machine) is retried as a device would: same request, same answer. */
-  const send = async (i: number) => {
-    for (let attempt = 0; ; attempt++) {
-      const r = await stack.writerApi.call('POST', '/v1/messages', T, members[i % members.length]!, {
-        client_message_id: hex(0xa000 + i),
-        conversation_id: CONV,
-        body: Buffer.from(`burst ${i}`).toString('base64'),
-      });
-      if (r.status !== 503 || attempt === 5) return r;
-      await new Promise((res) => setTimeout(res, 500));
-    }
-  };
+  /**
+   * One send; a 503 (the writer's send deadline on a loaded machine) is retried by the client as a
+   * device would: same request, same answer (6 attempts, up to 2 s apart).
+   */
+  const send = (i: number) =>
+    stack
+      .client(T, members[i % members.length]!, { retry: { attempts: 6, baseDelayMs: 250, maxDelayMs: 2_000 } })
+      .send({ conversationId: CONV, body: `burst ${i}`, clientMessageId: hex(0xa000 + i) })
+      .then(
+        (sent) => ({ ok: true as const, messageId: sent.messageId }),
+        (err: unknown) => ({ ok: false as const, error: String(err) }),
+      );
 
   beforeAll(async () => {
     await stack.up();
-    await stack.writerApi.call('PUT', `/v1/conversations/${CONV}/members`, T, null, { members });
+    expect(await stack.client(T).addMembers(CONV, members)).toBe(members.length);
   });
   afterAll(() => stack.down());
 
@@ -57,8 +53,8 @@ describe('mailbox SIGKILL mid-dispatch (redis backend, kafka)', () => {
     expect(killed.signal).toBe('SIGKILL');
 
     const sends = await sending;
-    expect(sends.filter((s) => s.status !== 200).slice(0, 3)).toEqual([]);
-    const ids = new Set(sends.map((s) => s.body.message_id as string));
+    expect(sends.filter((s) => !s.ok).slice(0, 3)).toEqual([]);
+    const ids = new Set(sends.map((s) => (s.ok ? s.messageId : '')));
     await stack.startMailbox();
 
     await eventually(
@@ -70,15 +66,17 @@ describe('mailbox SIGKILL mid-dispatch (redis backend, kafka)', () => {
       120_000,
     );
     for (const u of members) {
-      const got = (await entriesOf(u)).map((e) => e.events[0]!.message.message_id);
+      const got = (await entriesOf(u)).map((e) => e.events[0]!.message!.messageId);
       expect(got).toHaveLength(MESSAGES);
       expect(new Set(got)).toEqual(ids);
     }
     await eventually('committed dispatch offsets reach the end of both shards, behind the frontier', async () => {
       for (const s of [0, 1]) {
-        const st = await stack.mailboxApi.call('GET', `/v1/shards/${s}/status`, T, members[0]!);
-        if (st.status !== 200 || st.body.kafka === null || st.body.kafka.lag !== '0' || st.body.kafka.unapplied !== '0') return false;
-        if (BigInt(st.body.frontier) + 1n !== BigInt(st.body.kafka.committed)) return false;
+        const st = await stack.client().shardStatus(s).catch(() => null);
+        if (st === null) return false;
+        const kafka = st.raw['kafka'] as { committed: string | null } | null;
+        if (kafka === null || st.lag !== 0n || st.unapplied !== 0n || typeof st.frontier !== 'bigint') return false;
+        if (st.frontier + 1n !== BigInt(kafka.committed ?? -1)) return false;
       }
       return true;
     });

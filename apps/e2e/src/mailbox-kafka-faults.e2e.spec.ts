@@ -1,6 +1,6 @@
 import { hex } from './support/e2e-env';
-import { eventually } from './support/http-client';
-import { KafkaProbe, buildAdmin } from './support/kafka-probe';
+import { eventually } from './support/eventually';
+import { KafkaProbe, adminEntry } from './support/kafka-probe';
 import { runToExit } from './support/service-process';
 import { ServiceStack } from './support/service-stack';
 
@@ -16,24 +16,13 @@ const members = Array.from({ length: 6 }, (_, i) => hex(0x300 + i));
 
 function deployment(stack: ServiceStack) {
   let n = 0;
+  /** One send; a 503 (the writer's send deadline on a loaded machine) is retried by the client with the same request (6 attempts). */
   const send = async (): Promise<string> => {
     const i = n++;
-    for (let attempt = 0; ; attempt++) {
-      const r = await stack.writerApi.call('POST', '/v1/messages', T, members[i % members.length]!, {
-        client_message_id: hex(0xb000 + i),
-        conversation_id: CONV,
-        body: Buffer.from(`fault ${i}`).toString('base64'),
-      });
-      if (r.status === 200) return r.body.message_id as string;
-      if (attempt === 5) throw new Error(`send ${i} answered ${r.status} ${JSON.stringify(r.body)}`);
-      await new Promise((res) => setTimeout(res, 500));
-    }
+    const client = stack.client(T, members[i % members.length]!, { retry: { attempts: 6, baseDelayMs: 250, maxDelayMs: 2_000 } });
+    return (await client.send({ conversationId: CONV, body: `fault ${i}`, clientMessageId: hex(0xb000 + i) })).messageId;
   };
-  const entriesOf = async (u: string): Promise<string[]> => {
-    const r = await stack.mailboxApi.call('GET', `/v1/mailboxes/${u}/entries?limit=500`, T, u);
-    if (r.status !== 200) throw new Error(`sync answered ${r.status} ${JSON.stringify(r.body)}`);
-    return (r.body.entries as { events: { message: { message_id: string } }[] }[]).map((e) => e.events[0]!.message.message_id);
-  };
+  const entriesOf = async (u: string): Promise<string[]> => (await stack.client(T, u).syncPage({ limit: 500 })).entries.map((e) => e.events[0]!.message!.messageId);
   const everyoneHas = (ids: readonly string[], timeoutMs = 60_000) =>
     eventually(`every member has ${ids.length} messages`, async () => {
       for (const u of members) {
@@ -42,12 +31,12 @@ function deployment(stack: ServiceStack) {
       }
       return true;
     }, timeoutMs);
+  /** The shard status answer as the service sent it (the fields of the refusal and Kafka progress). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const status = async (shard: number): Promise<any> => (await stack.mailboxApi.call('GET', `/v1/shards/${shard}/status`, T, members[0]!)).body;
+  const status = async (shard: number): Promise<any> => (await stack.client().shardStatus(shard)).raw;
   const setUp = async () => {
     await stack.up();
-    const r = await stack.writerApi.call('PUT', `/v1/conversations/${CONV}/members`, T, null, { members });
-    expect(r.status).toBe(200);
+    expect(await stack.client(T).addMembers(CONV, members)).toBe(members.length);
   };
   return { send, entriesOf, everyoneHas, status, setUp };
 }
@@ -94,7 +83,7 @@ describe('poison records (raw bytes, unknown codec version) in the middle of rea
     expect(messagesDlq).toEqual([expect.objectContaining({ topic: messagesTopic, partition: 0, offset: m0!.toString(), value: Buffer.from('not a message event').toString('base64') })]);
 
     expect(stack.mailbox!.output.match(/poison record skipped/g)).toHaveLength(4);
-    const metrics = await (await fetch(`${stack.mailboxApi.base}/metrics`)).text();
+    const metrics = await (await fetch(`${stack.mailboxUrl}/metrics`)).text();
     expect(metrics).toContain('qim_poison_records_total{role="shard",partition="0",service="mailbox"} 2');
     expect(metrics).toContain('qim_poison_records_total{role="shard",partition="1",service="mailbox"} 1');
     expect(metrics).toContain('qim_poison_records_total{role="router",partition="0",service="mailbox"} 1');
@@ -105,7 +94,7 @@ describe('the shard group ahead of the store (another backend, a restored store)
   const stack = new ServiceStack({ QIM_MAILBOX_PAGE_RECORDS: '5' });
   const d = deployment(stack);
   const probe = new KafkaProbe(stack.env);
-  const admin = buildAdmin();
+  const admin = adminEntry();
   const shardGroup = `${stack.env['QIM_KAFKA_CLIENT_ID']}-shards-e${stack.env['QIM_MAILBOX_EPOCH']}`;
   const emptyStore = { QIM_REDIS_NAMESPACE: `${stack.env['QIM_REDIS_NAMESPACE']}-restored` };
   beforeAll(() => d.setUp());

@@ -1,5 +1,5 @@
 import { requireEnv, runEnv } from './support/e2e-env';
-import { buildServices } from './support/build-services';
+import { serviceEntries } from './support/build-services';
 import { redisKeys } from './support/redis-probe';
 import { runToExit } from './support/service-process';
 
@@ -8,7 +8,7 @@ import { runToExit } from './support/service-process';
  * (checked by scanning the run's own key namespace).
  */
 describe('start-up refusals', () => {
-  const entries = buildServices();
+  const entries = serviceEntries();
   const redisUrl = requireEnv('QIM_REDIS_URL');
   const scylla = { QIM_STORE_BACKEND: 'scylla', QIM_SCYLLA_HOSTS: '127.0.0.1:1', QIM_SCYLLA_KEYSPACE: 'qim_refusal', QIM_SCYLLA_DC: 'datacenter1', QIM_SCYLLA_RF: '1' };
 

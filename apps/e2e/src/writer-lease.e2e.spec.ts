@@ -1,5 +1,6 @@
+import { NO_RETRY, QimUnavailableError } from '@qim/client';
 import { hex } from './support/e2e-env';
-import { eventually } from './support/http-client';
+import { eventually } from './support/eventually';
 import { redisCommand } from './support/redis-probe';
 import { ServiceStack } from './support/service-stack';
 
@@ -13,10 +14,11 @@ describe('writer lease loss (redis, kafka)', () => {
   const T = hex(0x1ea5e);
   const CONV = hex(0xc0ffee);
   const alice = hex(0x100);
-  const body = (n: number) => ({ client_message_id: hex(0xd000 + n), conversation_id: CONV, body: Buffer.from(`m${n}`).toString('base64') });
+  // No retries: a 503 of the lost lease must be seen, not waited out.
+  const send = (n: number) => stack.client(T, alice, { retry: NO_RETRY }).send({ conversationId: CONV, body: `m${n}`, clientMessageId: hex(0xd000 + n) });
   const ready = async () => {
-    const r = await fetch(`${stack.writerApi.base}/readyz`);
-    return { status: r.status, body: (await r.json()) as { checks: { 'writer-lease': { ok: boolean; detail: { writerId: number; lost: string | null } } } } };
+    const r = await stack.client().readiness('writer');
+    return { status: r.status, lease: r.checks['writer-lease'] as { ok: boolean; detail: { writerId: number; lost: string | null } } };
   };
   let leaseKey = '';
   const redis = (...args: string[]) => redisCommand(stack.env['QIM_REDIS_URL']!, ...args);
@@ -24,27 +26,28 @@ describe('writer lease loss (redis, kafka)', () => {
   beforeAll(async () => {
     await stack.createTopics();
     await stack.startWriter();
-    await stack.writerApi.call('PUT', `/v1/conversations/${CONV}/members`, T, null, { members: [alice] });
-    const writerId = (await ready()).body.checks['writer-lease'].detail.writerId;
+    expect(await stack.client(T).addMembers(CONV, [alice])).toBe(1);
+    const writerId = (await ready()).lease.detail.writerId;
     leaseKey = `${stack.env['QIM_REDIS_NAMESPACE']}:{writers}:lease:${writerId}`;
   });
   afterAll(() => stack.writer?.stop('SIGKILL'));
 
   it('stops sends and turns unready when another process takes the id, then recovers by itself once it is free', async () => {
-    expect((await stack.writerApi.call('POST', '/v1/messages', T, alice, body(1))).status).toBe(200);
+    expect((await send(1)).seq).toBe(1n);
     expect(await redis('SET', leaseKey, 'another-process', 'PX', '60000')).toBe('OK');
     await eventually('readiness red with the lease lost', async () => (await ready()).status === 503, 10_000, 100);
     const lost = await ready();
-    expect(lost.body.checks['writer-lease']).toMatchObject({ ok: false, detail: { lost: expect.stringContaining('held by another process') } });
-    const refused = await stack.writerApi.call('POST', '/v1/messages', T, alice, body(2));
-    expect([refused.status, refused.body.code]).toEqual([503, 'UNAVAILABLE']);
+    expect(lost.lease).toMatchObject({ ok: false, detail: { lost: expect.stringContaining('held by another process') } });
+    const refused = await send(2).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(QimUnavailableError);
+    expect(refused).toMatchObject({ status: 503, code: 'UNAVAILABLE' });
 
     expect(await redis('DEL', leaseKey)).toBe(1);
     // No request in between: the keeper's own ticks take the id back and readiness follows.
     await eventually('readiness green again without traffic', async () => (await ready()).status === 200, 3_500, 100);
     expect(stack.writer!.output).toContain('writer lease re-acquired');
-    const sent = await stack.writerApi.call('POST', '/v1/messages', T, alice, body(2));
-    expect([sent.status, sent.body.seq]).toEqual([200, '2']);
+    const sent = await send(2);
+    expect([sent.seq, sent.replay]).toEqual([2n, false]);
   });
 
   it('exits non-zero with the reason when the id cannot be taken back within QIM_LEASE_REACQUIRE_MS', async () => {

@@ -1,21 +1,16 @@
+import type { SyncPage } from '@qim/client';
 import { setMaxListeners } from 'node:events';
-import type { HttpClient } from './http-client';
-import { errorCode } from './http-client';
+import type { Endpoints } from './bench-client';
+import { benchClient, errorCode } from './bench-client';
 import { Tally, sleep } from './stats';
 import type { Visibility } from './visibility';
 
 export type SyncMode = { readonly kind: 'long-poll'; readonly waitMs: number } | { readonly kind: 'short-poll'; readonly intervalMs: number };
 
-interface SyncPage {
-  entries: { events: { message: { message_id: string } | null }[] }[];
-  next_after: string;
-  has_more: boolean;
-}
-
 /**
- * One syncing device per user: `GET /v1/mailboxes/:user/entries?after=&limit=&wait_ms=` in a loop
- * (long poll), or without `wait_ms` every `intervalMs` (short poll). Reports every synced message
- * id to `Visibility`.
+ * One syncing device per user: `syncPage` of @qim/client (`GET /v1/mailboxes/:user/entries?after=&limit=&wait_ms=`)
+ * in a loop (long poll), or without `wait_ms` every `intervalMs` (short poll), each request counted
+ * and each failure counted by its code. Reports every synced message id to `Visibility`.
  */
 export class DevicePool {
   private errors = new Tally();
@@ -25,7 +20,7 @@ export class DevicePool {
   private primed = 0;
 
   constructor(
-    private readonly http: HttpClient,
+    private readonly endpoints: Endpoints,
     private readonly tenant: string,
     private readonly mode: SyncMode,
     private readonly visibility: Visibility,
@@ -56,20 +51,16 @@ export class DevicePool {
   }
 
   private async device(user: string): Promise<void> {
-    let after: string | null = null;
+    let after: bigint | null = null;
     let first = true;
-    const who = { tenant: this.tenant, user };
+    // 10 s per request beyond the long poll's own wait.
+    const device = benchClient(this.endpoints, 10_000, this.tenant).as(user);
     while (!this.stop.signal.aborted) {
-      const params = [`limit=500`];
-      if (after !== null) params.push(`after=${after}`);
-      if (this.mode.kind === 'long-poll' && !first) params.push(`wait_ms=${this.mode.waitMs}`);
-      const wait = this.mode.kind === 'long-poll' ? this.mode.waitMs : 0;
+      const waitMs = this.mode.kind === 'long-poll' && !first ? this.mode.waitMs : undefined;
       let page: SyncPage | null = null;
       try {
         this.requests++;
-        const a = await this.http.call('GET', `/v1/mailboxes/${user}/entries?${params.join('&')}`, who, undefined, wait + 10_000, this.stop.signal);
-        if (a.status === 200) page = a.body as SyncPage;
-        else this.errors.add(errorCode(a));
+        page = await device.syncPage({ after, limit: 500, waitMs, signal: this.stop.signal });
       } catch (err) {
         if (this.stop.signal.aborted) break;
         this.errors.add(errorCode(err));
@@ -83,9 +74,9 @@ export class DevicePool {
         continue;
       }
       const now = performance.now();
-      for (const e of page.entries) for (const ev of e.events) if (ev.message) this.visibility.seen(user, ev.message.message_id, now);
-      after = page.next_after;
-      if (this.mode.kind === 'short-poll' && !page.has_more) await sleep(this.mode.intervalMs);
+      for (const e of page.entries) for (const ev of e.events) if (ev.message) this.visibility.seen(user, ev.message.messageId, now);
+      after = page.nextAfter;
+      if (this.mode.kind === 'short-poll' && !page.hasMore) await sleep(this.mode.intervalMs);
     }
   }
 }

@@ -14,7 +14,8 @@ import { encodeMessageEvent, messageEventOf } from '@qim/store-core';
 import type { CommitIntent, Id128 } from '@qim/store-core';
 import { DevicePool } from './devices';
 import type { SyncMode } from './devices';
-import { HttpClient } from './http-client';
+import { benchClient, errorCode } from './bench-client';
+import type { Endpoints } from './bench-client';
 import type { BenchOptions } from './options';
 import { parseOptions } from './options';
 import { createPopulation } from './population';
@@ -35,25 +36,24 @@ async function main(): Promise<void> {
   const o = parseOptions(process.argv.slice(2), process.env, new Date().toISOString().replace(/[:.]/g, '-'));
   const python = o.plot ? findMatplotlib() : null;
   const stack = await ensureStack(root, o.writerUrl, o.mailboxUrl, o.start);
-  const maxDevices = Math.max(...o.sizes.map((s) => s * o.conversations.get(s)!));
-  const writer = new HttpClient(o.writerUrl, o.token, Math.max(o.saturation, 256) + 64);
-  const mailbox = new HttpClient(o.mailboxUrl, o.token, maxDevices + 16);
+  const endpoints: Endpoints = { writerUrl: o.writerUrl, mailboxUrl: o.mailboxUrl, token: o.token };
   const phases: PhaseResult[] = [];
   const baselines: BaselineResult[] = [];
   const load0 = loadavg();
   let mode: SyncMode | null = null;
   try {
-    mode = await syncMode(mailbox, o);
+    mode = await syncMode(endpoints, o);
     const procs = watchedProcesses(root, { writer: Number(new URL(o.writerUrl).port), mailbox: Number(new URL(o.mailboxUrl).port) });
     say(`watching CPU of ${procs.map((p) => `${p.name} (${p.pid})`).join(', ')}`);
     for (const size of o.sizes) {
       const count = o.conversations.get(size)!;
-      const pop = await createPopulation(writer, size, count);
+      const pop = await createPopulation(endpoints, size, count);
       const vis = new Visibility();
-      const devices = new DevicePool(mailbox, pop.tenant, mode, vis);
+      const devices = new DevicePool(endpoints, pop.tenant, mode, vis);
       await devices.start(pop.users);
       say(`${size} members × ${count} conversations: ${pop.users.length} devices syncing`);
-      const sender = new Sender(writer, pop, vis, o.payloadBytes);
+      // Sends on the wire at once: the saturation level (at least 256) plus headroom, as a connection pool of that size would allow.
+      const sender = new Sender(endpoints, pop, vis, o.payloadBytes, Math.max(o.saturation, 256) + 64);
       for (const phase of o.phases) {
         vis.reset();
         devices.takeCounts();
@@ -102,8 +102,6 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    writer.close();
-    mailbox.close();
     if (stack.started && !o.keepStack) stack.stop();
     else if (stack.started) say('stack left running: tools/scenario/qim-local down stops it');
   }
@@ -134,18 +132,21 @@ async function main(): Promise<void> {
 }
 
 /** Long poll when the mailbox accepts `wait_ms`, otherwise (or with --short-poll) short polling. */
-async function syncMode(mailbox: HttpClient, o: BenchOptions): Promise<SyncMode> {
+async function syncMode(endpoints: Endpoints, o: BenchOptions): Promise<SyncMode> {
   if (o.forceShortPoll) {
     say(`devices: short polling every ${o.pollMs} ms (--short-poll)`);
     return { kind: 'short-poll', intervalMs: o.pollMs };
   }
-  const user = randomBytes(16).toString('hex');
-  const a = await mailbox.call('GET', `/v1/mailboxes/${user}/entries?wait_ms=0`, { tenant: randomBytes(16).toString('hex'), user });
-  if (a.status === 200) {
+  const probe = benchClient(endpoints, 10_000, randomBytes(16).toString('hex')).as(randomBytes(16).toString('hex'));
+  const refused = await probe.syncPage({ waitMs: 1 }).then(
+    () => null,
+    (err: unknown) => errorCode(err),
+  );
+  if (refused === null) {
     say(`devices: long-poll, wait_ms=${o.waitMs}`);
     return { kind: 'long-poll', waitMs: o.waitMs };
   }
-  say(`devices: SHORT polling every ${o.pollMs} ms — the mailbox does not accept wait_ms yet (answered ${a.status})`);
+  say(`devices: SHORT polling every ${o.pollMs} ms — the mailbox does not accept wait_ms yet (answered ${refused})`);
   return { kind: 'short-poll', intervalMs: o.pollMs };
 }
 

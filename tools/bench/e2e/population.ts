@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { HttpClient } from './http-client';
-import { errorCode } from './http-client';
+import type { Endpoints } from './bench-client';
+import { benchClient, errorCode } from './bench-client';
 
 export const rid = (): string => randomBytes(16).toString('hex');
 
@@ -16,16 +16,18 @@ export interface Population {
   readonly users: readonly string[];
 }
 
-/** A fresh tenant with `count` conversations of `size` distinct new users each (PUT members). */
-export async function createPopulation(writer: HttpClient, size: number, count: number): Promise<Population> {
+/** A fresh tenant with `count` conversations of `size` distinct new users each (`addMembers`). */
+export async function createPopulation(endpoints: Endpoints, size: number, count: number): Promise<Population> {
   const tenant = rid();
+  const writer = benchClient(endpoints, 30_000, tenant);
   const conversations: Conversation[] = Array.from({ length: count }, () => ({ id: rid(), members: Array.from({ length: size }, rid) }));
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < conversations.length) {
       const c = conversations[next++]!;
-      const a = await writer.call('PUT', `/v1/conversations/${c.id}/members`, { tenant }, { members: c.members });
-      if (a.status !== 200) throw new Error(`adding ${size} members failed: ${errorCode(a)} ${JSON.stringify(a.body)}`);
+      await writer.addMembers(c.id, c.members).catch((err: unknown) => {
+        throw new Error(`adding ${size} members failed: ${errorCode(err)}: ${err instanceof Error ? err.message : String(err)}`);
+      });
     }
   };
   await Promise.all(Array.from({ length: 8 }, worker));

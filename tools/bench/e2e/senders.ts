@@ -1,9 +1,9 @@
+import type { QimClient } from '@qim/client';
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import type { HttpClient } from './http-client';
-import { errorCode } from './http-client';
+import type { Endpoints } from './bench-client';
+import { benchClient, errorCode } from './bench-client';
 import type { Population } from './population';
-import { rid } from './population';
 import { Tally, sleep } from './stats';
 import type { Visibility } from './visibility';
 
@@ -19,18 +19,75 @@ export interface SendRun {
   readonly skipped: number;
 }
 
-/** Issues sends from random members of random conversations; registers each accepted one for visibility. */
+/**
+ * At most `size` sends on the wire at once, like a connection pool of that size: the others wait
+ * here in order (their wait counts in their latency) and never reach the writer if abandoned.
+ */
+export class WireSlots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(size: number) {
+    this.free = size;
+  }
+
+  /** True once a slot is held; false when `signal` aborted first. */
+  take(signal: AbortSignal): Promise<boolean> {
+    if (signal.aborted) return Promise.resolve(false);
+    if (this.free > 0) {
+      this.free--;
+      return Promise.resolve(true);
+    }
+    return new Promise((resolve) => {
+      const grant = (): void => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(true);
+      };
+      const onAbort = (): void => {
+        const i = this.waiting.indexOf(grant);
+        if (i >= 0) this.waiting.splice(i, 1);
+        resolve(false);
+      };
+      this.waiting.push(grant);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  give(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
+}
+
+/**
+ * Issues sends (`send` of @qim/client: a new client message id each, no retry) from random members
+ * of random conversations, at most `maxOnWire` at once; registers each accepted one for visibility.
+ */
 export class Sender {
-  private readonly body: string;
+  private readonly body: Uint8Array;
+  private readonly tenant: QimClient;
+  private readonly members = new Map<string, QimClient>();
+  private readonly slots: WireSlots;
   private next = 0;
 
   constructor(
-    private readonly writer: HttpClient,
+    endpoints: Endpoints,
     private readonly pop: Population,
     private readonly visibility: Visibility,
     payloadBytes: number,
+    maxOnWire: number,
   ) {
-    this.body = randomBytes(payloadBytes).toString('base64');
+    this.body = randomBytes(payloadBytes);
+    // A send is bounded by 60 s (or abandoned at the phase's end).
+    this.tenant = benchClient(endpoints, 60_000, pop.tenant);
+    this.slots = new WireSlots(maxOnWire);
+  }
+
+  private as(user: string): QimClient {
+    let c = this.members.get(user);
+    if (c === undefined) this.members.set(user, (c = this.tenant.as(user)));
+    return c;
   }
 
   /**
@@ -93,15 +150,19 @@ export class Sender {
     run.attempted++;
     const c = this.pop.conversations[this.next++ % this.pop.conversations.length]!;
     const sender = c.members[Math.floor(Math.random() * c.members.length)]!;
+    if (!(await this.slots.take(signal))) {
+      run.errors.add('abandoned at phase end');
+      return;
+    }
     try {
-      const a = await this.writer.call('POST', '/v1/messages', { tenant: this.pop.tenant, user: sender }, { client_message_id: rid(), conversation_id: c.id, body: this.body }, 60_000, signal);
-      if (a.status === 200) {
-        run.accepted++;
-        run.latencies.push(performance.now() - start);
-        this.visibility.expect((a.body as { message_id: string }).message_id, start, c.members);
-      } else run.errors.add(errorCode(a));
+      const sent = await this.as(sender).send({ conversationId: c.id, body: this.body }, signal);
+      run.accepted++;
+      run.latencies.push(performance.now() - start);
+      this.visibility.expect(sent.messageId, start, c.members);
     } catch (err) {
       run.errors.add(signal.aborted ? 'abandoned at phase end' : errorCode(err));
+    } finally {
+      this.slots.give();
     }
   }
 }

@@ -1,8 +1,6 @@
 import { GroupOffsetsReader, createKafka, parseDeadLetter } from '@qim/bus';
 import type { DeadLetterEnvelope, PartitionOffsets } from '@qim/bus';
-import { buildSync } from 'esbuild';
-import path from 'node:path';
-import { workspaceRoot } from './build-services';
+import { builtEntry } from './build-services';
 
 type Kafka = ReturnType<typeof createKafka>;
 
@@ -83,19 +81,7 @@ export class KafkaProbe {
   }
 }
 
-/** Builds the admin CLI like its `build` target into the e2e folder; returns the entry file. */
-export function buildAdmin(): string {
-  const outfile = path.join(workspaceRoot, 'dist', 'e2e', 'admin', 'main.js');
-  buildSync({
-    entryPoints: [path.join(workspaceRoot, 'apps', 'admin', 'src', 'main.ts')],
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    tsconfig: path.join(workspaceRoot, 'tsconfig.base.json'),
-    outfile,
-    logLevel: 'warning',
-    absWorkingDir: workspaceRoot,
-  });
-  return outfile;
+/** The admin CLI's bundle (its `build` target's output, built once per run by the global setup). */
+export function adminEntry(): string {
+  return builtEntry('admin');
 }

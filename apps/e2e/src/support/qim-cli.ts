@@ -1,23 +1,9 @@
-import { buildSync } from 'esbuild';
 import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { workspaceRoot } from './build-services';
+import { builtEntry, workspaceRoot } from './build-services';
 
-/** Builds the `qim` CLI like its `build` target (esbuild bundle, node20, packages external); returns the entry file. */
-export function buildQimCli(): string {
-  const outfile = path.join(workspaceRoot, 'dist', 'e2e', 'cli', 'qim.js');
-  buildSync({
-    entryPoints: [path.join(workspaceRoot, 'apps', 'cli', 'src', 'main.ts')],
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    tsconfig: path.join(workspaceRoot, 'tsconfig.base.json'),
-    outfile,
-    logLevel: 'warning',
-    absWorkingDir: workspaceRoot,
-  });
-  return outfile;
+/** The `qim` CLI's bundle (its `build` target's output, built once per run by the global setup). */
+export function qimCliEntry(): string {
+  return builtEntry('cli');
 }
 
 export interface QimRun {

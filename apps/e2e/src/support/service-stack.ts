@@ -1,7 +1,8 @@
+import type { QimClientOptions } from '@qim/client';
+import { QimClient } from '@qim/client';
 import net from 'node:net';
-import { buildServices } from './build-services';
-import { runEnv } from './e2e-env';
-import { ServiceClient } from './http-client';
+import { serviceEntries } from './build-services';
+import { TOKEN, runEnv } from './e2e-env';
 import { ServiceProcess, runToExit } from './service-process';
 
 async function freePort(): Promise<number> {
@@ -16,12 +17,13 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * One isolated deployment for a spec: bundles built, topics created by the explicit step, writer and
- * mailbox started as child processes. Services can be stopped, killed and started again.
+ * One isolated deployment for a spec: the bundles of the build targets, topics created by the
+ * explicit step, writer and mailbox started as child processes. Services can be stopped, killed and
+ * started again. Specs call them through `client()` (@qim/client).
  */
 export class ServiceStack {
   readonly env: Record<string, string>;
-  private entries = buildServices();
+  private entries = serviceEntries();
   writer: ServiceProcess | null = null;
   mailbox: ServiceProcess | null = null;
   private ports = { writer: 0, mailbox: 0 };
@@ -30,12 +32,21 @@ export class ServiceStack {
     this.env = runEnv(overrides);
   }
 
-  get writerApi(): ServiceClient {
-    return new ServiceClient(`http://127.0.0.1:${this.ports.writer}`);
+  get writerUrl(): string {
+    return `http://127.0.0.1:${this.ports.writer}`;
   }
 
-  get mailboxApi(): ServiceClient {
-    return new ServiceClient(`http://127.0.0.1:${this.ports.mailbox}`);
+  get mailboxUrl(): string {
+    return `http://127.0.0.1:${this.ports.mailbox}`;
+  }
+
+  /**
+   * The typed client of this deployment acting as `tenant` (and `user`), with the run's token and
+   * the client's default retries (transport failures and 503, same request). `options` override,
+   * e.g. `{ retry: NO_RETRY }` to see a 503 as `QimUnavailableError`, or another `writerUrl`.
+   */
+  client(tenant?: string, user?: string, options: Partial<QimClientOptions> = {}): QimClient {
+    return new QimClient({ writerUrl: this.writerUrl, mailboxUrl: this.mailboxUrl, token: TOKEN, tenantId: tenant, userId: user, ...options });
   }
 
   get entry(): { writer: string; mailbox: string } {
@@ -71,12 +82,13 @@ export class ServiceStack {
     return { status: r.status, body: await r.text() };
   }
 
-  /** A further writer process on its own port (same deployment), for concurrency checks. */
-  async extraWriter(): Promise<{ process: ServiceProcess; api: ServiceClient }> {
+  /** A further writer process on its own port (same deployment), for concurrency checks: `client(t, u, { writerUrl: url })`. */
+  async extraWriter(): Promise<{ process: ServiceProcess; url: string }> {
     const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
     const p = new ServiceProcess('writer-2', this.entries.writer, { ...this.env, QIM_HTTP_HOST: '127.0.0.1', QIM_HTTP_PORT: String(port) });
-    await p.waitReady(`http://127.0.0.1:${port}/readyz`);
-    return { process: p, api: new ServiceClient(`http://127.0.0.1:${port}`) };
+    await p.waitReady(`${url}/readyz`);
+    return { process: p, url };
   }
 
   async up(): Promise<this> {
