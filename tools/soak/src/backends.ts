@@ -1,0 +1,266 @@
+import type { Clock, MailboxGcConfig, MailboxStore, MessageStore } from '@qim/store-core';
+import { decodeMailboxEntry, decodeMessageRecord } from '@qim/store-core';
+import { MemoryMailboxBackend, MemoryMailboxStore, MemoryMessageBackend, MemoryMessageStore } from '@qim/store-memory';
+import { RedisMailboxStore, RedisMessageStore, connectRedis } from '@qim/store-redis';
+import type { ScyllaSession } from '@qim/store-scylla';
+import { ALL_TABLES, ScyllaMailboxStore, ScyllaMessageStore, connectSession, migrate, testScyllaConfig } from '@qim/store-scylla';
+
+import type { BackendKind } from './structures';
+import { redisStructureOf } from './structures';
+
+export type { BackendKind } from './structures';
+
+/** Lifetimes handed to the stores, in the stores' (real or manual) ms. */
+export interface StoreLifetimes {
+  readonly gc: MailboxGcConfig;
+  readonly commitAuxTtlMs: bigint;
+  /** Redis only: physical clean-up grace after a logical expiry. */
+  readonly physicalGraceMs: bigint;
+  /** Memory and Cassandra: lifetime of a released bucket proof (ADR-0022 §6), from its release. */
+  readonly releasedProofTtlMs: bigint;
+}
+
+/** One opened backend: the message store, the mailbox store of each shard, and a storage census. */
+export interface SoakBackend {
+  readonly kind: BackendKind;
+  readonly messages: MessageStore;
+  storeFor(shard: number): Promise<MailboxStore>;
+  /**
+   * Rows / keys per structure held at simulated time `nowMs` (see each backend for how server TTLs,
+   * which run on real time, are accounted at the simulated time).
+   */
+  census(nowMs: bigint): Promise<Record<string, number>>;
+  /** Where the data lives (printed). */
+  readonly where: string;
+  close(): Promise<void>;
+}
+
+/** A Memory table's physical row count (private map; the soak counts what the process holds). */
+function physicalRows(table: unknown): number {
+  const parts = (table as { partitions?: Map<string, Map<unknown, unknown>> }).partitions ?? (table as { table?: { partitions?: Map<string, Map<unknown, unknown>> } }).table?.partitions;
+  if (!parts) throw new Error('memory table layout changed: the soak cannot count its rows');
+  let n = 0;
+  for (const p of parts.values()) n += p.size;
+  return n;
+}
+
+export function openMemory(clock: Clock, life: StoreLifetimes, epoch: number): SoakBackend {
+  const msg = new MemoryMessageBackend();
+  const mbx = new MemoryMailboxBackend();
+  const messages = new MemoryMessageStore({ clock, backend: msg, commitAuxTtlMs: life.commitAuxTtlMs });
+  const stores = new Map<number, MemoryMailboxStore>();
+  return {
+    kind: 'memory',
+    messages,
+    where: 'in-process maps',
+    storeFor: async (shard) => {
+      let s = stores.get(shard);
+      if (!s) stores.set(shard, (s = new MemoryMailboxStore({ shardEpoch: { shard, epoch }, gc: life.gc, clock, backend: mbx, releasedProofTtlMs: life.releasedProofTtlMs })));
+      return s;
+    },
+    census: async () => ({
+      commit: physicalRows(msg.commits),
+      seq_claim: physicalRows(msg.seqClaims),
+      commit_recovery: physicalRows(msg.recovery),
+      conversation_sequence: physicalRows(msg.sequences),
+      message_record: physicalRows(msg.records),
+      history_index: physicalRows(msg.historyIndex),
+      mailbox_entry: physicalRows(mbx.entries),
+      retention_meta: physicalRows(mbx.retention),
+      bucket_proof: physicalRows(mbx.proofs),
+      trim: physicalRows(mbx.trims),
+      shard_frontier: physicalRows(mbx.frontiers),
+      dispatch_index: physicalRows(mbx.dispatchIndex),
+    }),
+    close: async () => {
+      await messages.close();
+      for (const s of stores.values()) await s.close();
+    },
+  };
+}
+
+export async function openRedis(url: string, namespace: string, clock: Clock, life: StoreLifetimes, epoch: number, keep: boolean): Promise<SoakBackend> {
+  const redis = await connectRedis(url);
+  const admin = await connectRedis(url);
+  const common = { redis, namespace, clock, ownsConnection: false, physicalGraceMs: life.physicalGraceMs };
+  const messages = new RedisMessageStore({ ...common, commitAuxTtlMs: life.commitAuxTtlMs });
+  const stores = new Map<number, RedisMailboxStore>();
+  const scanAll = async (): Promise<string[]> => {
+    const keys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, batch] = await admin.scan(cursor, 'MATCH', `${namespace}:*`, 'COUNT', 1000);
+      cursor = next;
+      keys.push(...batch);
+    } while (cursor !== '0');
+    return keys;
+  };
+  return {
+    kind: 'redis',
+    messages,
+    where: `${url} namespace ${namespace}`,
+    storeFor: async (shard) => {
+      let s = stores.get(shard);
+      if (!s) stores.set(shard, (s = new RedisMailboxStore({ ...common, shardEpoch: { shard, epoch }, gc: life.gc })));
+      return s;
+    },
+    census: async (nowMs) => {
+      const counts: Record<string, number> = {};
+      const keys = await scanAll();
+      // one pipeline: type, absolute physical expiry (ms; -1 none) and size of each key
+      const p = admin.pipeline();
+      for (const k of keys) p.type(k).pexpiretime(k);
+      const replies = (await p.exec()) ?? [];
+      const size = admin.pipeline();
+      const types: string[] = [];
+      const held: boolean[] = [];
+      keys.forEach((k, i) => {
+        const type = String(replies[2 * i]?.[1] ?? 'none');
+        const at = Number(replies[2 * i + 1]?.[1] ?? -2);
+        types.push(type);
+        // a key whose physical expiry passed on the simulated clock is gone for a server living then
+        held.push(type !== 'none' && (at === -1 || BigInt(at) > nowMs));
+        if (type === 'zset') size.zcard(k);
+        else if (type === 'hash') size.hlen(k);
+        else if (type === 'set') size.scard(k);
+        else size.exists(k);
+      });
+      const sizes = (await size.exec()) ?? [];
+      keys.forEach((k, i) => {
+        if (!held[i]) return;
+        const s = redisStructureOf(namespace, k);
+        counts[`${s} keys`] = (counts[`${s} keys`] ?? 0) + 1;
+        if (types[i] === 'zset' || types[i] === 'hash' || types[i] === 'set') counts[`${s} members`] = (counts[`${s} members`] ?? 0) + Number(sizes[i]?.[1] ?? 0);
+      });
+      return counts;
+    },
+    close: async () => {
+      await messages.close();
+      for (const s of stores.values()) await s.close();
+      if (!keep) {
+        const keys = await scanAll();
+        for (let i = 0; i < keys.length; i += 500) await admin.del(...keys.slice(i, i + 500));
+      }
+      await redis.quit().catch(() => redis.disconnect());
+      await admin.quit().catch(() => admin.disconnect());
+    },
+  };
+}
+
+export interface ScyllaTarget {
+  readonly contactPoint: string;
+  readonly dataCenter: string;
+  readonly keyspace: string;
+}
+
+/** Drops the soak keyspace (only names starting `qim_soak_`). */
+async function dropKeyspace(session: ScyllaSession, keyspace: string): Promise<void> {
+  if (!keyspace.startsWith('qim_soak_')) throw new Error(`refusing to drop keyspace ${keyspace}`);
+  await session.client.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`);
+}
+
+/** Rows of `table` (all columns named), paged. */
+async function* rowsOf(session: ScyllaSession, cql: string): AsyncGenerator<Record<string, unknown>> {
+  let pageState: string | undefined;
+  do {
+    const rs = await session.client.execute(cql, [], { fetchSize: 2000, pageState, readTimeout: 60_000 });
+    for (const r of rs.rows) yield r as unknown as Record<string, unknown>;
+    pageState = rs.pageState ?? undefined;
+  } while (pageState);
+}
+
+const big = (v: unknown): bigint => BigInt(String(v));
+
+export async function openScylla(
+  t: ScyllaTarget,
+  clock: Clock,
+  life: StoreLifetimes,
+  epoch: number,
+  dispatchCreatedAt: (dispatchId: string) => bigint | undefined,
+  keep: boolean,
+): Promise<SoakBackend> {
+  const config = testScyllaConfig({ contactPoints: [t.contactPoint], keyspace: t.keyspace, localDataCenter: t.dataCenter, replicationFactor: 1 });
+  const session = await connectSession(config);
+  await dropKeyspace(session, t.keyspace);
+  await migrate(session, ALL_TABLES);
+  const messages = new ScyllaMessageStore(session, { clock, commitAuxTtlMs: life.commitAuxTtlMs });
+  const stores = new Map<number, ScyllaMailboxStore>();
+  const ks = t.keyspace;
+  const tables = ALL_TABLES.map((x) => x.name);
+  /** Released bucket proofs (a TTL on the row) → the simulated time the census first saw them released. */
+  const releasedSeen = new Map<string, bigint>();
+  /**
+   * Rows held at simulated time `now`: a row with a TTL counts until the expiry the store derived that
+   * TTL from (known per table); a row without TTL always; a TTL row of a table the soak does not
+   * know counts always (conservative: growth shows).
+   */
+  const held = async (name: string, now: bigint): Promise<number> => {
+    let n = 0;
+    switch (name) {
+      case 'mailbox_entry':
+        for await (const r of rowsOf(session, `SELECT entry FROM ${ks}.mailbox_entry`)) if (decodeMailboxEntry(r['entry'] as Buffer).expiresAt > now) n++;
+        return n;
+      case 'dispatch_index':
+        for await (const r of rowsOf(session, `SELECT dispatch_id FROM ${ks}.dispatch_index`)) {
+          const created = dispatchCreatedAt((r['dispatch_id'] as Buffer).toString('hex'));
+          if (created === undefined || created + life.gc.dispatchDedupeMs > now) n++;
+        }
+        return n;
+      case 'message_record':
+        for await (const r of rowsOf(session, `SELECT record FROM ${ks}.message_record`)) {
+          const rec = decodeMessageRecord(r['record'] as Buffer);
+          if (rec.retention.kind !== 'ephemeral' || rec.createdAt + BigInt(rec.retention.ttlSeconds) * 1000n > now) n++;
+        }
+        return n;
+      case 'message_commit':
+      case 'commit_recovery_v2':
+        for await (const r of rowsOf(session, `SELECT created_at, TTL(created_at) AS ttl FROM ${ks}.${name}`)) {
+          if (r['ttl'] === null || r['created_at'] === null || big(r['created_at']) + life.commitAuxTtlMs > now) n++;
+        }
+        return n;
+      case 'mailbox_retention_bucket_v3': {
+        // no TTL: a ledger item refers to it (held); a TTL: released — the server drops it the release
+        // TTL after the release, which happened on the simulated clock no later than the census that
+        // first saw it (so this counts it at most one census interval too long, never too short)
+        const seen = new Set<string>();
+        for await (const r of rowsOf(session, `SELECT tenant_id, user_id, epoch, day, TTL(max_seq) AS ttl FROM ${ks}.mailbox_retention_bucket_v3`)) {
+          if (r['ttl'] === null) {
+            n++;
+            continue;
+          }
+          const key = `${(r['tenant_id'] as Buffer).toString('hex')}:${(r['user_id'] as Buffer).toString('hex')}:${String(r['epoch'])}:${String(r['day'])}`;
+          seen.add(key);
+          const first = releasedSeen.get(key) ?? now;
+          releasedSeen.set(key, first);
+          if (first + life.releasedProofTtlMs > now) n++;
+        }
+        for (const k of [...releasedSeen.keys()]) if (!seen.has(k)) releasedSeen.delete(k);
+        return n;
+      }
+      default: {
+        const rs = await session.client.execute(`SELECT COUNT(*) AS n FROM ${ks}.${name}`, [], { readTimeout: 60_000 });
+        return Number(String(rs.first()?.['n'] ?? 0));
+      }
+    }
+  };
+  return {
+    kind: 'scylla',
+    messages,
+    where: `${t.contactPoint} keyspace ${ks}`,
+    storeFor: async (shard) => {
+      let s = stores.get(shard);
+      if (!s) stores.set(shard, (s = new ScyllaMailboxStore({ session, shardEpoch: { shard, epoch }, gc: life.gc, clock, releasedProofTtlSeconds: Number(life.releasedProofTtlMs / 1000n) })));
+      return s;
+    },
+    census: async (now) => {
+      const counts: Record<string, number> = {};
+      for (const name of tables) counts[name] = await held(name, now);
+      return counts;
+    },
+    close: async () => {
+      for (const s of stores.values()) await s.close().catch(() => undefined);
+      if (!keep) await dropKeyspace(session, ks).catch(() => undefined);
+      await session.close().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,194 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { BackendKind } from './backends';
+import { openMemory, openRedis, openScylla } from './backends';
+import { storageTable } from './report';
+import type { OpenBackend, SoakPlan, SoakResult } from './soak';
+import { describeLifetimes, runSoak } from './soak';
+
+const USAGE = `usage: tools/soak/run --backend memory|redis|scylla|all [--days N] [--short] [--seed N] [--keep] [--redis-db N] [--sabotage KIND] [--out DIR]
+  --short             CI form: 10 simulated days (unless --days), smaller load, retention 3 days
+  --days N            simulated days per backend (full run: ≥ 45; default 45, --short 10)
+  --seed N            load generator seed (default 1): a run is repeatable
+  --keep              leave the soak's Redis keys / Cassandra keyspace in place afterwards
+  --redis-db N        Redis logical database of the soak (default 7; ignored when QIM_REDIS_URL names one)
+  --sabotage KIND     drop-entry | double-entry: the soak's devices lose / double every 400th entry (the run must FAIL)
+  --out DIR           where the table, JSON and chart go (default .infra/soak)
+Redis and Cassandra from the environment: eval "$(tools/infra/infra env)" (QIM_REDIS_URL, QIM_TEST_SCYLLA_ADDR, QIM_TEST_SCYLLA_DC).`;
+
+interface Args {
+  readonly backends: BackendKind[];
+  readonly days: number;
+  readonly short: boolean;
+  readonly seed: number;
+  readonly keep: boolean;
+  readonly redisDb: number;
+  readonly sabotage: 'drop-entry' | 'double-entry' | null;
+  readonly out: string;
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  let backend: string | null = null;
+  let days: number | null = null;
+  let short = false;
+  let seed = 1;
+  let keep = false;
+  let redisDb = 7;
+  let sabotage: Args['sabotage'] = null;
+  let out = '.infra/soak';
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value\n${USAGE}`);
+      return v;
+    };
+    const int = (v: string, min: number): number => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < min) throw new Error(`${a} must be an integer ≥ ${min}: ${v}`);
+      return n;
+    };
+    if (a === '--backend') backend = value();
+    else if (a === '--days') days = int(value(), 1);
+    else if (a === '--short') short = true;
+    else if (a === '--seed') seed = int(value(), 0);
+    else if (a === '--keep') keep = true;
+    else if (a === '--redis-db') redisDb = int(value(), 0);
+    else if (a === '--sabotage') {
+      const v = value();
+      if (v !== 'drop-entry' && v !== 'double-entry') throw new Error(`--sabotage must be drop-entry or double-entry: ${v}`);
+      sabotage = v;
+    }
+    else if (a === '--out') out = value();
+    else if (a === '--help' || a === '-h') {
+      console.log(USAGE);
+      process.exit(0);
+    } else throw new Error(`unknown argument ${a}\n${USAGE}`);
+  }
+  const all: BackendKind[] = ['memory', 'redis', 'scylla'];
+  if (backend === null) throw new Error(`--backend is required\n${USAGE}`);
+  if (backend !== 'all' && !all.includes(backend as BackendKind)) throw new Error(`--backend must be memory, redis, scylla or all: ${backend}`);
+  return {
+    backends: backend === 'all' ? all : [backend as BackendKind],
+    days: days ?? (short ? 10 : 45),
+    short,
+    seed,
+    keep,
+    redisDb,
+    sabotage,
+    out,
+  };
+}
+
+function planFor(backend: BackendKind, a: Args): SoakPlan {
+  const retentionDays = a.short ? 3 : 7;
+  return {
+    backend,
+    days: a.days,
+    retentionDays,
+    dedupeDays: retentionDays + 1,
+    ephemeralDays: 1,
+    users: a.short ? 40 : 80,
+    conversations: a.short ? 12 : 24,
+    shards: 8,
+    sendsPerDay: backend === 'scylla' ? (a.short ? 120 : 200) : a.short ? 200 : 300,
+    seed: a.seed,
+    ...(a.sabotage ? { sabotage: a.sabotage } : {}),
+  };
+}
+
+/**
+ * The soak's Redis database: its own logical database (default 7) unless the URL names one, so the
+ * census's SCAN walks the soak's keys, not every key other tests left in database 0.
+ */
+function redisUrlWithDb(url: string, db: number): string {
+  const u = new URL(url);
+  if (u.pathname !== '' && u.pathname !== '/') return url;
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+
+function env(name: string): string {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set: run eval "$(tools/infra/infra env)" first`);
+  return v;
+}
+
+async function main(): Promise<number> {
+  const a = parseArgs(process.argv.slice(2));
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 15);
+  const results: SoakResult[] = [];
+  console.log('== QIM soak: real store + worker code over simulated days ==');
+  console.log('Kafka is replaced by an in-process ordered log (messages topic → router → dispatch topic → shard worker,');
+  console.log('page by page, offsets committed behind each page; 3% of pages redelivered). Kafka faults are the drills\' subject.');
+  for (const backend of a.backends) {
+    const plan = planFor(backend, a);
+    console.log(`\n-- ${backend}: ${plan.days} simulated days, ${plan.users} users, ${plan.conversations} conversations, ${plan.sendsPerDay} sends/day, ${plan.shards} shards, seed ${plan.seed}`);
+    for (const [k, v] of Object.entries(describeLifetimes(plan))) console.log(`   ${k}: ${v}`);
+    const tag = `${process.pid}_${stamp.replace('T', '_')}`;
+    const open: OpenBackend =
+      backend === 'memory'
+        ? async (clock, life) => openMemory(clock, life, 1)
+        : backend === 'redis'
+          ? (clock, life) => openRedis(redisUrlWithDb(env('QIM_REDIS_URL'), a.redisDb), `qim_soak_${tag}`, clock, life, 1, a.keep)
+          : (clock, life, dispatchCreatedAt) =>
+              openScylla(
+                { contactPoint: env('QIM_TEST_SCYLLA_ADDR'), dataCenter: process.env['QIM_TEST_SCYLLA_DC'] ?? 'datacenter1', keyspace: `qim_soak_${process.pid}` },
+                clock,
+                life,
+                1,
+                dispatchCreatedAt,
+                a.keep,
+              );
+    let result: SoakResult;
+    try {
+      result = await runSoak(plan, open, (line) => console.log(`   ${line}`));
+    } catch (err) {
+      console.log(`FAIL ${backend}: the soak itself stopped: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      return 1;
+    }
+    results.push(result);
+    console.log(storageTable(result));
+    const t = result.totals;
+    console.log(
+      `   ${backend} totals: acked ${t['acked']}, replays ${t['replays']}, publish failures ${t['publishFailures']} (recovered by the loop ${t['recovered']}), syncs ${t['syncs']}, CURSOR_EXPIRED ${t['cursorExpired']}, ` +
+        `router redeliveries ${t['routerRedeliveries']}, shard redeliveries ${t['shardRedeliveries']}, housekeeping reclaimed ${t['housekeepingReclaimed']}, membership changes ${t['membershipChanges']}`,
+    );
+    console.log(`   wall ms by phase: ${Object.entries(t).filter(([k]) => k.startsWith('wallMs.')).map(([k, v]) => `${k.slice(7)} ${v}`).join(', ')}`);
+    const failures = Object.entries(t).filter(([k]) => k.endsWith('Failures') && k !== 'publishFailures');
+    if (failures.length > 0) console.log(`   loop failures (not in a row): ${failures.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    console.log(`   ${result.violations.length === 0 ? 'PASS' : 'FAIL'} ${backend}: ${result.violations.length} violation(s), ${result.wallSeconds.toFixed(1)} s wall`);
+    for (const v of result.violations.slice(0, 40)) console.log(`   FAIL ${backend}: ${v}`);
+    if (result.violations.length > 40) console.log(`   … ${result.violations.length - 40} more`);
+  }
+  const out = resolve(a.out);
+  mkdirSync(out, { recursive: true });
+  const base = join(out, `soak-${a.backends.join('-')}${a.short ? '-short' : ''}`);
+  const json = JSON.stringify(results, (_, v) => (typeof v === 'bigint' ? v.toString() : v), 2);
+  writeFileSync(`${base}.json`, json);
+  writeFileSync(`${base}.txt`, results.map((r) => storageTable(r)).join('\n\n') + '\n');
+  try {
+    execFileSync(existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3', [resolve('tools/soak/plot.py'), `${base}.json`, `${base}.png`], { stdio: 'inherit' });
+    console.log(`\nwrote ${base}.txt, ${base}.json, ${base}.png`);
+  } catch (err) {
+    console.log(`FAIL chart: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
+  }
+  const failed = results.filter((r) => r.violations.length > 0).map((r) => r.backend);
+  const wall = results.map((r) => `${r.backend} ${r.wallSeconds.toFixed(0)} s`).join(', ');
+  if (failed.length > 0) {
+    console.log(`FAIL: soak violations on ${failed.join(', ')} (${wall})`);
+    return 1;
+  }
+  console.log(`PASS: soak on ${results.map((r) => r.backend).join(', ')}, ${a.days} simulated days each (${wall})`);
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`FAIL: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(2);
+  },
+);

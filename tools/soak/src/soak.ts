@@ -1,0 +1,477 @@
+import type { BusLogger } from '@qim/bus';
+import { ServiceMetrics } from '@qim/service-kit';
+import { HybridLogicalClock, MessageIdSource, MessageSender, housekeepingRound, replayAnswer, writerMetricsOf } from '@qim/writer-runtime';
+import { FrontierBoard, MailboxReader, MessageRouter, ShardWorker } from '@qim/mailbox-runtime';
+import type { Clock, HistoryAuthorizer, Id128, SendRequest } from '@qim/store-core';
+import { CursorExpiredError, DurableMessageCommitter, ManualClock, RecoveryRunner } from '@qim/store-core';
+import type { BackendKind, SoakBackend, StoreLifetimes } from './backends';
+import { growsByDesign } from './structures';
+import type { AckedMessage, StorageSample, SyncResult } from './checker';
+import { DeviceView, LoopHealth, checkBounded, checkHistory, checkReplay, checkStall } from './checker';
+import { SoakMembership } from './membership';
+import { LogDispatchProducer, LogOutboxPublisher, OrderedLog, drainLog } from './pipeline';
+
+export interface SoakPlan {
+  readonly backend: BackendKind;
+  readonly days: number;
+  readonly retentionDays: number;
+  readonly dedupeDays: number;
+  readonly ephemeralDays: number;
+  readonly users: number;
+  readonly conversations: number;
+  readonly shards: number;
+  readonly sendsPerDay: number;
+  readonly seed: number;
+  /**
+   * Proof that the checks bite, end to end: 'drop-entry' makes the soak's device lose every 400th
+   * entry it was given, 'double-entry' count every 400th twice; the run must then FAIL.
+   */
+  readonly sabotage?: 'drop-entry' | 'double-entry';
+}
+
+/** What one backend's soak produced. */
+export interface SoakResult {
+  readonly backend: BackendKind;
+  readonly plan: SoakPlan;
+  readonly lifetimes: Record<string, string>;
+  readonly samples: StorageSample[];
+  readonly daily: DayLine[];
+  readonly violations: string[];
+  readonly wallSeconds: number;
+  readonly totals: Record<string, number>;
+}
+
+export interface DayLine {
+  readonly day: number;
+  readonly acked: number;
+  readonly replays: number;
+  readonly publishFailures: number;
+  readonly recovered: number;
+  readonly syncs: number;
+  readonly cursorExpired: number;
+  readonly violations: number;
+  readonly wallMs: number;
+}
+
+type Policy = 'daily' | 'every-2-days' | 'weekly' | 'past-retention' | 'never';
+
+interface Device {
+  readonly view: DeviceView;
+  readonly policy: Policy;
+  readonly periodDays: number | null;
+  cursor: bigint | null;
+}
+
+/** A deterministic PRNG (mulberry32), so a run can be repeated with its seed. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const STEPS_PER_DAY = 24;
+/** The recovery and housekeeping loops run every 2 simulated hours (production: every 3 s and 10 s; the soak's load is sparse). */
+const LOOP_EVERY_STEPS = 2;
+const DAY = 86_400_000n;
+const PAGE_RECORDS = 50;
+const EPOCH = 1;
+/**
+ * Start of the manual clock: the next UTC midnight of the real clock. Never in the real past: Redis
+ * drops a key whose absolute expiry (PXAT, from the store clock) has passed on the server's clock.
+ */
+function manualStart(): bigint {
+  const now = BigInt(Date.now());
+  return (now / DAY + 1n) * DAY;
+}
+
+const quietLog: BusLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const allowAll: HistoryAuthorizer = { canReadHistory: async () => true };
+
+
+/** Lifetimes of the plan in store ms (printed, and handed to the stores). */
+export function lifetimesOf(plan: SoakPlan): StoreLifetimes & { readonly ephemeralTtlSeconds: number; readonly recoveryGraceMs: bigint; readonly loopIntervalMs: bigint; readonly marginMs: bigint } {
+  const day = DAY;
+  const hour = day / 24n;
+  const atLeast = (v: bigint, min: bigint): bigint => (v < min ? min : v);
+  return {
+    gc: { entryRetentionMs: BigInt(plan.retentionDays) * day, dispatchDedupeMs: BigInt(plan.dedupeDays) * day },
+    commitAuxTtlMs: atLeast(2n * hour, 1000n),
+    physicalGraceMs: atLeast(hour, 1000n),
+    // the production default of the Memory and Cassandra stores (ADR-0022 §6)
+    releasedProofTtlMs: day,
+    ephemeralTtlSeconds: Math.round((plan.ephemeralDays * Number(DAY)) / 1000),
+    recoveryGraceMs: hour / 60n,
+    loopIntervalMs: BigInt(LOOP_EVERY_STEPS) * hour,
+    // the manual clock is exact
+    marginMs: 0n,
+  };
+}
+
+export function describeLifetimes(plan: SoakPlan): Record<string, string> {
+  const l = lifetimesOf(plan);
+  const days = (ms: bigint): string => `${(Number(ms) / Number(DAY)).toFixed(3)} days`;
+  const ttl: Record<BackendKind, string> = {
+    memory: 'none: expired rows stay in the maps until the store sweeps them (time-throttled, from appendBatch/applyPage); the census counts the maps as they are',
+    redis:
+      'not accelerated (Redis expires keys by its own clock). The census counts a key until its own absolute expiry (PEXPIRETIME, written from the store clock) passes on the simulated clock: what a Redis server living at the simulated time would hold',
+    scylla:
+      'not accelerated (Cassandra TTLs run on server time). The census counts a TTL row until the expiry the store derived its TTL from passes on the simulated clock (entry: its expiresAt; dispatch index: createdAt + dedupe; record: createdAt + ephemeral TTL; commit facts: created_at + aux lifetime; released bucket proof: the release TTL after the census first saw it released); rows without TTL always',
+  };
+  return {
+    'time model': `a ManualClock moved by the soak (1 simulated day = ${DAY} ms of the stores' clock), hourly steps`,
+    'server TTLs': ttl[plan.backend],
+    'why not scaled lifetimes': 'mailbox entries expire at end of their UTC creation day + retention (store-core DAY_MS, a constant), so shrinking the retention setting cannot shrink a day',
+    'mailbox entry retention': days(l.gc.entryRetentionMs),
+    'dispatch dedupe window': days(l.gc.dispatchDedupeMs),
+    'commit aux lifetime': `${days(l.commitAuxTtlMs)} (production 2 h)`,
+    'ephemeral ttl': `${l.ephemeralTtlSeconds} s`,
+    'loop interval': `${l.loopIntervalMs} ms (${LOOP_EVERY_STEPS} h: recovery, housekeeping; router and shard apply run every hour)`,
+  };
+}
+
+const hex = (rand: () => number, bytes: number): string => {
+  let s = '';
+  for (let i = 0; i < bytes; i++) s += Math.floor(rand() * 256).toString(16).padStart(2, '0');
+  return s;
+};
+
+/**
+ * One backend's soak: the writer's send path (MessageSender → DurableMessageCommitter → outbox),
+ * its recovery runner and housekeeping round on their schedule, the mailbox's router and shard
+ * worker fed page by page from in-process ordered logs, device syncs through MailboxReader, and the
+ * checks of checker.ts at the end of every simulated day and at the end.
+ */
+/** Opens one backend for a soak: the stores on `clock`, the census able to look up a dispatch's created_at. */
+export type OpenBackend = (clock: Clock, life: StoreLifetimes, dispatchCreatedAt: (dispatchId: string) => bigint | undefined) => Promise<SoakBackend>;
+
+export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line: string) => void): Promise<SoakResult> {
+  const started = Date.now();
+  const rand = prng(plan.seed);
+  const life = lifetimesOf(plan);
+  const manual = new ManualClock(manualStart());
+  const clock: Clock = manual;
+  const dayMs = DAY;
+  const stepMs = dayMs / BigInt(STEPS_PER_DAY);
+  const t0 = clock.nowMs();
+  const advanceTo = async (t: bigint): Promise<void> => {
+    if (t > manual.nowMs()) manual.set(t);
+  };
+
+  const dispatchLog = new OrderedLog('soak.dispatch', plan.shards);
+  const dispatchProducer = new LogDispatchProducer(dispatchLog);
+  const backend = await open(clock, life, (id) => dispatchProducer.createdAt.get(id));
+  const violations: string[] = [];
+  const health = new LoopHealth(3);
+  try {
+    const metrics = new ServiceMetrics('writer');
+    const writerMetrics = writerMetricsOf(metrics);
+    const messagesLog = new OrderedLog('soak.messages', 4);
+    const publisher = new LogOutboxPublisher(messagesLog);
+    const committer = new DurableMessageCommitter(backend.messages, publisher);
+    const membership = new SoakMembership();
+    const hlc = new HybridLogicalClock(() => clock.nowMs());
+    const ids = new MessageIdSource(hlc, 1);
+    let lastIssued: string | null = null;
+    const sender = new MessageSender({
+      membership,
+      committer,
+      issueId: () => {
+        const id = ids.next();
+        lastIssued = id.messageId;
+        return id;
+      },
+      maxFanout: 1000,
+      metrics,
+      replayOf: (request) => replayAnswer(backend.messages, committer, request),
+    });
+    const runner = new RecoveryRunner(backend.messages, committer, { graceMs: life.recoveryGraceMs, maxItems: 500, clock });
+    const board = new FrontierBoard();
+    const mailboxMetrics = new ServiceMetrics('mailbox');
+    const worker = new ShardWorker({ storeFor: (s) => backend.storeFor(s), board, metrics: mailboxMetrics, log: quietLog, now: () => Number(clock.nowMs()) });
+    await worker.onAssigned(Array.from({ length: plan.shards }, (_, i) => i));
+    const router = new MessageRouter({ producer: dispatchProducer, shardCount: plan.shards, metrics: mailboxMetrics, log: quietLog });
+    const reader = new MailboxReader({ storeFor: (s) => backend.storeFor(s), shardCount: plan.shards, epoch: EPOCH, board });
+
+    // population
+    const tenantId = hex(rand, 16) as Id128;
+    const users = Array.from({ length: plan.users }, () => hex(rand, 16) as Id128);
+    const conversations = Array.from({ length: plan.conversations }, () => hex(rand, 16) as Id128);
+    for (const c of conversations) {
+      const size = 3 + Math.floor(rand() * 6);
+      const members = new Set<Id128>();
+      while (members.size < size) members.add(users[Math.floor(rand() * users.length)]!);
+      await membership.add(tenantId, c, [...members], 1000);
+    }
+    const policies: Array<[Policy, number | null]> = [
+      ['daily', 1],
+      ['every-2-days', 2],
+      ['weekly', 7],
+      ['past-retention', plan.retentionDays + 2],
+      ['never', null],
+    ];
+    const devices: Device[] = [];
+    users.forEach((u, i) => {
+      const [policy, periodDays] = policies[i % policies.length]!;
+      devices.push({ view: new DeviceView(`device ${u.slice(0, 8)}/${policy}`, u), policy, periodDays, cursor: null });
+      if (i % 4 === 0) devices.push({ view: new DeviceView(`device ${u.slice(0, 8)}/daily-2nd`, u), policy: 'daily', periodDays: 1, cursor: null });
+    });
+
+    // what was ACKed
+    const acked = new Map<string, AckedMessage>();
+    const byConversation = new Map<string, AckedMessage[]>();
+    const byUser = new Map<string, AckedMessage[]>();
+    const pending = new Set<string>();
+    const retries: Array<{ request: SendRequest; ephemeralMs: bigint | null }> = [];
+    let counters = { acked: 0, replays: 0, publishFailures: 0, recovered: 0, syncs: 0, cursorExpired: 0 };
+    const totals: Record<string, number> = { acked: 0, replays: 0, publishFailures: 0, recovered: 0, syncs: 0, cursorExpired: 0, routerRedeliveries: 0, shardRedeliveries: 0, housekeepingReclaimed: 0, membershipChanges: 0 };
+
+    const ack = (outcome: Awaited<ReturnType<MessageSender['send']>>, ephemeralMs: bigint | null): void => {
+      const first = acked.get(outcome.messageId);
+      if (first) {
+        violations.push(...checkReplay(first, outcome));
+        return;
+      }
+      const m: AckedMessage = {
+        messageId: outcome.messageId,
+        conversationId: outcome.intent.request.conversationId,
+        seq: outcome.seq,
+        createdAt: outcome.createdAt,
+        recipients: outcome.intent.recipients,
+        ephemeralMs,
+      };
+      acked.set(m.messageId, m);
+      byConversation.set(m.conversationId, [...(byConversation.get(m.conversationId) ?? []), m]);
+      for (const u of m.recipients) {
+        let list = byUser.get(u);
+        if (!list) byUser.set(u, (list = []));
+        list.push(m);
+      }
+      counters.acked++;
+    };
+
+    const send = async (request: SendRequest, ephemeralMs: bigint | null, retryNow: boolean): Promise<void> => {
+      try {
+        const outcome = await sender.send(request);
+        if (outcome.replay) counters.replays++;
+        const first = acked.get(outcome.messageId);
+        ack(outcome, ephemeralMs);
+        if (retryNow) {
+          const again = await sender.send(request);
+          counters.replays++;
+          violations.push(...checkReplay(first ?? acked.get(outcome.messageId)!, again));
+        }
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if (code === 'FORBIDDEN') return; // the sender left the conversation meanwhile: refused, nothing ACKed
+        if (lastIssued) pending.add(lastIssued);
+        counters.publishFailures++;
+        retries.push({ request, ephemeralMs });
+      }
+    };
+
+    const drain = async (): Promise<void> => {
+      // router, then shards, until both logs are empty (a redelivered router page adds duplicates)
+      for (let round = 0; round < 20 && (messagesLog.backlog() > 0 || dispatchLog.backlog() > 0); round++) {
+        const r = await drainLog(messagesLog, router, PAGE_RECORDS, () => rand() < 0.03);
+        totals['routerRedeliveries']! += r.redelivered;
+        health.ran('router', r.failures.size > 0 ? [...r.failures.values()][0] : null);
+        const s = await drainLog(dispatchLog, worker, PAGE_RECORDS, () => rand() < 0.03);
+        totals['shardRedeliveries']! += s.redelivered;
+        health.ran('shard-apply', s.failures.size > 0 ? [...s.failures.values()][0] : null);
+        const now = clock.nowMs();
+        for (let shard = 0; shard < plan.shards; shard++) {
+          if (s.failures.has(shard)) stalledSince.set(shard, stalledSince.get(shard) ?? now);
+          else stalledSince.delete(shard);
+        }
+        if (r.failures.size > 0 || s.failures.size > 0) break;
+      }
+    };
+    const stalledSince = new Map<number, bigint>();
+
+    // the writer's two loops run side by side, as their PeriodicTasks do
+    const loops = async (): Promise<void> => {
+      const recovery = async (): Promise<void> => {
+        try {
+          const r = await runner.runOnce();
+          counters.recovered += r.completed;
+          health.ran('recovery', r.failed > 0 ? r.failures[0]!.error : null);
+        } catch (err) {
+          health.ran('recovery', err);
+        }
+      };
+      const housekeeping = async (): Promise<void> => {
+        if (!backend.messages.capabilities.needsHousekeeping) return;
+        try {
+          const h = await housekeepingRound(backend.messages, { batch: 2000, clock }, writerMetrics, quietLog);
+          totals['housekeepingReclaimed']! += h.commitAux.reclaimed + h.expiredHistory.reclaimed;
+          health.ran('housekeeping', null);
+        } catch (err) {
+          health.ran('housekeeping', err);
+        }
+      };
+      await Promise.all([recovery(), housekeeping()]);
+    };
+
+    const syncDevice = async (d: Device): Promise<void> => {
+      const now = clock.nowMs();
+      const owed = byUser.get(d.view.userId) ?? [];
+      const ids: string[] = [];
+      const seqs: bigint[] = [];
+      for (let guard = 0; guard < 10_000; guard++) {
+        let page;
+        try {
+          page = await reader.sync({ tenantId, actingUser: d.view.userId as Id128, userId: d.view.userId as Id128, after: d.cursor, limit: 200, maxBytes: 1 << 20, waitMs: 0 });
+        } catch (err) {
+          if (!(err instanceof CursorExpiredError)) throw err;
+          if (ids.length > 0) d.view.record({ kind: 'pages', messageIds: ids.splice(0), seqs: seqs.splice(0) }, now, life.gc.entryRetentionMs, marginFresh, owed);
+          d.view.record({ kind: 'cursor-expired' }, now, life.gc.entryRetentionMs, marginFresh, owed);
+          counters.cursorExpired++;
+          if (d.periodDays !== null && d.periodDays + 1 < plan.retentionDays) {
+            violations.push(`${d.view.name}: CURSOR_EXPIRED although it syncs every ${d.periodDays} day(s) and entries live ${plan.retentionDays} days`);
+          }
+          d.cursor = null;
+          continue;
+        }
+        for (const e of page.entries) {
+          delivered++;
+          if (plan.sabotage === 'drop-entry' && delivered % 400 === 0) continue;
+          seqs.push(e.mailboxSeq);
+          ids.push(e.events[0]!.eventId);
+          if (plan.sabotage === 'double-entry' && delivered % 400 === 0) ids.push(e.events[0]!.eventId);
+        }
+        d.cursor = page.nextAfter;
+        if (!page.hasMore) break;
+      }
+      const result: SyncResult = { kind: 'pages', messageIds: ids, seqs };
+      d.view.record(result, now, life.gc.entryRetentionMs, marginFresh, owed);
+      counters.syncs++;
+      violations.push(...d.view.expectations(owed, (id) => acked.has(id) || pending.has(id)));
+    };
+    const marginFresh = dayMs / 2n + life.marginMs;
+    let delivered = 0;
+
+    const checkHistories = async (): Promise<void> => {
+      const now = clock.nowMs();
+      for (const c of conversations) {
+        const rows: { seq: bigint; messageId: string }[] = [];
+        let anchor: bigint | null = null;
+        for (let guard = 0; guard < 10_000; guard++) {
+          const page = await backend.messages.historyPage(allowAll, { tenantId, userId: users[0]! }, c, { direction: 'newer', anchor, maxItems: 1000, maxBytes: 1 << 22 });
+          for (const it of page.items) rows.push({ seq: it.record.seq, messageId: it.record.messageId });
+          if (!page.hasMore || page.nextAnchor === null) break;
+          anchor = page.nextAnchor;
+        }
+        violations.push(...checkHistory(c, rows, byConversation.get(c) ?? [], pending, now, life.marginMs, backend.messages.capabilities.injectableClock));
+      }
+    };
+
+    const phaseMs: Record<string, number> = { sends: 0, loops: 0, drain: 0, history: 0, syncs: 0, census: 0 };
+    const timed = async <T>(phase: string, f: () => Promise<T>): Promise<T> => {
+      const t = Date.now();
+      try {
+        return await f();
+      } finally {
+        phaseMs[phase] = (phaseMs[phase] ?? 0) + Date.now() - t;
+      }
+    };
+    const samples: StorageSample[] = [];
+    const daily: DayLine[] = [];
+    samples.push({ day: 0, counts: await backend.census(clock.nowMs()) });
+    const sendsPerStep = plan.sendsPerDay / STEPS_PER_DAY;
+    let carry = 0;
+    let sent = 0;
+    for (let day = 1; day <= plan.days; day++) {
+      const dayStarted = Date.now();
+      const phasesBefore = { ...phaseMs };
+      const before = violations.length;
+      counters = { acked: 0, replays: 0, publishFailures: 0, recovered: 0, syncs: 0, cursorExpired: 0 };
+      for (let step = 0; step < STEPS_PER_DAY; step++) {
+        await advanceTo(t0 + BigInt(day - 1) * dayMs + BigInt(step) * stepMs);
+        // clients retry what failed in the previous step (same client id, within the aux lifetime):
+        // half before the loops run, half after the recovery loop had its chance to finish the commit
+        const due = retries.splice(0);
+        for (const r of due.filter((_, i) => i % 2 === 0)) await send(r.request, r.ephemeralMs, false);
+        if (step % LOOP_EVERY_STEPS === 0) await timed('loops', loops);
+        for (const r of due.filter((_, i) => i % 2 === 1)) await send(r.request, r.ephemeralMs, false);
+        const sendStarted = Date.now();
+        carry += sendsPerStep;
+        const n = Math.floor(carry);
+        carry -= n;
+        const batch: Promise<void>[] = [];
+        for (let i = 0; i < n; i++) {
+          const c = conversations[Math.floor(rand() * conversations.length)]!;
+          const members = await membership.members(tenantId, c);
+          if (members.length === 0) continue;
+          const senderId = members[Math.floor(rand() * members.length)]!;
+          const ephemeral = rand() < 0.15;
+          const request: SendRequest = {
+            tenantId,
+            senderId,
+            clientMessageId: hex(rand, 16) as Id128,
+            conversationId: c,
+            kind: 'normal',
+            control: false,
+            contentType: 'text/plain',
+            body: Buffer.from(`soak ${++sent}`),
+            retention: ephemeral ? { kind: 'ephemeral', ttlSeconds: life.ephemeralTtlSeconds } : { kind: 'default' },
+          };
+          if (rand() < 0.04) publisher.failNext(1);
+          const retryNow = rand() < 0.1;
+          // sends of one step run concurrently in groups of 8, as several clients do
+          batch.push(send(request, ephemeral ? BigInt(life.ephemeralTtlSeconds) * 1000n : null, retryNow));
+          if (batch.length >= 8) await Promise.all(batch.splice(0));
+        }
+        await Promise.all(batch);
+        phaseMs['sends']! += Date.now() - sendStarted;
+        await timed('drain', drain);
+        for (let shard = 0; shard < plan.shards; shard++) violations.push(...checkStall(shard, stalledSince.get(shard) ?? null, clock.nowMs(), life.loopIntervalMs));
+      }
+      // membership changes: a few joins and leaves a day
+      for (let k = 0; k < 3; k++) {
+        const c = conversations[Math.floor(rand() * conversations.length)]!;
+        const members = await membership.members(tenantId, c);
+        if (rand() < 0.5 && members.length > 2) await membership.remove(tenantId, c, [members[Math.floor(rand() * members.length)]!]);
+        else await membership.add(tenantId, c, [users[Math.floor(rand() * users.length)]!], 1000);
+        totals['membershipChanges']!++;
+      }
+      // end of the day: everything ACKed reaches the mailboxes, then the devices due today sync
+      await advanceTo(t0 + BigInt(day) * dayMs - stepMs / 2n);
+      for (const r of retries.splice(0)) await send(r.request, r.ephemeralMs, false);
+      await timed('loops', loops);
+      await timed('drain', drain);
+      if (messagesLog.backlog() > 0 || dispatchLog.backlog() > 0) violations.push(`day ${day}: pipeline not drained (messages ${messagesLog.backlog()}, dispatch ${dispatchLog.backlog()})`);
+      await timed('history', checkHistories);
+      await timed('syncs', async () => {
+        for (const d of devices) if (d.periodDays !== null && day % d.periodDays === 0) await syncDevice(d);
+      });
+      violations.push(...health.failures.splice(0));
+      samples.push({ day, counts: await timed('census', () => backend.census(clock.nowMs())) });
+      for (const k of Object.keys(counters) as (keyof typeof counters)[]) totals[k]! += counters[k];
+      const line: DayLine = { day, ...counters, violations: violations.length - before, wallMs: Date.now() - dayStarted };
+      daily.push(line);
+      progress(
+        `${plan.backend} day ${String(day).padStart(2)}: acked ${line.acked} replays ${line.replays} publish-fail ${line.publishFailures} recovered ${line.recovered} syncs ${line.syncs} cursor-expired ${line.cursorExpired} violations ${line.violations} (${line.wallMs} ms: ${Object.entries(phaseMs)
+          .map(([k, v]) => `${k} ${v - (phasesBefore[k] ?? 0)}`)
+          .join(', ')})`,
+      );
+    }
+    // the end: devices that never synced do a first sync (owed: everything still retained)
+    for (const d of devices) if (d.policy === 'never' || d.periodDays === null) await syncDevice(d);
+    await checkHistories();
+    violations.push(...health.failures.splice(0));
+    const steadyFrom = plan.dedupeDays + 2;
+    violations.push(...checkBounded(samples, steadyFrom, (name) => growsByDesign(plan.backend, name)));
+    const hk = health.totals();
+    for (const [loop, n] of Object.entries(hk)) totals[`${loop}Failures`] = n;
+    totals['published'] = publisher.published;
+    for (const [k, v] of Object.entries(phaseMs)) totals[`wallMs.${k}`] = v;
+    return { backend: plan.backend, plan, lifetimes: describeLifetimes(plan), samples, daily, violations, wallSeconds: (Date.now() - started) / 1000, totals };
+  } finally {
+    await backend.close();
+  }
+}
