@@ -25,6 +25,9 @@ export interface LoadOptions {
   readonly pauseMs: number;
 }
 
+/** Codes of a send that got no answer (the fault, not the request): such a probe is repeated after the load. */
+const RETRYABLE_CODES = new Set(['NO_ANSWER', 'UNAVAILABLE', 'TRANSPORT', 'TIMEOUT']);
+
 const random = (n: number): number => Math.floor(Math.random() * n);
 
 /**
@@ -121,11 +124,16 @@ export class Load {
   }
 
   private async conflictProbe(rec: SendRecord, routes: readonly SendRoute[]): Promise<void> {
-    const probe: ConflictProbe = { conversationId: rec.conversationId, clientMessageId: rec.clientMessageId, otherBody: `${rec.body} (other)`, code: 'NO_ANSWER' };
+    const probe: ConflictProbe = { conversationId: rec.conversationId, clientMessageId: rec.clientMessageId, otherBody: `${rec.body} (other)`, senderId: rec.senderId, code: 'NO_ANSWER' };
     this.probes.push(probe);
-    for (let round = 0; round < this.opts.sendRounds; round += 1) {
+    await this.repeatProbe(probe, routes, this.opts.sendRounds);
+  }
+
+  /** Sends the probe's other body until it is answered (409, accepted, or a non-retryable error), at most `rounds` times. */
+  private async repeatProbe(probe: ConflictProbe, routes: readonly SendRoute[], rounds: number): Promise<void> {
+    for (let round = 0; round < rounds; round += 1) {
       try {
-        await routes[round % routes.length]!.client.send({ conversationId: rec.conversationId, body: probe.otherBody, clientMessageId: rec.clientMessageId });
+        await routes[round % routes.length]!.client.send({ conversationId: probe.conversationId, body: probe.otherBody, clientMessageId: probe.clientMessageId });
         probe.code = 'ACCEPTED';
         return;
       } catch (err) {
@@ -203,6 +211,12 @@ export class Load {
       // A changing member may have been removed since: a 403 now is a clean refusal (checked to have written nothing).
       if (a === null && rec.errors.at(-1) === 'FORBIDDEN' && churners.has(rec.senderId)) rec.outcome = 'refused';
       if (a !== null && rec.expectForbidden) rec.outcome = 'accepted-unexpectedly';
+    }
+    // A 409 probe that got no answer during the fault (503, transport) is repeated like a failed send:
+    // its answer must then be 409 and its other body never stored.
+    for (const p of this.probes) {
+      if (p.senderId === undefined || ['CONFLICT', 'ACCEPTED'].includes(p.code) || !RETRYABLE_CODES.has(p.code)) continue;
+      await this.repeatProbe(p, this.routes(p.senderId, 0), rounds);
     }
   }
 

@@ -40,6 +40,8 @@ export interface ConflictProbe {
   readonly conversationId: string;
   readonly clientMessageId: string;
   readonly otherBody: string;
+  /** Who sends it (the original sender); absent in hand-built observations. */
+  readonly senderId?: string;
   /** The error code answered, or `ACCEPTED` when the writer took it. */
   code: string;
 }

@@ -7,7 +7,7 @@ import type { Drill, DrillContext } from './drill';
 import { checkWith, deploy, jitter, sleep } from './harness';
 import { shapeOf } from './sizes';
 
-function redisModeEnv(ctx: DrillContext): Record<string, string> {
+export function redisModeEnv(ctx: DrillContext): Record<string, string> {
   const need = (k: string): string => {
     const v = ctx.infraEnv[k];
     if (!v) throw new Error(`${k} missing from tools/infra/infra env`);
@@ -56,28 +56,36 @@ export const dualInstance: Drill = {
     }),
 };
 
+/**
+ * kill -9 of writer and mailbox processes mid-load on `env`'s backend (2 writers + 2 mailboxes),
+ * each restarted on its port: short = writer-1 and mailbox-1 once; full = every process, 3 rounds,
+ * random order and times. Shared by `kill9` (redis) and `kill9-scylla` (3-node cluster, RF 3).
+ */
+export function kill9Drill(ctx: DrillContext, env: Record<string, string>, name: string): Promise<boolean> {
+  return withDeployment(ctx, env, { writers: 2, mailboxes: 2 }, async (d) => {
+    const shape = shapeOf(ctx.size);
+    const cycles = ctx.size === 'short' ? 1 : 3;
+    const kills: string[] = [];
+    const fault = async (load: Load): Promise<void> => {
+      await load.at(0.2);
+      for (let c = 0; c < cycles; c += 1) {
+        const order = ctx.size === 'short' ? [d.of('writer')[0]!, d.of('mailbox')[0]!] : [...d.instances].sort(() => Math.random() - 0.5);
+        for (const inst of order) {
+          await sleep(jitter(200, ctx.size === 'short' ? 1_500 : 4_000));
+          kills.push(`${inst.name} ${await bounce(ctx, d, inst, 'SIGKILL', jitter(0, 1_500))}ms`);
+        }
+      }
+    };
+    const { pass } = await checkWith(ctx, name, d, shape, fault, () => [`kill -9 (outage until ready): ${kills.join(', ')}`]);
+    return pass;
+  });
+}
+
 export const kill9: Drill = {
   name: 'kill9',
   summary: 'kill -9 of each writer and mailbox process at random points, repeatedly',
   needs: 'redis',
-  run: (ctx) =>
-    withDeployment(ctx, redisModeEnv(ctx), { writers: 2, mailboxes: 2 }, async (d) => {
-      const shape = shapeOf(ctx.size);
-      const cycles = ctx.size === 'short' ? 1 : 3;
-      const kills: string[] = [];
-      const fault = async (load: Load): Promise<void> => {
-        await load.at(0.2);
-        for (let c = 0; c < cycles; c += 1) {
-          const order = ctx.size === 'short' ? [d.of('writer')[0]!, d.of('mailbox')[0]!] : [...d.instances].sort(() => Math.random() - 0.5);
-          for (const inst of order) {
-            await sleep(jitter(200, ctx.size === 'short' ? 1_500 : 4_000));
-            kills.push(`${inst.name} ${await bounce(ctx, d, inst, 'SIGKILL', jitter(0, 1_500))}ms`);
-          }
-        }
-      };
-      const { pass } = await checkWith(ctx, 'kill9', d, shape, fault, () => [`kill -9 (outage until ready): ${kills.join(', ')}`]);
-      return pass;
-    }),
+  run: (ctx) => kill9Drill(ctx, redisModeEnv(ctx), 'kill9'),
 };
 
 export const kafkaKill: Drill = {

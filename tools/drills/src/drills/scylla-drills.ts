@@ -8,9 +8,10 @@ import type { ServiceKind } from '../stack/deployment';
 import { infra, infraOk } from '../stack/infra';
 import type { Drill, DrillContext } from './drill';
 import { checkWith, deploy, sleep } from './harness';
+import { kill9Drill } from './redis-drills';
 import { shapeOf } from './sizes';
 
-function scyllaModeEnv(ctx: DrillContext, keyspace: string): Record<string, string> {
+export function scyllaModeEnv(ctx: DrillContext, keyspace: string): Record<string, string> {
   const need = (k: string): string => {
     const v = ctx.infraEnv[k];
     if (!v) throw new Error(`${k} missing from tools/infra/infra env`);
@@ -27,7 +28,7 @@ function scyllaModeEnv(ctx: DrillContext, keyspace: string): Record<string, stri
   };
 }
 
-const freshKeyspace = (what: string): string => `qim_drill_${what}_${randomBytes(3).toString('hex')}`;
+export const freshKeyspace = (what: string): string => `qim_drill_${what}_${randomBytes(3).toString('hex')}`;
 
 /** Kills cluster nodes, and always starts them again (bounded by the infra's own timeout). */
 class NodeFaults {
@@ -184,4 +185,11 @@ export const rfDcFaults: Drill = {
     process.stdout.write(`drill rf-dc-faults\n${rows.map((r) => `  ${r}`).join('\n')}\n${pass ? 'PASS' : 'FAIL'} rf-dc-faults\n`);
     return pass;
   },
+};
+
+export const kill9Scylla: Drill = {
+  name: 'kill9-scylla',
+  summary: 'kill -9 of each writer and mailbox process at random points, repeatedly, in scylla mode (3-node cluster, RF 3)',
+  needs: 'scylla3',
+  run: (ctx) => kill9Drill(ctx, scyllaModeEnv(ctx, freshKeyspace('k9')), 'kill9-scylla'),
 };

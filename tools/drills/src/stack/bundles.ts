@@ -1,5 +1,5 @@
-import { buildSync } from 'esbuild';
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 
 /** The workspace root: the nearest folder above this file holding nx.json (works from source and bundle). */
@@ -12,36 +12,39 @@ function findRoot(from: string): string {
 
 export const workspaceRoot = findRoot(__dirname);
 
+/** The bundles a drill runs: both services and the operator CLI (`reset-mailbox-offsets`). */
 export interface Bundles {
   readonly writer: string;
   readonly mailbox: string;
+  readonly admin: string;
 }
 
+const APPS = ['writer', 'mailbox', 'admin'] as const;
+
 /**
- * Builds both services like their `build` targets (esbuild, node20, packages external) into
- * dist/drills/, so a drill always runs the current code. Returns the entry files.
+ * Builds the services and the operator CLI through their Nx `build` targets (dist/apps/<app>/main.js,
+ * the same bundles CI and the e2e suite run) and copies them into dist/drills/<app>/, so a drill
+ * restarts its processes from one build even if dist/apps is rebuilt meanwhile. Returns the entries.
  */
 export function buildServiceBundles(root: string = workspaceRoot): Bundles {
+  execFileSync('npx', ['nx', 'run-many', '-t', 'build', '-p', ...APPS, '--outputStyle=static'], {
+    cwd: root,
+    env: { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', NX_TUI: 'false' },
+    stdio: ['ignore', process.stderr, process.stderr],
+  });
   const out = bundlePaths(root);
-  for (const name of ['writer', 'mailbox'] as const) {
-    buildSync({
-      entryPoints: [path.join(root, 'apps', name, 'src', 'main.ts')],
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      packages: 'external',
-      tsconfig: path.join(root, 'tsconfig.base.json'),
-      outfile: out[name],
-      logLevel: 'warning',
-      absWorkingDir: root,
-    });
+  for (const name of APPS) {
+    const built = path.join(root, 'dist', 'apps', name, 'main.js');
+    mkdirSync(path.dirname(out[name]), { recursive: true });
+    copyFileSync(built, out[name]);
+    if (existsSync(`${built}.map`)) copyFileSync(`${built}.map`, `${out[name]}.map`);
   }
   return out;
 }
 
 function bundlePaths(root: string): Bundles {
   const outDir = path.resolve(root, process.env['QIM_DRILLS_BUNDLE_DIR'] ?? path.join('dist', 'drills'));
-  return { writer: path.join(outDir, 'writer', 'main.js'), mailbox: path.join(outDir, 'mailbox', 'main.js') };
+  return { writer: path.join(outDir, 'writer', 'main.js'), mailbox: path.join(outDir, 'mailbox', 'main.js'), admin: path.join(outDir, 'admin', 'main.js') };
 }
 
 /**
@@ -50,6 +53,6 @@ function bundlePaths(root: string): Bundles {
  */
 export function existingBundles(root: string = workspaceRoot): Bundles {
   const out = bundlePaths(root);
-  for (const f of [out.writer, out.mailbox]) if (!existsSync(f)) throw new Error(`${f} is missing: run a drill without --no-build first`);
+  for (const f of [out.writer, out.mailbox, out.admin]) if (!existsSync(f)) throw new Error(`${f} is missing: run a drill without --no-build first`);
   return out;
 }

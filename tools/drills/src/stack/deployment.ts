@@ -73,8 +73,8 @@ export class Deployment {
     return this.bundles[kind];
   }
 
-  /** Runs a command of a bundle to completion (create-topics, or a start-up that must refuse). */
-  async runToExit(kind: ServiceKind, name: string, env: Record<string, string>, args: readonly string[] = [], timeoutMs = 90_000): Promise<{ code: number | null; signal: string | null; output: string }> {
+  /** Runs a command of a bundle to completion (create-topics, a start-up that must refuse, an admin command). */
+  async runToExit(kind: keyof Bundles, name: string, env: Record<string, string>, args: readonly string[] = [], timeoutMs = 90_000): Promise<{ code: number | null; signal: string | null; output: string }> {
     const p = new ServiceProcess(name, this.bundles[kind], { ...this.env, ...env }, workspaceRoot, path.join(this.logDir, `${name}.log`), args);
     const timer = setTimeout(() => void p.stop('SIGKILL'), timeoutMs);
     try {
@@ -90,9 +90,9 @@ export class Deployment {
     if (r.code !== 0) throw new Error(`create-topics failed:\n${r.output}`);
   }
 
-  /** Declares an instance (a port is reserved now) and starts it. */
-  async add(kind: ServiceKind, name: string): Promise<Instance> {
-    const port = await freePort();
+  /** Declares an instance (on `fixedPort`, or a port reserved now) and starts it. */
+  async add(kind: ServiceKind, name: string, fixedPort?: number): Promise<Instance> {
+    const port = fixedPort ?? (await freePort());
     const inst: Instance = { name, kind, port, url: `http://127.0.0.1:${port}`, process: null };
     this.instances.push(inst);
     await this.start(inst);

@@ -10,6 +10,15 @@ export interface Exit {
 
 const TAIL_CHARS = 8_000;
 
+/** Every service process a drill started that has not exited yet (killed when the runner is told to stop). */
+const live = new Set<ServiceProcess>();
+
+/** SIGKILLs every live service process (the runner's SIGTERM/SIGINT: a bounded CI step leaves no orphans). */
+export function killAllServiceProcesses(): number {
+  for (const p of live) void p.stop('SIGKILL');
+  return live.size;
+}
+
 /**
  * One service process started from its bundle (`node <entry>`), its output written to a log file
  * and its last lines kept for failure messages. Can be killed (any signal) and awaited.
@@ -37,8 +46,10 @@ export class ServiceProcess {
     };
     this.child.stdout?.on('data', keep);
     this.child.stderr?.on('data', keep);
+    live.add(this);
     this.exited = new Promise((resolve) =>
       this.child.once('exit', (code, signal) => {
+        live.delete(this);
         this.exit = { code, signal };
         this.log.end();
         resolve(this.exit);

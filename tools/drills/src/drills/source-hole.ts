@@ -1,0 +1,204 @@
+import { NO_RETRY, QimClient, newId128 } from '@qim/client';
+import type { ShardStatus } from '@qim/client';
+import { Redis } from 'ioredis';
+import type { Load } from '../checker/load';
+import type { Deployment } from '../stack/deployment';
+import { DRILL_TOKEN } from '../stack/deployment';
+import type { Drill, DrillContext } from './drill';
+import { checkWith, deploy, sleep } from './harness';
+import { shapeOf } from './sizes';
+
+/**
+ * The source-hole drill (issue 12, item 4) in the shard-frontier design (ADR-0022): a range of
+ * dispatch offsets whose application the store no longer proves while the shard's Kafka position has
+ * passed it. Mechanism: under a running mailbox, the mailbox store loses the frontier writes of its
+ * last pages (as a Redis failover to a lagging replica, or an AOF that lost its last second, would) —
+ * the drill sets the shard's frontier key back to a value it read earlier. Nothing in the services is
+ * test-only: the next page the consumer hands over starts above `F + 1`, `applyPage` refuses it
+ * (`FRONTIER_GAP`), the shard stalls and retries with backoff. The drill then checks the stall is
+ * shown by `GET /v1/shards/{shard}/status` with its offset, that the frontier does not move while
+ * dispatches keep arriving, applies the documented operator action (stop the mailboxes,
+ * `admin reset-mailbox-offsets --shard N`, start them) and checks the shard resumes past the hole;
+ * the checker then finds nothing lost and nothing duplicated.
+ *
+ * Redis mode only for the injection (a Cassandra frontier row cannot be moved back: frontier writes
+ * carry `USING TIMESTAMP toOffset + 1`, so a lower value loses); what the services do with the hole
+ * (worker, `planPage`, status route, guard, reset command) is the same code for both backends.
+ */
+
+/**
+ * The Redis key of a shard's frontier: under the shard's tag `<namespace>:{sf:<shard>}:`, named
+ * `…frontier:<epoch>` (libs/store-redis `RedisKeys.shardFrontier`; tools may not import it). Found by
+ * SCAN so a renamed suffix still matches; anything but exactly one key fails loudly.
+ */
+async function frontierKey(redis: Redis, namespace: string, shard: number, epoch: string): Promise<string> {
+  const found = new Set<string>();
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${namespace}:{sf:${shard}}:*frontier:${epoch}`, 'COUNT', 1000);
+    for (const k of keys) found.add(k);
+    cursor = next;
+  } while (cursor !== '0');
+  if (found.size !== 1) throw new Error(`source-hole: expected one frontier key of shard ${shard} epoch ${epoch} under ${namespace}, found ${JSON.stringify([...found])}`);
+  return [...found][0]!;
+}
+
+const hex16 = (n: bigint): string => n.toString(16).padStart(16, '0');
+
+interface HoleRound {
+  readonly shard: number;
+  readonly rewoundTo: bigint;
+  readonly from: bigint;
+  stallOffset?: bigint;
+  stallReason?: string;
+  frontierHeld?: boolean;
+  endGrew?: string;
+  resetOutput?: string;
+  resolvedMs?: number;
+  resumedTo?: bigint;
+  ok: boolean;
+}
+
+function statusClient(d: Deployment, m: number): QimClient {
+  const url = d.of('mailbox')[m]!.url;
+  return new QimClient({ writerUrl: d.of('writer')[0]!.url, mailboxUrl: url, token: DRILL_TOKEN, tenantId: newId128(), userId: newId128(), timeoutMs: 10_000, retry: NO_RETRY });
+}
+
+const frontierOf = (s: ShardStatus): bigint | null => s.frontier ?? null;
+const stallOf = (s: ShardStatus): { offset: bigint; reason: string } | null =>
+  s.stall ? { offset: BigInt(String(s.stall['page_from_offset'])), reason: String(s.stall['reason'] ?? '') } : null;
+const kafkaEnd = (s: ShardStatus): bigint | null => {
+  const k = s.raw['kafka'] as Record<string, unknown> | null;
+  return k && typeof k['end'] === 'string' ? BigInt(k['end']) : null;
+};
+
+/** Polls `probe` every 500 ms until it returns a value (sending a message every 2 s so dispatches keep arriving). */
+async function until<T>(what: string, load: Load, timeoutMs: number, probe: () => Promise<T | null>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastSend = 0;
+  for (;;) {
+    const v = await probe().catch(() => null);
+    if (v !== null) return v;
+    if (Date.now() > deadline) throw new Error(`source-hole: ${what} not seen within ${timeoutMs} ms`);
+    if (Date.now() - lastSend > 2_000) {
+      lastSend = Date.now();
+      void load.probeSend();
+    }
+    await sleep(500);
+  }
+}
+
+async function oneHole(ctx: DrillContext, d: Deployment, redis: Redis, load: Load, from: number, at: number, holdMs: number): Promise<HoleRound> {
+  const status = statusClient(d, 0);
+  await load.at(from);
+  // The shard with the higher frontier (both shards get traffic; one with progress is needed).
+  const before = await Promise.all([0, 1].map((s) => status.shardStatus(s)));
+  const pick = before.map((s) => frontierOf(s) ?? -1n);
+  const shard = pick[1]! > pick[0]! ? 1 : 0;
+  const rewoundTo = pick[shard]!;
+  if (rewoundTo < 0n) throw new Error('source-hole: no shard has a frontier yet');
+  await load.at(at);
+  const key = await frontierKey(redis, d.env['QIM_REDIS_NAMESPACE']!, shard, d.env['QIM_MAILBOX_EPOCH']!);
+  const stored = async (): Promise<bigint> => {
+    const v = await redis.get(key);
+    if (v === null || !/^[0-9a-f]{16}$/.test(v)) throw new Error(`source-hole: ${key} holds ${JSON.stringify(v)}, not a frontier (key layout changed?)`);
+    return BigInt(`0x${v}`);
+  };
+  await stored(); // fails loudly at once when the key is not a frontier
+  // A hole of at least 10 offsets: wait (sending) until the frontier is that far past the earlier read.
+  const now = await until(`shard ${shard}'s frontier 10 past ${rewoundTo}`, load, 60_000, async () => {
+    const f = await stored();
+    return f >= rewoundTo + 10n ? f : null;
+  });
+  const round: HoleRound = { shard, rewoundTo, from: now, ok: false };
+  ctx.log(`shard ${shard}: frontier ${round.from}; the store loses the frontier writes after ${rewoundTo} (SET ${key} back to ${rewoundTo})`);
+
+  // A page in flight may still raise the frontier over the rewind (its frontier write keeps the
+  // highest): rewind again until the worker meets the hole.
+  let stall: { offset: bigint; reason: string } | null = null;
+  for (let attempt = 1; stall === null; attempt += 1) {
+    await redis.set(key, hex16(rewoundTo));
+    stall = await until(`the stall of shard ${shard}`, load, 60_000, async () => {
+      const s = await status.shardStatus(shard);
+      if (frontierOf(s) !== rewoundTo) return { offset: -1n, reason: 'frontier moved over the rewind' };
+      return stallOf(s);
+    });
+    if (stall.offset < 0n) {
+      if (attempt >= 20) throw new Error('source-hole: the frontier kept moving over the rewind (20 tries)');
+      ctx.log(`shard ${shard}: a page in flight moved the frontier over the rewind; rewinding again`);
+      stall = null;
+    }
+  }
+  round.stallOffset = stall.offset;
+  round.stallReason = stall.reason;
+  ctx.log(`shard ${shard} stalled at page offset ${stall.offset} (frontier ${rewoundTo}): ${stall.reason}`);
+
+  // While stalled: the frontier stays, the stall keeps its offset, dispatches keep arriving.
+  const first = await status.shardStatus(shard);
+  const endBefore = kafkaEnd(first);
+  let held = true;
+  const t0 = Date.now();
+  while (Date.now() - t0 < holdMs) {
+    await load.probeSend();
+    await sleep(1_000);
+    const s = await status.shardStatus(shard);
+    if (frontierOf(s) !== rewoundTo || stallOf(s)?.offset !== stall.offset) held = false;
+  }
+  const endAfter = kafkaEnd(await status.shardStatus(shard));
+  round.frontierHeld = held;
+  round.endGrew = `${endBefore}→${endAfter}`;
+  ctx.log(`shard ${shard}: ${held ? 'frontier held' : 'FRONTIER MOVED'} at ${rewoundTo} for ${holdMs} ms; partition end ${round.endGrew}`);
+
+  // The operator action (apps/README.md, "Operations: mailbox", stalled shard).
+  const tResolve = Date.now();
+  for (const m of d.of('mailbox')) await m.process?.stop('SIGTERM');
+  const reset = await d.runToExit('admin', `reset-shard-${shard}`, {}, ['reset-mailbox-offsets', '--shard', String(shard)]);
+  round.resetOutput = reset.output.trim().split('\n').filter((l) => l.includes(`shard ${shard}`)).join(' | ');
+  ctx.log(`reset-mailbox-offsets --shard ${shard}: exit ${reset.code}: ${round.resetOutput}`);
+  for (const m of d.of('mailbox')) await d.start(m);
+  const resumed = await until(`shard ${shard} past the hole`, load, 120_000, async () => {
+    const s = await status.shardStatus(shard);
+    const f = frontierOf(s);
+    return s.stall === null && f !== null && f >= stall.offset ? f : null;
+  });
+  round.resolvedMs = Date.now() - tResolve;
+  round.resumedTo = resumed;
+  round.ok = reset.code === 0 && held && stall.offset > rewoundTo + 1n && endAfter !== null && endBefore !== null && endAfter > endBefore;
+  ctx.log(`shard ${shard}: resumed, frontier ${resumed} ≥ ${stall.offset} in ${round.resolvedMs} ms`);
+  return round;
+}
+
+export const sourceHole: Drill = {
+  name: 'source-hole',
+  summary: 'the mailbox store loses its last frontier writes under a running mailbox: the shard stalls at the hole, the operator action resolves it',
+  needs: 'redis',
+  run: async (ctx) => {
+    const need = (k: string): string => {
+      const v = ctx.infraEnv[k];
+      if (!v) throw new Error(`${k} missing from tools/infra/infra env`);
+      return v;
+    };
+    const env = { QIM_STORE_BACKEND: 'redis', QIM_REDIS_URL: need('QIM_REDIS_URL'), QIM_KAFKA_BROKERS: need('QIM_KAFKA_BROKERS') };
+    const d = await deploy(ctx, env, { writers: 1, mailboxes: 1 });
+    const redis = new Redis(env.QIM_REDIS_URL, { maxRetriesPerRequest: 3, lazyConnect: true });
+    try {
+      await redis.connect();
+      const windows = ctx.size === 'short' ? [[0.15, 0.35]] : [[0.1, 0.25], [0.5, 0.65]];
+      const holdMs = ctx.size === 'short' ? 5_000 : 15_000;
+      const rounds: HoleRound[] = [];
+      const fault = async (load: Load): Promise<void> => {
+        for (const [from, at] of windows) rounds.push(await oneHole(ctx, d, redis, load, from!, at!, holdMs));
+      };
+      const lines = (): string[] =>
+        rounds.map(
+          (r) =>
+            `shard ${r.shard}: frontier ${r.from} set back to ${r.rewoundTo} → stalled at page ${r.stallOffset} ("${r.stallReason}"); frontier held ${r.frontierHeld} (partition end ${r.endGrew}); reset: ${r.resetOutput}; past the hole (frontier ${r.resumedTo}) ${((r.resolvedMs ?? 0) / 1000).toFixed(1)} s after the action — ${r.ok ? 'ok' : 'FAIL'}`,
+        );
+      const { pass } = await checkWith(ctx, 'source-hole', d, shapeOf(ctx.size), fault, lines, () => rounds.length === windows.length && rounds.every((r) => r.ok));
+      return pass;
+    } finally {
+      redis.disconnect();
+      await d.down();
+    }
+  },
+};

@@ -1,0 +1,52 @@
+import type { DrillContext } from './drills/drill';
+import { redisModeEnv } from './drills/redis-drills';
+import { freshKeyspace, scyllaModeEnv } from './drills/scylla-drills';
+import { DRILL_TOKEN, Deployment } from './stack/deployment';
+
+/** Where `serve` runs the services: the shared Redis, the single-node Cassandra, or the 3-node cluster (RF 3). */
+export type ServeMode = 'redis' | 'scylla' | 'scylla3';
+
+const DRILL_TIMINGS = ['QIM_LEASE_TTL_MS', 'QIM_SEND_DEADLINE_MS', 'QIM_RECOVERY_GRACE_MS', 'QIM_RECOVERY_INTERVAL_MS'] as const;
+
+export const SERVE_MODES: readonly ServeMode[] = ['redis', 'scylla', 'scylla3'];
+
+function envOf(ctx: DrillContext, mode: ServeMode): Record<string, string> {
+  if (mode === 'redis') return redisModeEnv(ctx);
+  if (mode === 'scylla3') return scyllaModeEnv(ctx, freshKeyspace('serve'));
+  // The single-node Cassandra with the very same service settings (RF 1: QIM_ENV=test allows it).
+  const e = ctx.infraEnv;
+  if (!e['QIM_TEST_SCYLLA_ADDR']) throw new Error('QIM_TEST_SCYLLA_ADDR missing from tools/infra/infra env');
+  return { ...scyllaModeEnv({ ...ctx, infraEnv: { ...e, QIM_TEST_SCYLLA3_ADDRS: e['QIM_TEST_SCYLLA_ADDR'], QIM_TEST_SCYLLA3_DC: e['QIM_TEST_SCYLLA_DC'] ?? '', QIM_TEST_SCYLLA3_RF: e['QIM_TEST_SCYLLA_RF'] ?? '' } }, freshKeyspace('serve1')) };
+}
+
+/**
+ * `tools/drills/run serve <mode>`: one writer and one mailbox of a drill deployment (own namespace,
+ * topics and keyspace) on fixed ports (`QIM_DRILLS_SERVE_PORTS`, default 18180,18181), kept running
+ * until SIGINT/SIGTERM. Prints the variables the end-to-end benchmark reads (`tools/bench/e2e`
+ * with `--no-start`), so it can measure the services on the 3-node cluster.
+ */
+export async function serve(ctx: DrillContext, mode: ServeMode): Promise<number> {
+  const [wp, mp] = (process.env['QIM_DRILLS_SERVE_PORTS'] ?? '18180,18181').split(',').map(Number);
+  if (!Number.isInteger(wp) || !Number.isInteger(mp)) throw new Error('QIM_DRILLS_SERVE_PORTS must be "<writer port>,<mailbox port>"');
+  const d = new Deployment(ctx.bundles, envOf(ctx, mode));
+  // The drills' short lease, deadline and recovery timings make faults bite fast; a benchmark runs
+  // the services' own defaults (a 3 s lease lapses on a saturated 2-core machine and stops sends).
+  for (const k of DRILL_TIMINGS) delete d.env[k];
+  const stop = new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  try {
+    ctx.log(`deployment ${d.run} (${mode}): logs in .infra/drills/${d.run}/`);
+    await d.createTopics();
+    const w = await d.add('writer', 'writer-1', wp);
+    const m = await d.add('mailbox', 'mailbox-1', mp);
+    process.stdout.write(`export WRITER_URL=${w.url}\nexport MAILBOX_URL=${m.url}\nexport QIM_SERVICE_TOKEN=${DRILL_TOKEN}\nexport QIM_STORE_BACKEND=${d.env['QIM_STORE_BACKEND']}\n`);
+    ctx.log(`ready (${mode}${d.env['QIM_SCYLLA_HOSTS'] ? `: ${d.env['QIM_SCYLLA_HOSTS']} RF ${d.env['QIM_SCYLLA_RF']}, keyspace ${d.env['QIM_SCYLLA_KEYSPACE']}` : ''}); SIGINT/SIGTERM stops it`);
+    await stop;
+    return 0;
+  } finally {
+    await d.down();
+    ctx.log('stopped');
+  }
+}
