@@ -30,13 +30,22 @@ step "all test projects but e2e (2 workers)"
 npx jest -c jest.config.js --ignoreProjects e2e --maxWorkers=2 --json --outputFile=.infra/reports/projects.json
 step "end-to-end services (serial: each spec starts its own service stack)"
 npx jest -c apps/e2e/jest.config.js --runInBand --json --outputFile=.infra/reports/e2e.json
-# Short fault drills over the HTTP API (consistency checker, one fault each). The redis-mode drills run
-# here; the scylla-mode drills need the 3-node cluster and run by hand (README, "Reliability").
-step "fault drills, short (${QIM_CI_DRILLS:=dual-instance kill9 kafka-kill redis-restart})"
+# The short soak: 10 simulated days per backend (Memory, Redis, Cassandra) of the real store and
+# worker code on a fast-forwarded clock; exits non-zero on any lost/duplicated/silently-skipped
+# message, unbounded storage or a loop that keeps failing (tools/soak/README.md).
+step "soak, short (10 simulated days × memory redis scylla)"
+tools/soak/run --backend all --short
+soak_rc=$?
+# Short fault drills over the HTTP API (consistency checker, one fault each): every drill, the
+# redis-mode ones and the scylla-mode ones on the 3-node Cassandra cluster that ci-short.sh starts
+# (once, with a retry) and stops again (README, "Reliability"; ≈ 15 min of the run).
+step "fault drills, short (${QIM_CI_DRILLS:=dual-instance kill9 kafka-kill redis-restart source-hole rf-dc-faults node-down two-nodes-down kill9-scylla})"
 QIM_DRILLS="$QIM_CI_DRILLS" tools/drills/ci-short.sh
 drills_rc=$?
 set -e
 summary_rc=0
 node tools/ci/summarize-jest.mjs .infra/reports/projects.json .infra/reports/e2e.json || summary_rc=$?
-if (( drills_rc != 0 )); then echo "drills: FAILED (see the drill pass above)"; exit 1; fi
+if (( soak_rc != 0 )); then echo "soak: FAILED (see the soak pass above)"; fi
+if (( drills_rc != 0 )); then echo "drills: FAILED (see the drill pass above)"; fi
+if (( soak_rc != 0 || drills_rc != 0 )); then exit 1; fi
 exit "$summary_rc"

@@ -13,6 +13,10 @@ import { qualify } from '../session/keyspace-token';
 import type { TableSpec } from '../schema/table-spec';
 import { legacyLayoutProblem, tablesOf } from './legacy-layout';
 import { dataCenterSizeProblems } from '../schema/data-center';
+import { awaitSchemaAgreement, schemaAgreementOf } from './schema-agreement';
+
+/** Longest wait for the cluster's nodes to agree on the schema before and during migrate (ms). */
+const SCHEMA_AGREEMENT_BOUND_MS = 60_000;
 
 /** What an explicit migration did. */
 export interface MigrationReport {
@@ -82,12 +86,14 @@ async function refuseBeforeDdl(client: Client, keyspace: string, tables: readonl
  * still holds a table of the lane-watermark layout (ADR-0022 §7) is refused. A refusal throws
  * `SchemaRefusedError` with every reason; the keyspace is decided first and every table of an
  * existing keyspace is planned before the first table DDL, so a refusal alters nothing. DDL runs
- * at LOCAL_QUORUM and the driver waits for schema agreement after each statement. `onProgress`
+ * at LOCAL_QUORUM and the driver waits for schema agreement after each statement; a cluster whose
+ * nodes do not agree on one schema version within a bound is refused before any DDL. `onProgress`
  * hears each step as it completes.
  */
 export async function migrate(session: ScyllaSession, tables: readonly TableSpec[], onProgress: MigrationProgress = () => undefined): Promise<MigrationReport> {
   const { client, config } = session;
   if (!KEYSPACE_RE.test(config.keyspace)) throw new SchemaRefusedError([`invalid keyspace name ${JSON.stringify(config.keyspace)}`]);
+  await awaitSchemaAgreement(schemaAgreementOf(client), 'before migrate', { boundMs: SCHEMA_AGREEMENT_BOUND_MS });
   const dialect = await detectDialect(client);
   const keyspaceCreated = await ensureKeyspace(client, config, dialect);
   if (!keyspaceCreated) await refuseBeforeDdl(client, config.keyspace, tables);
@@ -101,6 +107,12 @@ export async function migrate(session: ScyllaSession, tables: readonly TableSpec
       await ddl(client, qualify(spec.create, config.keyspace));
       tablesCreated.push(spec.name);
       plan = planTable(spec, await readColumns(client, config.keyspace, spec.name));
+      if (plan.create) {
+        // The driver's own agreement wait may have run out: the node answering the schema read may
+        // not have the table yet. Wait (bounded) for one schema version, then read again.
+        await awaitSchemaAgreement(schemaAgreementOf(client), `after CREATE TABLE ${spec.name}`, { boundMs: SCHEMA_AGREEMENT_BOUND_MS });
+        plan = planTable(spec, await readColumns(client, config.keyspace, spec.name));
+      }
       if (plan.create) throw new SchemaRefusedError([`table ${spec.name} is still absent after CREATE TABLE`]);
     }
     if (plan.problems.length > 0) throw new SchemaRefusedError([...plan.problems]);
