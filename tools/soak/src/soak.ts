@@ -8,7 +8,7 @@ import type { BackendKind, SoakBackend, StoreLifetimes } from './backends';
 import { growsByDesign } from './structures';
 import type { AckedMessage, StorageSample, SyncResult } from './checker';
 import { DeviceView, LoopHealth, checkBounded, checkHistory, checkReplay, checkStall } from './checker';
-import { SoakMembership } from './membership';
+import { MemoryMembership } from '@qim/store-memory';
 import { LogDispatchProducer, LogOutboxPublisher, OrderedLog, drainLog } from './pipeline';
 
 export interface SoakPlan {
@@ -173,7 +173,7 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
     const messagesLog = new OrderedLog('soak.messages', 4);
     const publisher = new LogOutboxPublisher(messagesLog);
     const committer = new DurableMessageCommitter(backend.messages, publisher);
-    const membership = new SoakMembership();
+    const membership = new MemoryMembership();
     const hlc = new HybridLogicalClock(() => clock.nowMs());
     const ids = new MessageIdSource(hlc, 1);
     let lastIssued: string | null = null;
