@@ -7,7 +7,7 @@ export * from './config/parse-env';
 export * from './errors/service-errors';
 export * from './errors/error-status';
 export * from './errors/error-body';
-export * from './errors/error-handler';
+export * from './http/error-handler';
 export * from './http/bearer-auth';
 export * from './http/readiness';
 export * from './http/ops-routes';

@@ -1,5 +1,5 @@
 import type { QimResyncRequiredError } from '../errors/qim-error';
-import type { Id128 } from '../wire/ids';
+import type { Id128 } from './id128';
 import type { Message } from './message';
 
 /** One event of a mailbox entry; message events carry the decoded message. */

@@ -1,4 +1,4 @@
-import type { Id128 } from '../wire/ids';
+import type { Id128 } from './id128';
 
 /** Message kinds a client may send. */
 export type MessageKind = 'normal' | 'edited' | 'recalled' | 'system';

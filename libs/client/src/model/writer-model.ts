@@ -1,4 +1,4 @@
-import type { Id128 } from '../wire/ids';
+import type { Id128 } from './id128';
 import type { Message, MessageKind, Retention } from './message';
 
 /** What to send. Only `conversationId` and `body` are required. */

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { QimArgumentError } from '../errors/qim-error';
+import type { Id128 } from '../model/id128';
 
-/** A 16-byte id in its only wire form: 32 lowercase hex characters (tenant, user, conversation, message ids). */
-export type Id128 = string;
+export type { Id128 } from '../model/id128';
 
 const ID128 = /^[0-9a-f]{32}$/;
 

@@ -2,7 +2,7 @@ import fastify from 'fastify';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { installErrorHandler } from '../errors/error-handler';
+import { installErrorHandler } from './error-handler';
 import { BEARER, DOCS_PREFIX, OPENAPI_PATH, errorResponses, installRouteSchemas, jsonResponse, undocumentedRoutes } from './openapi';
 import { registerOpsRoutes } from './ops-routes';
 import { ServiceMetrics } from '../metrics/service-metrics';

@@ -1,5 +1,5 @@
 import fastify from 'fastify';
-import { installErrorHandler } from '../errors/error-handler';
+import { installErrorHandler } from './error-handler';
 import { serviceServerOptions } from './server-options';
 
 async function linesOfOneRequest(logRequests: boolean | undefined): Promise<string[]> {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { refuseWhileClosing } from '../http/closing-guard';
-import { RouteNotFoundError } from './service-errors';
-import { mapError } from './error-body';
+import { refuseWhileClosing } from './closing-guard';
+import { RouteNotFoundError } from '../errors/service-errors';
+import { mapError } from '../errors/error-body';
 
 /**
  * Installs THE error handler of an app (and its not-found handler and closing guard): every
