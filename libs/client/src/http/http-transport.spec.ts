@@ -104,8 +104,14 @@ describe('HttpTransport against a real HTTP server', () => {
   it("propagates the caller's abort without retrying", async () => {
     server.on('GET', '/v1/held', (_r, gone) => new Promise((resolve) => gone.addEventListener('abort', () => resolve({ status: 200, body: {} }))));
     const ac = new AbortController();
-    setTimeout(() => ac.abort(new Error('stop')), 50);
+    // Abort once the server holds the request (not after a fixed delay: on a loaded machine the
+    // request may not have arrived yet, and an abort before sending proves nothing here).
+    const held = (async () => {
+      while (server.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
+      ac.abort(new Error('stop'));
+    })();
     await expect(transport().call({ method: 'GET', path: '/v1/held', auth: true, signal: ac.signal })).rejects.toThrow('stop');
+    await held;
     expect(server.requests).toHaveLength(1);
   });
 });
