@@ -1,4 +1,4 @@
-import { InvariantViolationError, planPage } from '@qim/store-core';
+import { CorruptEntryError, InvariantViolationError, planPage } from '@qim/store-core';
 import type { DispatchPage, DispatchRecord, Id128, PagePlan } from '@qim/store-core';
 import { pageOutcomes } from './page-outcomes';
 
@@ -52,6 +52,10 @@ describe('pageOutcomes', () => {
     ]);
     expect(out.outcomes[1]).toMatchObject({ offset: 12n, outcome: 'conflict', canonicalOffset: 3n });
     expect(out.applied).toHaveLength(1);
+  });
+
+  it('a sight at the candidate\'s own offset with another digest is damage and fails closed (one offset carries one record)', () => {
+    expect(() => pageOutcomes(plan, [{ offset: 10n, digest: Buffer.alloc(32) }, { offset: 12n, digest: c2!.digest }])).toThrow(CorruptEntryError);
   });
 
   it('an index answer that cannot come out of the script is an invariant violation', () => {
