@@ -11,7 +11,8 @@
  * - raw prepared INSERT … IF NOT EXISTS of one row (LOCAL_QUORUM + LOCAL_SERIAL).
  * Printed: commits/s (ops/s), p50/p99 latency, errors, ratios to both raw baselines, LWTs per
  * commit counted from what the driver really executed (a request tracker), seq CAS rounds per
- * commit and the mean number of seqs one won CAS issued (the group size).
+ * commit and the mean number of seqs one won CAS issued (the group size), and the 1-minute load
+ * average when each row was measured (the machine is shared).
  * Env: QIM_BENCH_SECONDS (per measurement, default 5); QIM_BENCH_IN_FLIGHT (comma list, default 1,8,64).
  */
 import { randomBytes } from 'node:crypto';
@@ -89,6 +90,7 @@ const requestFor = (tenantId: Id128, conversationId: Id128): SendRequest => ({
 });
 
 const fmt = (r: Result): string => `${r.perSecond.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.errors}`;
+const load = (): string => (loadavg()[0] ?? 0).toFixed(1);
 
 async function main(): Promise<void> {
   const config = scyllaTestConfigFromEnv(process.env, `_bench_${randomBytes(3).toString('hex')}`);
@@ -127,17 +129,17 @@ async function main(): Promise<void> {
 
     console.log(`# machine: ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ${migration.dialect} at ${config.contactPoints.join(',')} RF ${config.replicationFactor}; node ${process.version}`);
     console.log(`# ${SECONDS}s per measurement; one session; commit = committer.send: reserve+putRecord+markPublishedAndCommitted (no Kafka); errors = operations that threw`);
-    console.log('in-flight | scenario | ops/s | p50 ms | p99 ms | errors | LWT/op | statements/op | seq CAS rounds/op | seqs per won CAS | vs raw INSERT (ops/s ratio) | vs raw LWT (ops/s ratio)');
+    console.log('in-flight | scenario | ops/s | p50 ms | p99 ms | errors | LWT/op | statements/op | seq CAS rounds/op | seqs per won CAS | vs raw INSERT (ops/s ratio) | vs raw LWT (ops/s ratio) | load');
     for (const inFlight of IN_FLIGHT) {
       const raw = await drive(inFlight, rawInsert);
       const lwt = await drive(inFlight, rawLwt);
-      console.log(`${inFlight} | raw prepared INSERT | ${fmt(raw)} | 0 | 1 | - | - | 1 | -`);
-      console.log(`${inFlight} | raw INSERT IF NOT EXISTS | ${fmt(lwt)} | 1 | 1 | - | - | - | 1`);
+      console.log(`${inFlight} | raw prepared INSERT | ${fmt(raw)} | 0 | 1 | - | - | 1 | - | ${load()}`);
+      console.log(`${inFlight} | raw INSERT IF NOT EXISTS | ${fmt(lwt)} | 1 | 1 | - | - | - | 1 | ${load()}`);
       let spreadRate = 0;
       for (const [name, op] of [['commit, 1000 conversations', spreadCommit], ['commit, 1 hot conversation', hotCommit]] as const) {
         const m = await lwtsOf(inFlight, op);
         console.log(
-          `${inFlight} | ${name} | ${fmt(m.r)} | ${m.lwt.toFixed(2)} | ${m.stmts.toFixed(2)} | ${m.seqRounds.toFixed(2)} | ${m.group.toFixed(1)} | ${(m.r.perSecond / raw.perSecond).toFixed(3)} | ${(m.r.perSecond / lwt.perSecond).toFixed(3)}`,
+          `${inFlight} | ${name} | ${fmt(m.r)} | ${m.lwt.toFixed(2)} | ${m.stmts.toFixed(2)} | ${m.seqRounds.toFixed(2)} | ${m.group.toFixed(1)} | ${(m.r.perSecond / raw.perSecond).toFixed(3)} | ${(m.r.perSecond / lwt.perSecond).toFixed(3)} | ${load()}`,
         );
         if (op === spreadCommit) spreadRate = m.r.perSecond;
         else console.log(`# ${inFlight} in flight: hot ÷ spread = ${(m.r.perSecond / Math.max(1, spreadRate)).toFixed(2)}`);

@@ -10,6 +10,7 @@ import type { DispatchRecord, Id128, MailboxStore, ShardEpoch } from '@qim/store
 import { StatementCounter } from '../session/statement-counter';
 import { SimulatedCrashError } from './context/page-faults';
 import { INDEX_STAMP_BASE } from './page/dispatch-index';
+import { FAST_BATCH_BYTES, FAST_BATCH_ENTRIES } from './retention/append-entries';
 import { ScyllaMailboxStore } from './scylla-mailbox-store';
 import type { ScyllaMailboxStoreOptions } from './scylla-mailbox-store';
 import { DirectReads } from '../testing/direct-reads';
@@ -76,7 +77,8 @@ describe('LWTs per dispatch', () => {
     expect(lwtNames()).toEqual([]);
     expect(tally.lwts).toBe(0);
     expect(counter.count('retention_meta.')).toBe(0);
-    expect(counter.requests).toBe(1000 + 4);
+    // Entries in batches of FAST_BATCH_ENTRIES (one replica set on the test node); frontier read, index read, sight batch, frontier write.
+    expect(counter.requests).toBe(1000 / FAST_BATCH_ENTRIES + 4);
 
     const cold = open(se, { counter });
     counter.reset();
@@ -123,6 +125,52 @@ describe('duplicates and conflicts', () => {
     for (const u of y.recipients) expect(await visible(store, t, u)).toEqual([seq(12n)]);
     for (const u of [...xOther.recipients, ...yOther.recipients]) expect(await direct.entryRows(t, u)).toEqual([]);
     expect((await direct.indexRows(se, x.dispatchId)).map((r) => [r['canonical_offset'], r['stamp']])).toEqual([[10n, INDEX_STAMP_BASE - 10n]]);
+  });
+});
+
+describe('index read beside the frontier, entries in batches', () => {
+  const indexReads = (c: StatementCounter): number => c.count('dispatch_index.select');
+
+  it('a store reads the index beside the frontier once it knows a stored frontier, and again when another store moved the frontier past it', async () => {
+    const se = newShard();
+    const counter = new StatementCounter();
+    const store = open(se, { counter });
+    const other = open(se);
+    const t = rid();
+    const now = BigInt(Date.now());
+    const x = makeRecord(se.shard, t, sortedIds(2), now);
+    await store.applyPage(makePage(0n, 0n, [[0n, makeRecord(se.shard, t, sortedIds(1), now)]]));
+    counter.reset();
+    expect((await store.applyPage(makePage(1n, 1n, [[1n, makeRecord(se.shard, t, sortedIds(1), now)]]))).outcomes.map((o) => o.outcome)).toEqual(['applied']);
+    expect(indexReads(counter)).toBe(1);
+    // Another store applies x at 2: its sight is at or below a frontier this store has not seen.
+    await other.applyPage(makePage(2n, 2n, [[2n, x]]));
+    counter.reset();
+    const dup = await store.applyPage(makePage(2n, 3n, [[3n, x]]));
+    expect(dup.outcomes.map((o) => [o.offset, o.outcome, o.canonicalOffset])).toEqual([[3n, 'duplicate', 2n]]);
+    expect(indexReads(counter)).toBe(2);
+    expect(dup.entriesWritten).toBe(0);
+    for (const u of x.recipients) expect(await visible(store, t, u)).toEqual([seq(2n)]);
+  });
+
+  it('registered entries go in batches of at most FAST_BATCH_ENTRIES entries and FAST_BATCH_BYTES entry bytes', async () => {
+    const se = newShard();
+    const counter = new StatementCounter();
+    const store = open(se, { counter });
+    const t = rid();
+    const now = BigInt(Date.now());
+    const small = sortedIds(2 * FAST_BATCH_ENTRIES + 1);
+    const big = sortedIds(3);
+    const bigRecord = (): DispatchRecord => ({ ...makeRecord(se.shard, t, big, now), events: [{ ordinal: 0, eventId: rid(), payload: new Uint8Array(FAST_BATCH_BYTES / 2 + 1) }] });
+    await store.applyPage(makePage(0n, 1n, [[0n, makeRecord(se.shard, t, small, now)], [1n, bigRecord()]]));
+    counter.reset();
+    expect(await store.applyPage(makePage(2n, 2n, [[2n, makeRecord(se.shard, t, small, now)]]))).toMatchObject({ entriesWritten: small.length });
+    expect(counter.count('entry.insert')).toBe(small.length);
+    expect(counter.requests - 4).toBe(3);
+    counter.reset();
+    expect(await store.applyPage(makePage(3n, 3n, [[3n, bigRecord()]]))).toMatchObject({ entriesWritten: big.length });
+    expect(counter.requests - 4).toBe(big.length);
+    for (const u of [...small, ...big]) expect((await direct.entryRows(t, u)).length).toBe(2);
   });
 });
 

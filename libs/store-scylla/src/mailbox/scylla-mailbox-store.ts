@@ -20,6 +20,7 @@ import { StatementCounter } from '../session/statement-counter';
 import type { MailboxContext } from './context/mailbox-context';
 import { applyPage } from './page/apply-page';
 import { readFrontier } from './page/frontier';
+import { KnownFrontier } from './context/known-frontier';
 import type { ScyllaMailboxFaults } from './context/page-faults';
 import { prepareEntries, writeEntries } from './retention/append-entries';
 import { MAX_CQL_TTL_SECONDS } from './retention/entry-ttl';
@@ -105,6 +106,7 @@ export class ScyllaMailboxStore implements MailboxStore {
       clockSkewAllowanceMs: assertU64(options.clockSkewAllowanceMs ?? 0n, 'clock skew allowance'),
       releasedProofTtlSeconds: checkReleasedProofTtl(options.releasedProofTtlSeconds ?? DEFAULT_RELEASED_PROOF_TTL_SECONDS),
       registered: new RegisteredDays(options.registeredDaysCacheSize ?? DEFAULT_REGISTERED_DAYS_USERS),
+      knownFrontier: new KnownFrontier(),
       faults: options.faults ? Object.freeze({ ...options.faults }) : null,
     });
     this.readerCtx = Object.freeze({ ...this.ctx, cql: this.ctx.cql.forReaders() });
@@ -127,7 +129,9 @@ export class ScyllaMailboxStore implements MailboxStore {
   }
 
   async frontier(): Promise<ShardFrontier> {
-    return { offset: await readFrontier(this.readerCtx.cql, this.shardEpoch) };
+    const offset = await readFrontier(this.readerCtx.cql, this.shardEpoch);
+    this.ctx.knownFrontier.raise(offset);
+    return { offset };
   }
 
   /** Highest number of statements this store has had in flight at once (never above its bound). */

@@ -1,10 +1,15 @@
 import { commitKeyString } from '@qim/store-core';
-import type { CommitKey, CommitSnapshot } from '@qim/store-core';
+import type { CommitKey, CommitSnapshot, CommitState } from '@qim/store-core';
 
 /** A commit as stored: the decoded snapshot, its stored intent bytes and when its row was born. */
 export interface StoredCommit {
   readonly kind: 'commit';
   readonly snapshot: CommitSnapshot;
+  /**
+   * The row's `state` cell, which every conditional move names (`IF state = <stateCell>`). It is
+   * `snapshot.state` except for a commit recorded by its record mark: RECORDED with a RESERVED cell.
+   */
+  readonly stateCell: CommitState;
   readonly intentBytes: Buffer;
   /** Write time (µs) of the `identity` cell, written once by the claiming INSERT: the row's birth; -1 when not read. */
   readonly bornMicros: bigint;

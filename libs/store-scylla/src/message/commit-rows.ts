@@ -33,6 +33,18 @@ function micros(v: unknown, what: string): bigint {
   return v === undefined || v === null ? -1n : fromCqlBigint(v, what);
 }
 
+/**
+ * The state a commit row stands for. RECORDED has two stored forms: the `state` cell RECORDED
+ * (written by an LWT move, as before the record mark existed, and still read) or the `state` cell
+ * RESERVED plus a `recorded` cell equal to the row's claim token (putRecord's plain record mark,
+ * `COMMIT_CQL.record`). A mark naming another token is a late write of an earlier incarnation of the
+ * key and does not count.
+ */
+function stateOf(stateCell: CommitState, token: Buffer | null, recorded: unknown): CommitState {
+  const marked = stateCell === 'RESERVED' && token !== null && token.length > 0 && Buffer.isBuffer(recorded) && recorded.equals(token);
+  return marked ? 'RECORDED' : stateCell;
+}
+
 function label(key: CommitKey): string {
   return `commit ${key.tenantId}:${key.senderId}:${key.clientMessageId}`;
 }
@@ -49,9 +61,10 @@ function decodeClaim(row: types.Row, key: CommitKey, identity: Buffer): StoredCl
  * Decodes a `message_commit` row (from a SELECT or from a not-applied LWT, which returns the
  * existing row). A row whose identity or state cell is gone — or a commit without its intent, a
  * claim without its token — has expired: no write ever creates such a row (the only creating write
- * is the complete claim INSERT; the completion sets intent and state together), so it is reported
- * as absent. An undecodable blob, an unknown state, a claim carrying an intent, or an intent that
- * disagrees with its key or identity column → `CorruptEntryError`.
+ * is the complete claim INSERT; the completion sets intent and state together; a record mark landing
+ * after its row expired leaves a lone `recorded` cell), so it is reported as absent. An undecodable
+ * blob, an unknown state, a claim carrying an intent, or an intent that disagrees with its key or
+ * identity column → `CorruptEntryError`.
  */
 export function decodeCommitRow(row: types.Row | undefined, key: CommitKey): StoredRow | null {
   if (row === undefined) return null;
@@ -72,14 +85,17 @@ export function decodeCommitRow(row: types.Row | undefined, key: CommitKey): Sto
     throw new CorruptEntryError(`${label(key)}: intent does not match its key or identity column`);
   }
   const at: unknown = row['recovery_at'];
-  const token: unknown = row['claim'];
+  const claim: unknown = row['claim'];
+  const token = Buffer.isBuffer(claim) ? claim : null;
+  const stateCell = state as CommitState;
   return {
     kind: 'commit',
-    snapshot: { intent, state: state as CommitState },
+    snapshot: { intent, state: stateOf(stateCell, token, row['recorded']) },
+    stateCell,
     intentBytes,
     bornMicros: micros(row['born_us'], 'writetime'),
     recoveryAt: at === undefined || at === null ? null : fromCqlBigint(at, 'message_commit.recovery_at'),
-    token: Buffer.isBuffer(token) ? token : null,
+    token,
   };
 }
 

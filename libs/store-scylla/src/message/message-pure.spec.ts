@@ -46,6 +46,21 @@ describe('decodeCommitRow', () => {
     expect(s.bornMicros).toBe(1_700_000_000_000_000n);
     expect(s.recoveryAt).toBe(1_700_000_000_123n);
   });
+  it('RECORDED is a RESERVED state cell plus a record mark naming the claim token (the old RECORDED state cell still reads as RECORDED)', () => {
+    const token = Buffer.alloc(16, 7);
+    const decoded = (r: Record<string, unknown>) => {
+      const s = decodeCommitRow(row({ ...good, claim: token, ...r }), intent.key);
+      return s?.kind === 'commit' ? { state: s.snapshot.state, stateCell: s.stateCell } : null;
+    };
+    expect(decoded({ recorded: token })).toEqual({ state: 'RECORDED', stateCell: 'RESERVED' });
+    expect(decoded({})).toEqual({ state: 'RESERVED', stateCell: 'RESERVED' });
+    // a late mark of an earlier incarnation of the key (another token) does not record this one
+    expect(decoded({ recorded: Buffer.alloc(16, 8) })).toEqual({ state: 'RESERVED', stateCell: 'RESERVED' });
+    expect(decodeCommitRow(row({ ...good, recorded: token }), intent.key)).toMatchObject({ snapshot: { state: 'RESERVED' } });
+    expect(decoded({ state: 'RECORDED' })).toEqual({ state: 'RECORDED', stateCell: 'RECORDED' });
+    expect(decoded({ state: 'OUTBOXED', recorded: token })).toEqual({ state: 'OUTBOXED', stateCell: 'OUTBOXED' });
+    expect(decoded({ state: 'COMMITTED', recorded: token })).toEqual({ state: 'COMMITTED', stateCell: 'COMMITTED' });
+  });
   it('decodes a claim (token, or empty = abandoned) with its write times', () => {
     expect(decodeCommitRow(row(claim), intent.key)).toEqual({ kind: 'claim', identity: claim.identity, token: claim.claim, bornMicros: 5n, claimMicros: 6n });
     expect(decodeCommitRow(row({ ...claim, claim: Buffer.alloc(0) }), intent.key)).toMatchObject({ kind: 'claim', token: Buffer.alloc(0) });

@@ -49,7 +49,7 @@ async function completeClaim(
   await ctx.faults.at('reserve:after-commit');
   const snapshot = { intent, state: 'RESERVED' } as const;
   // birth as the claimant saw it (its clock before the claim): the deadline it wrote every TTL against
-  ctx.cache.put({ kind: 'commit', snapshot, intentBytes, bornMicros: (deadlineMs - ctx.auxTtlMs) * 1000n, recoveryAt: position, token }, ctx.clock.nowMs());
+  ctx.cache.put({ kind: 'commit', snapshot, stateCell: 'RESERVED', intentBytes, bornMicros: (deadlineMs - ctx.auxTtlMs) * 1000n, recoveryAt: position, token }, ctx.clock.nowMs());
   return { snapshot, created: true };
 }
 

@@ -229,14 +229,55 @@ describe('statements: prepared, named profiles, LOCAL_QUORUM, LWTs also LOCAL_SE
       if (/\sIF\s/.test(s.cql)) expect({ cql: s.cql, serial: s.serialConsistency, idempotent: s.idempotent }).toEqual({ cql: s.cql, serial: localSerial, idempotent: false });
       else expect({ cql: s.cql, idempotent: s.idempotent }).toEqual({ cql: s.cql, idempotent: true });
     }
-    // LWTs of one commit in a fresh conversation: claim, seq init, completion, RECORDED, RECORDED → COMMITTED
-    expect(ran.filter((s) => /\sIF\s/.test(s.cql))).toHaveLength(5);
+    // LWTs of one commit in a fresh conversation: claim, seq init, completion, RECORDED → COMMITTED
+    // (putRecord's RECORDED is a plain write of the record mark, `commit.record`)
+    expect(ran.filter((s) => /\sIF\s/.test(s.cql))).toHaveLength(4);
     // The store's runner counted the same requests, by step name, LWTs apart.
     expect(store.statements.count()).toBe(ran.length);
-    expect(store.statements.lwtCount()).toBe(5);
+    expect(store.statements.lwtCount()).toBe(4);
     expect(store.seqLwtRounds).toBe(1);
     const lwts = Object.fromEntries(store.statements.snapshot().filter((c) => c.lwt).map((c) => [c.name, c.count]));
-    expect(lwts).toEqual({ 'commit.advance': 1, 'commit.claim': 1, 'commit.commit': 1, 'commit.complete': 1, 'sequence.init': 1 });
+    expect(lwts).toEqual({ 'commit.claim': 1, 'commit.commit': 1, 'commit.complete': 1, 'sequence.init': 1 });
+    expect(store.statements.snapshot().find((c) => c.name === 'commit.record')).toEqual({ name: 'commit.record', lwt: false, count: 1 });
+  });
+});
+
+describe('the record mark (RECORDED without an LWT)', () => {
+  const keyOf = (r: SendRequest) => [id128ToBytes(r.tenantId), id128ToBytes(r.senderId), id128ToBytes(r.clientMessageId)];
+  const WHERE = 'WHERE tenant_id = ? AND sender_id = ? AND client_message_id = ?';
+
+  it('a late mark of an earlier incarnation (another token, an older timestamp) neither records a commit nor undoes its mark', async () => {
+    const store = gate.store();
+    const req = request(id(), id());
+    const { snapshot } = await store.reserve(input(req));
+    const key = keyOf(req);
+    const born = ((await gate.exec(`SELECT WRITETIME(identity) AS born FROM {ks}.message_commit ${WHERE}`, key)) as types.ResultSet).rows[0]?.['born'] as bigint;
+    const stale = `UPDATE {ks}.message_commit USING TIMESTAMP ? SET recorded = ? ${WHERE}`;
+    await gate.exec(stale, [born - 10_000_000n, randomBytes(16), ...key]);
+    expect((await gate.store().loadCommit(snapshot.intent.key))?.state).toBe('RESERVED');
+    expect((await store.putRecord(snapshot.intent, recordFromIntent(snapshot.intent))).state).toBe('RECORDED');
+    // the mark carries the incarnation's birth (the claimant's clock just before its claim), not the time it was written
+    const marked = ((await gate.exec(`SELECT WRITETIME(recorded) AS at FROM {ks}.message_commit ${WHERE}`, key)) as types.ResultSet).rows[0]?.['at'] as bigint;
+    expect(marked <= born && marked > born - 5_000_000n).toBe(true);
+    await gate.exec(stale, [born - 10_000_000n, randomBytes(16), ...key]);
+    // another process (no cached copy) reads the mark and moves on from the RESERVED state cell
+    const other = gate.store();
+    expect((await other.loadCommit(snapshot.intent.key))?.state).toBe('RECORDED');
+    expect((await other.markPublishedAndCommitted(snapshot.intent, { topic: 't', partition: 0, offset: 1n })).state).toBe('COMMITTED');
+    // the first store's cached RECORDED loses its condition, re-reads and answers the first publication
+    expect((await store.markPublishedAndCommitted(snapshot.intent, { topic: 't', partition: 0, offset: 2n })).intent.publication?.offset).toBe(1n);
+  });
+
+  it('a commit recorded by an older writer (state cell RECORDED) is still read as RECORDED and moved on', async () => {
+    const store = gate.store();
+    const req = request(id(), id());
+    const { snapshot } = await store.reserve(input(req));
+    await gate.exec(`UPDATE {ks}.message_commit SET state = 'RECORDED' ${WHERE}`, keyOf(req));
+    const fresh = gate.store();
+    expect((await fresh.loadCommit(snapshot.intent.key))?.state).toBe('RECORDED');
+    expect((await fresh.putRecord(snapshot.intent, recordFromIntent(snapshot.intent))).state).toBe('RECORDED');
+    expect((await fresh.markOutboxPublished(snapshot.intent.key, snapshot.intent.messageId, { topic: 't', partition: 0, offset: 1n })).state).toBe('OUTBOXED');
+    expect((await fresh.markCommitted(snapshot.intent.key)).state).toBe('COMMITTED');
   });
 });
 

@@ -59,22 +59,27 @@ function decidesWrite(decide: (stored: CommitSnapshot | null) => StepDecision, c
   }
 }
 
-/** `UPDATE … SET intent, state IF state = from AND claim = <its token>` with what is left of the row's deadline; the cache follows. */
-async function move(ctx: MessageContext, stored: StoredCommit, intent: CommitIntent, from: CommitState, to: CommitState): Promise<CommitSnapshot | null> {
+/**
+ * `UPDATE … SET intent, state IF state = <the stored state cell> AND claim = <its token>` with what
+ * is left of the row's deadline; the cache follows. The condition names the state cell as read (or
+ * as this store wrote it), which for a commit recorded by its mark is RESERVED: the mark only ever
+ * appears, so the decision taken on it stays true while the state cell and the token are unchanged.
+ */
+async function move(ctx: MessageContext, stored: StoredCommit, intent: CommitIntent, to: CommitState): Promise<CommitSnapshot | null> {
   const intentBytes = intent === stored.snapshot.intent ? stored.intentBytes : encodeCommitIntent(intent);
-  const rs = await ctx.cql.run(ctx.commit.advance, [remainingAuxTtlSeconds(ctx, stored), intentBytes, to, ...commitKeyParams(intent.key), from, stored.token]);
+  const rs = await ctx.cql.run(ctx.commit.advance, [remainingAuxTtlSeconds(ctx, stored), intentBytes, to, ...commitKeyParams(intent.key), stored.stateCell, stored.token]);
   if (!applied(rs)) return null;
   const snapshot = { intent, state: to };
-  ctx.cache.put({ ...stored, snapshot, intentBytes }, ctx.clock.nowMs());
+  ctx.cache.put({ ...stored, snapshot, stateCell: to, intentBytes }, ctx.clock.nowMs());
   return snapshot;
 }
 
-/** `… SET state = 'COMMITTED', committed_at IF state = from AND claim = <its token>`, then the recovery entry is marked done (not awaited). */
-async function moveToCommitted(ctx: MessageContext, stored: StoredCommit, intent: CommitIntent, from: CommitState): Promise<CommitSnapshot | null> {
+/** `… SET state = 'COMMITTED', committed_at IF state = <the stored state cell> AND claim = <its token>`, then the recovery entry is marked done (not awaited). */
+async function moveToCommitted(ctx: MessageContext, stored: StoredCommit, intent: CommitIntent): Promise<CommitSnapshot | null> {
   const ttl = remainingAuxTtlSeconds(ctx, stored);
   const now = toCqlBigint(ctx.clock.nowMs(), 'committed_at');
   const intentBytes = intent === stored.snapshot.intent ? stored.intentBytes : encodeCommitIntent(intent);
-  const rs = await ctx.cql.run(ctx.commit.commit, [ttl, intentBytes, 'COMMITTED', now, ...commitKeyParams(intent.key), from, stored.token]);
+  const rs = await ctx.cql.run(ctx.commit.commit, [ttl, intentBytes, 'COMMITTED', now, ...commitKeyParams(intent.key), stored.stateCell, stored.token]);
   if (!applied(rs)) return null;
   ctx.cache.forget(intent.key);
   await ctx.faults.at('mark-committed:after-state');
@@ -101,7 +106,8 @@ async function assertSeqFree(ctx: MessageContext, conv: Buffer[], bucket: bigint
  * record (`assertSeqFree`), stores the canonical record, then its history index row, both with the
  * same per-row TTL as same-value upserts — Ephemeral only: what is left of `createdAt + ttl` in whole
  * seconds rounded down (`remainingRecordTtlSeconds`; nothing is written when under a second is
- * left), other classes `USING TTL 0` = none — then moves RESERVED → RECORDED with `IF state = 'RESERVED'`.
+ * left), other classes `USING TTL 0` = none — then records the commit with the record mark
+ * (`recordMark`), a plain write: no LWT.
  */
 export function putRecord(ctx: MessageContext, intent: CommitIntent, record: MessageRecord): Promise<CommitSnapshot> {
   return step(
@@ -109,7 +115,6 @@ export function putRecord(ctx: MessageContext, intent: CommitIntent, record: Mes
     intent.key,
     (stored) => decidePutRecord(stored, intent, record),
     async (stored) => {
-      const mine = stored.snapshot.intent;
       const bytes = encodeMessageRecord(record);
       const seq = toCqlBigint(record.seq, 'seq');
       const conv = [id128ToBytes(record.tenantId), id128ToBytes(record.conversationId)];
@@ -123,9 +128,29 @@ export function putRecord(ctx: MessageContext, intent: CommitIntent, record: Mes
         await ctx.cql.run(ctx.index.upsert, [...conv, seq, id128ToBytes(record.messageId), bytes.length, ttl ?? 0]);
         await ctx.faults.at('put-record:after-index');
       }
-      return move(ctx, stored, mine, 'RESERVED', 'RECORDED');
+      return recordMark(ctx, stored);
     },
   );
+}
+
+/**
+ * RESERVED → RECORDED as `recorded = <claim token>` `USING TIMESTAMP <birth>` (why a plain write is
+ * enough: `COMMIT_CQL.record`). Only after the record and its index row are durable, so RECORDED still
+ * means "the record is written"; a crash before it leaves RESERVED, and the step is redone (same-value
+ * writes). Never null: the write has no condition. A commit another writer moved on meanwhile
+ * (recovery finishing it concurrently) keeps its state cell, and this step answers RECORDED where
+ * the LWT move would have re-read and answered the later state; the committer then publishes once
+ * more (publication is at-least-once) and its COMMITTED move re-reads and answers COMMITTED.
+ */
+async function recordMark(ctx: MessageContext, stored: StoredCommit): Promise<CommitSnapshot> {
+  if (stored.token === null || stored.token.length === 0 || stored.bornMicros < 0n) {
+    throw new InvariantViolationError('a RESERVED commit without its claim token or birth cannot be recorded');
+  }
+  const params = [remainingAuxTtlSeconds(ctx, stored), toCqlBigint(stored.bornMicros, 'birth'), stored.token, ...commitKeyParams(stored.snapshot.intent.key)];
+  await ctx.cql.run(ctx.commit.record, params);
+  const snapshot = { intent: stored.snapshot.intent, state: 'RECORDED' } as const;
+  ctx.cache.put({ ...stored, snapshot }, ctx.clock.nowMs());
+  return snapshot;
 }
 
 /** `markOutboxPublished`: decided by `decideMarkOutboxPublished`; RECORDED → OUTBOXED storing the publication in the intent. */
@@ -134,13 +159,13 @@ export function markOutboxPublished(ctx: MessageContext, key: CommitKey, message
     ctx,
     key,
     (stored) => decideMarkOutboxPublished(stored, messageId),
-    (stored) => move(ctx, stored, withPublication(stored.snapshot.intent, publication), 'RECORDED', 'OUTBOXED'),
+    (stored) => move(ctx, stored, withPublication(stored.snapshot.intent, publication), 'OUTBOXED'),
   );
 }
 
 /** `markCommitted`: decided by `decideMarkCommitted`; OUTBOXED → COMMITTED keeping the intent (and its coordinates). */
 export function markCommitted(ctx: MessageContext, key: CommitKey): Promise<CommitSnapshot> {
-  return step(ctx, key, decideMarkCommitted, (stored) => moveToCommitted(ctx, stored, stored.snapshot.intent, 'OUTBOXED'));
+  return step(ctx, key, decideMarkCommitted, (stored) => moveToCommitted(ctx, stored, stored.snapshot.intent));
 }
 
 /**
@@ -155,7 +180,7 @@ export function markPublishedAndCommitted(ctx: MessageContext, intent: CommitInt
     (stored) => decideMarkPublishedAndCommitted(stored, intent),
     (stored) => {
       const { state, intent: mine } = stored.snapshot;
-      return state === 'RECORDED' ? moveToCommitted(ctx, stored, withPublication(mine, publication), 'RECORDED') : moveToCommitted(ctx, stored, mine, state);
+      return moveToCommitted(ctx, stored, state === 'RECORDED' ? withPublication(mine, publication) : mine);
     },
   );
 }

@@ -3,6 +3,7 @@ import { UnavailableError } from '@qim/store-core';
 import type { CqlRunner } from '../../session/cql-runner';
 import type { ScyllaMailboxFaults } from './page-faults';
 import type { RegisteredDays } from './registered-days';
+import type { KnownFrontier } from './known-frontier';
 
 /** What every mailbox operation module works with: one keyspace, one `ShardEpoch`, explicit retention config. */
 export interface MailboxContext {
@@ -17,6 +18,8 @@ export interface MailboxContext {
   readonly releasedProofTtlSeconds: number;
   /** Days known to be registered in users' ledgers (the no-LWT fast path). */
   readonly registered: RegisteredDays;
+  /** The highest frontier this store has read or written (lets `applyPage` read the index beside the frontier). */
+  readonly knownFrontier: KnownFrontier;
   /** Simulated crash points of `applyPage` (tests only); null in production. */
   readonly faults: ScyllaMailboxFaults | null;
 }

@@ -38,6 +38,25 @@ describe('WorkPool', () => {
     expect(pool.failed).toBe(true);
   });
 
+  it('a job weighing k holds k workers (heavier than the capacity: the whole capacity)', async () => {
+    const pool = new WorkPool(4);
+    let held = 0;
+    let peak = 0;
+    const job = (w: number) => async (): Promise<void> => {
+      held += w;
+      peak = Math.max(peak, held);
+      await tick();
+      held -= w;
+    };
+    for (let n = 0; n < 12; n++) pool.push(job(3), 3);
+    await pool.done();
+    expect(peak).toBe(3);
+    pool.push(job(4), 9);
+    pool.push(job(1));
+    await pool.done();
+    expect(peak).toBe(4);
+  });
+
   it('an empty pool is done at once', async () => {
     await expect(new WorkPool(4).done()).resolves.toBeUndefined();
   });

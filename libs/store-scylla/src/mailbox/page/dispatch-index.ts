@@ -1,5 +1,5 @@
 import { CorruptEntryError, InvariantViolationError, dispatchDedupeExpiry, id128FromBytes, id128ToBytes } from '@qim/store-core';
-import type { Id128, PageCandidate } from '@qim/store-core';
+import type { Id128, IndexedDispatch, PageCandidate } from '@qim/store-core';
 import type { BatchPart } from '../../session/cql-runner';
 import type { MailboxContext } from '../context/mailbox-context';
 import { reqBlob, reqU64 } from '../cql/rows';
@@ -8,7 +8,7 @@ import { DISPATCH_INDEX } from '../tables/dispatch-index-table';
 
 /** Write stamp base of the dispatch index: `2^62 − offset`, so the lowest offset wins. */
 export const INDEX_STAMP_BASE = 1n << 62n;
-/** Records whose sights are written in one batch and read back in one `IN` query. */
+/** Records whose sights are written in one batch, or read in one `IN` query. */
 export const SIGHT_GROUP = 8;
 
 /** A candidate of a page with its duplicate-detection memory. */
@@ -18,12 +18,6 @@ export interface Sight {
   readonly dedupeExpiry: bigint;
   /** TTL (s) that ends the index row at that second; ≤ 0: the window is over, nothing is remembered. */
   readonly ttl: number;
-}
-
-/** The canonical (first) sight of a dispatch id as the index holds it. */
-export interface CanonicalSight {
-  readonly offset: bigint;
-  readonly digest: Buffer;
 }
 
 /** Computes every candidate's memory before any write (an expiry more than 20 years away → `InvalidInputError`). */
@@ -50,10 +44,10 @@ export async function writeSights(ctx: MailboxContext, sights: readonly Sight[])
   await ctx.cql.batch(sights.map((s) => sightPart(ctx, s)));
 }
 
-/** Reads back the canonical sights of `ids` (one `IN` query): absent ids have no live row. */
-export async function readSights(ctx: MailboxContext, ids: readonly Id128[]): Promise<Map<Id128, CanonicalSight>> {
+/** The canonical sights of `ids` (one `IN` query): absent ids have no live row. */
+async function readGroup(ctx: MailboxContext, ids: readonly Id128[]): Promise<Map<Id128, IndexedDispatch>> {
   const { shard, epoch } = ctx.shardEpoch;
-  const found = new Map<Id128, CanonicalSight>();
+  const found = new Map<Id128, IndexedDispatch>();
   for (const row of await ctx.cql.rows(DISPATCH_INDEX.selectMany, [shard, epoch, ids.map(id128ToBytes)])) {
     const id = id128FromBytes(reqBlob(row, 'dispatch_id', 'dispatch index'));
     const digest = reqBlob(row, 'digest', 'dispatch index');
@@ -61,4 +55,15 @@ export async function readSights(ctx: MailboxContext, ids: readonly Id128[]): Pr
     found.set(id, { offset: reqU64(row, 'canonical_offset', 'dispatch index'), digest });
   }
   return found;
+}
+
+/**
+ * The canonical sights the index holds for `ids`, read in groups of `SIGHT_GROUP` ids at once (all
+ * groups concurrently, within the store's in-flight bound). A read sent after a frontier `F` was
+ * learnt sees every sight of a record at or below `F`: each was acknowledged before `F` was written.
+ */
+export async function readSights(ctx: MailboxContext, ids: readonly Id128[]): Promise<Map<Id128, IndexedDispatch>> {
+  const groups: Id128[][] = [];
+  for (let i = 0; i < ids.length; i += SIGHT_GROUP) groups.push(ids.slice(i, i + SIGHT_GROUP));
+  return new Map((await Promise.all(groups.map((g) => readGroup(ctx, g)))).flatMap((m) => [...m]));
 }
