@@ -1,6 +1,10 @@
 import { composeMailboxSeq, encodeMessageRecord, epochStartSeq, shardOf } from '@qim/store-core';
 import { EPOCH, SHARDS, TOKEN, headers, hex, mailboxTestApp, messageRecord } from './testing/mailbox-test-app';
 import type { MailboxTestApp } from './testing/mailbox-test-app';
+import { syncAnswer } from './wire/mailbox-wire';
+
+/** The sync page is serialized without a per-request check (typedOkSerializer): it must pass its schema as is. */
+const expectSchemaPage = (page: unknown) => expect(syncAnswer.parse(page)).toEqual(page);
 
 const T = hex(0xa1);
 const users = Array.from({ length: 8 }, (_, i) => hex(i + 1));
@@ -55,6 +59,7 @@ describe('mailbox app', () => {
         const r = await sync(u);
         expect(r.statusCode).toBe(200);
         const page = r.json();
+        expectSchemaPage(page);
         expect(page.entries).toHaveLength(2);
         expect(page.entries.map((e: { events: { message: { seq: string } }[] }) => e.events[0]!.message.seq)).toEqual(['1', '2']);
         expect(page.has_more).toBe(false);
@@ -103,6 +108,7 @@ describe('mailbox app', () => {
     it('sends each message body once: decoded in message, no raw payload beside it', async () => {
       await t.deliver(messageRecord(T, 1n, users[0]!, t.clock.nowMs(), 'only once'), [users[0]!]);
       const r = await sync(users[0]!);
+      expectSchemaPage(r.json());
       const ev = r.json().entries[0].events[0];
       expect(ev.payload).toBeNull();
       expect(ev.message).toMatchObject({ seq: '1', sender_id: users[0], client_message_id: hex(0xd001), retention: { kind: 'default' } });

@@ -1,4 +1,5 @@
 import { TOKEN, headers, hex, writerTestApp } from './testing/writer-test-app';
+import { sendAnswerSchema } from './wire/send-body';
 import type { WriterTestApp } from './testing/writer-test-app';
 
 const T = hex(0xa1);
@@ -64,6 +65,8 @@ describe('writer app', () => {
       expect(a).toMatchObject({ conversation_id: CONV, seq: '1', replay: false });
       expect(a.message_id).toMatch(/^[0-9a-f]{32}$/);
       expect(a.created_at).toMatch(/^\d+$/);
+      // The 200 answer is serialized without a per-request check (typedOkSerializer): it must pass its schema as is.
+      expect(sendAnswerSchema.strict().parse(a)).toEqual(a);
       expect(t.publisher.published).toHaveLength(1);
       expect(t.publisher.published[0]!.recipients).toEqual([ALICE, BOB, CAROL]);
       expect((await send(BOB, sendBody(2))).json().seq).toBe('2');
@@ -74,6 +77,7 @@ describe('writer app', () => {
       const again = await send(ALICE, sendBody(1));
       expect(again.statusCode).toBe(200);
       expect(again.json()).toEqual({ ...first, replay: true });
+      expect(sendAnswerSchema.strict().parse(again.json())).toEqual(again.json());
       expect(t.publisher.published).toHaveLength(1);
     });
 

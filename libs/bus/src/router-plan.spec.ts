@@ -1,6 +1,7 @@
 import type { Id128, MessageRecord } from '@qim/store-core';
 import { decodeMessageRecord, dispatchIdOf, encodeDispatchRecord, shardOf } from '@qim/store-core';
 import { dispatchRecordsOf } from './router-plan';
+import { ShardPlacements } from './shard-placements';
 
 const hex = (n: number) => n.toString(16).padStart(32, '0') as Id128;
 const T = hex(0xa1);
@@ -44,5 +45,10 @@ describe('dispatchRecordsOf', () => {
   it('produces nothing for no recipients and one record for one shard', () => {
     expect(dispatchRecordsOf({ record, recipients: [] }, 4)).toEqual([]);
     expect(dispatchRecordsOf({ record, recipients: users }, 1)).toHaveLength(1);
+  });
+
+  it('plans the same records with remembered placements as with the shard count', () => {
+    const placements = new ShardPlacements(4);
+    for (let i = 0; i < 2; i++) expect(dispatchRecordsOf({ record, recipients: users }, placements)).toEqual(dispatchRecordsOf({ record, recipients: users }, 4));
   });
 });

@@ -1,5 +1,6 @@
 import { QimArgumentError } from './errors/qim-error';
 import type { ActingIdentity } from './http/acting-headers';
+import { DEFAULT_MAX_SOCKETS } from './http/exchange';
 import { HttpTransport } from './http/http-transport';
 import type { RetryPolicy } from './http/retry-policy';
 import { DEFAULT_RETRY } from './http/retry-policy';
@@ -32,8 +33,13 @@ export interface QimClientOptions {
   readonly timeoutMs?: number;
   /** Retries of transport failures and 503 (default 5 attempts, 100 ms doubling up to 2 s). */
   readonly retry?: Partial<RetryPolicy>;
-  /** The fetch to use (default: Node's global fetch). */
+  /**
+   * A fetch to use instead of the default transport (`node:http`/`node:https` with a keep-alive
+   * agent shared by the process): for tests or runtimes without `node:http`.
+   */
   readonly fetch?: typeof fetch;
+  /** Sockets per origin of the default transport (default 256; requests beyond wait for one). Ignored with `fetch`. */
+  readonly maxSockets?: number;
 }
 
 function checkedUrl(what: string, url: string): string {
@@ -63,7 +69,9 @@ export class QimClient {
     if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new QimArgumentError(`timeoutMs must be a positive integer, got ${timeoutMs}`);
     const retry = { ...DEFAULT_RETRY, ...options.retry };
     if (!Number.isInteger(retry.attempts) || retry.attempts < 1) throw new QimArgumentError(`retry.attempts must be ≥ 1, got ${retry.attempts}`);
-    const base = { token: options.token, timeoutMs, retry, fetch: options.fetch };
+    const maxSockets = options.maxSockets ?? DEFAULT_MAX_SOCKETS;
+    if (!Number.isInteger(maxSockets) || maxSockets < 1) throw new QimArgumentError(`maxSockets must be a positive integer, got ${maxSockets}`);
+    const base = { token: options.token, timeoutMs, retry, fetch: options.fetch, maxSockets };
     this.writer = new HttpTransport({ ...base, baseUrl: checkedUrl('writerUrl', options.writerUrl) });
     this.mailbox = new HttpTransport({ ...base, baseUrl: checkedUrl('mailboxUrl', options.mailboxUrl) });
     this.who = {

@@ -1,5 +1,6 @@
 import type { Id128, MailboxEntry, MailboxStore } from '@qim/store-core';
-import { CursorExpiredError, ForbiddenError, InvalidInputError, epochStartSeq, seqForWatermark, shardOf } from '@qim/store-core';
+import { ShardPlacements } from '@qim/bus';
+import { CursorExpiredError, ForbiddenError, InvalidInputError, epochStartSeq, seqForWatermark } from '@qim/store-core';
 import type { Frontier, FrontierBoard } from './frontier-board';
 import { frontierAbove, userKeyOf } from './frontier-board';
 import { waitForFrontier } from './frontier-wait';
@@ -53,9 +54,12 @@ interface Scan {
  */
 export class MailboxReader {
   private readonly pollMs: number;
+  /** A device syncs again and again: its shard is remembered, not hashed each time. */
+  private readonly placements: ShardPlacements;
 
   constructor(private readonly opts: MailboxReaderOptions) {
     this.pollMs = opts.pollMs ?? 100;
+    this.placements = new ShardPlacements(opts.shardCount);
   }
 
   get board(): FrontierBoard {
@@ -78,7 +82,7 @@ export class MailboxReader {
   async sync(req: SyncRequest): Promise<SyncPage> {
     this.assertOwner(req.actingUser, req.userId);
     if (!Number.isInteger(req.waitMs) || req.waitMs < 0) throw new InvalidInputError(`wait_ms must be an integer ≥ 0: ${req.waitMs}`);
-    const shard = shardOf(req.tenantId, req.userId, this.opts.shardCount);
+    const shard = this.placements.of(req.tenantId, req.userId);
     const store = await this.opts.storeFor(shard);
     const deadline = Date.now() + req.waitMs;
     const userKey = userKeyOf(req.tenantId, req.userId);
@@ -131,7 +135,7 @@ export class MailboxReader {
   /** Raises the user's trim: entries at or below `before` become unreadable (cursors below → CURSOR_EXPIRED). */
   async truncate(tenantId: Id128, actingUser: Id128, userId: Id128, before: bigint): Promise<void> {
     this.assertOwner(actingUser, userId);
-    const store = await this.opts.storeFor(shardOf(tenantId, userId, this.opts.shardCount));
+    const store = await this.opts.storeFor(this.placements.of(tenantId, userId));
     await store.truncateBefore(tenantId, userId, before);
   }
 }

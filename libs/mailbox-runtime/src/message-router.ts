@@ -1,5 +1,5 @@
 import type { BusLogger, ConsumedPage, DispatchProducer, PageHandler, PoisonHandler } from '@qim/bus';
-import { dispatchRecordsOf } from '@qim/bus';
+import { ShardPlacements, dispatchRecordsOf } from '@qim/bus';
 import type { DispatchRecord } from '@qim/store-core';
 import { decodeMessageEvent } from '@qim/store-core';
 import type { ServiceMetrics } from '@qim/service-kit';
@@ -22,9 +22,11 @@ export interface MessageRouterOptions {
  */
 export class MessageRouter implements PageHandler {
   private readonly poison: PoisonReporter;
+  private readonly placements: ShardPlacements;
 
   constructor(private readonly opts: MessageRouterOptions) {
     this.poison = new PoisonReporter('router', opts.metrics, opts.log, opts.onPoison);
+    this.placements = new ShardPlacements(opts.shardCount);
   }
 
   async handlePage(page: ConsumedPage): Promise<void> {
@@ -37,7 +39,7 @@ export class MessageRouter implements PageHandler {
         await this.poison.report(r, err);
         continue;
       }
-      dispatches.push(...dispatchRecordsOf(event, this.opts.shardCount));
+      dispatches.push(...dispatchRecordsOf(event, this.placements));
     }
     await this.opts.producer.send(dispatches);
     this.opts.metrics.routedDispatches.inc(dispatches.length);

@@ -5,20 +5,24 @@ export interface Endpoints {
   readonly writerUrl: string;
   readonly mailboxUrl: string;
   readonly token: string;
+  /** Over Node's fetch instead of the client's default node:http transport. */
+  readonly fetch?: boolean;
 }
 
 /**
  * The benchmark's client of both services, acting as `tenant`: `@qim/client` without retries —
  * every 503 or network error is counted, never hidden — to 127.0.0.1 only (the benchmark never sends
- * traffic off the machine), over Node's fetch (keep-alive). `timeoutMs` bounds one request (a long
- * poll adds its wait). `.as(user)` acts as one of the tenant's users.
+ * traffic off the machine), over the client's default transport (node:http, keep-alive agent shared by
+ * the process). Its socket bound is set high: the benchmark bounds what it puts on the wire itself
+ * (`WireSlots` for sends, one long poll per device). `timeoutMs` bounds one request (a long poll adds
+ * its wait). `.as(user)` acts as one of the tenant's users.
  */
 export function benchClient(e: Endpoints, timeoutMs: number, tenant?: Id128): QimClient {
   for (const url of [e.writerUrl, e.mailboxUrl]) {
     const host = new URL(url).hostname;
     if (host !== '127.0.0.1' && host !== 'localhost') throw new Error(`${url}: the benchmark sends traffic to 127.0.0.1 only`);
   }
-  return new QimClient({ writerUrl: e.writerUrl, mailboxUrl: e.mailboxUrl, token: e.token, tenantId: tenant, timeoutMs, retry: NO_RETRY });
+  return new QimClient({ writerUrl: e.writerUrl, mailboxUrl: e.mailboxUrl, token: e.token, tenantId: tenant, timeoutMs, retry: NO_RETRY, maxSockets: 4_096, ...(e.fetch ? { fetch: globalThis.fetch } : {}) });
 }
 
 /**

@@ -20,10 +20,11 @@ import type { BenchOptions } from './options';
 import { parseOptions } from './options';
 import { createPopulation } from './population';
 import { CpuMeter, watchedProcesses } from './process-cpu';
+import type { WatchedProcess } from './process-cpu';
 import type { BaselineResult } from './raw-baseline';
 import { rawBaseline } from './raw-baseline';
 import type { PhaseResult } from './report';
-import { renderTable } from './report';
+import { cpuPerMessage, renderTable } from './report';
 import { Sender } from './senders';
 import { ensureStack } from './stack';
 import { sleep, summarize } from './stats';
@@ -36,12 +37,13 @@ async function main(): Promise<void> {
   const o = parseOptions(process.argv.slice(2), process.env, new Date().toISOString().replace(/[:.]/g, '-'));
   const python = o.plot ? findMatplotlib() : null;
   const stack = await ensureStack(root, o.writerUrl, o.mailboxUrl, o.start);
-  const endpoints: Endpoints = { writerUrl: o.writerUrl, mailboxUrl: o.mailboxUrl, token: o.token };
+  const endpoints: Endpoints = { writerUrl: o.writerUrl, mailboxUrl: o.mailboxUrl, token: o.token, fetch: o.fetch };
   const phases: PhaseResult[] = [];
   const baselines: BaselineResult[] = [];
   const load0 = loadavg();
   let mode: SyncMode | null = null;
   try {
+    say(`client: @qim/client over ${o.fetch ? "Node's fetch (--fetch)" : 'node:http'}`);
     mode = await syncMode(endpoints, o);
     const procs = watchedProcesses(root, { writer: Number(new URL(o.writerUrl).port), mailbox: Number(new URL(o.mailboxUrl).port) });
     say(`watching CPU of ${procs.map((p) => `${p.name} (${p.pid})`).join(', ')}`);
@@ -52,6 +54,7 @@ async function main(): Promise<void> {
       const devices = new DevicePool(endpoints, pop.tenant, mode, vis);
       await devices.start(pop.users);
       say(`${size} members × ${count} conversations: ${pop.users.length} devices syncing`);
+      const idle = await idleCorePercent(procs, o.idleSeconds);
       // Sends on the wire at once: the saturation level (at least 256) plus headroom, as a connection pool of that size would allow.
       const sender = new Sender(endpoints, pop, vis, o.payloadBytes, Math.max(o.saturation, 256) + 64);
       for (const phase of o.phases) {
@@ -67,6 +70,7 @@ async function main(): Promise<void> {
         while (vis.outstanding > 0 && performance.now() < deadline) await sleep(20);
         const end = performance.now();
         const sync = devices.takeCounts();
+        const cpuUse = cpu.read();
         const result: PhaseResult = {
           size,
           conversations: count,
@@ -85,7 +89,9 @@ async function main(): Promise<void> {
           syncErrors: sync.errors,
           syncRequestsPerSecond: round(sync.requests / ((end - t0) / 1000)),
           skipped: run.skipped,
-          cpu: cpu.read(),
+          cpu: cpuUse,
+          idleCorePercent: idle,
+          cpuPerMessageUs: cpuPerMessage(cpuUse, idle, (end - t0) / 1000, run.accepted),
         };
         phases.push(result);
         say(`${size}m ${result.mode}: ${result.acceptedPerSecond} accepted/s, send p99 ${result.send.p99} ms, visible p99 ${result.visible.p99} ms, unseen ${result.notVisibleAfterDrain}`);
@@ -129,6 +135,16 @@ async function main(): Promise<void> {
     if (r.status === 0) process.stdout.write(`chart: ${png}\n`);
     else say('plotting failed (see above)');
   }
+}
+
+/** Each process's CPU % of one core over `seconds` of quiet (devices connected, nothing sent); {} for 0 s. */
+async function idleCorePercent(procs: readonly WatchedProcess[], seconds: number): Promise<Record<string, number>> {
+  if (seconds <= 0) return {};
+  const meter = new CpuMeter(procs);
+  await sleep(seconds * 1000);
+  const out: Record<string, number> = {};
+  for (const [name, c] of Object.entries(meter.read())) if (c !== null) out[name] = c.corePercent;
+  return out;
 }
 
 /** Long poll when the mailbox accepts `wait_ms`, otherwise (or with --short-poll) short polling. */

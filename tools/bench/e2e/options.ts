@@ -24,7 +24,11 @@ export interface BenchOptions {
   /** Interval of the short-polling fallback (also forced with --poll-ms). */
   readonly pollMs: number;
   readonly forceShortPoll: boolean;
+  /** The client over Node's fetch instead of its default node:http transport (to compare their CPU). */
+  readonly fetch: boolean;
   readonly baselineSeconds: number;
+  /** Quiet window before each size's phases (devices long-polling, no sends): the idle CPU rate subtracted per message. */
+  readonly idleSeconds: number;
   readonly out: string;
   readonly start: boolean;
   readonly keepStack: boolean;
@@ -47,7 +51,10 @@ const USAGE = `usage: tools/bench/run.sh e2e [options]
   --wait-ms 10000            device long-poll wait
   --poll-ms 100              short-poll interval (fallback when the server has no wait_ms)
   --short-poll               force short polling (an aggressive device population with --poll-ms 10)
+  --fetch                    the client over Node's fetch instead of node:http (compare the bench-client CPU)
   --baseline-seconds 3       raw kafkajs produce→consume per size and phase (0 = skip)
+  --idle-seconds 3           quiet window before each size's phases: each process's idle CPU rate,
+                             subtracted in the CPU µs per message table (0 = skip)
   --out <file.json>          result file (default .infra/bench/e2e-<time>.json; the PNG beside it)
   --no-start                 fail instead of starting the stack with tools/scenario/qim-local up
   --keep-stack               leave a stack this run started running
@@ -74,11 +81,11 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv, st
     if (a === '-h' || a === '--help') fail('');
     if (!a.startsWith('--')) fail(`unexpected argument ${a}`);
     const name = a.slice(2);
-    if (['short-poll', 'no-start', 'keep-stack', 'no-plot'].includes(name)) flags.set(name, 'true');
+    if (['short-poll', 'fetch', 'no-start', 'keep-stack', 'no-plot'].includes(name)) flags.set(name, 'true');
     else if (i + 1 < argv.length) flags.set(name, argv[++i]!);
     else fail(`${a} needs a value`);
   }
-  const known = ['sizes', 'rate', 'conversations', 'saturation', 'phases', 'seconds', 'drain', 'max-sends', 'payload', 'wait-ms', 'poll-ms', 'short-poll', 'baseline-seconds', 'out', 'no-start', 'keep-stack', 'no-plot', 'note'];
+  const known = ['sizes', 'rate', 'conversations', 'saturation', 'phases', 'seconds', 'drain', 'max-sends', 'payload', 'wait-ms', 'poll-ms', 'short-poll', 'fetch', 'baseline-seconds', 'idle-seconds', 'out', 'no-start', 'keep-stack', 'no-plot', 'note'];
   for (const k of flags.keys()) if (!known.includes(k)) fail(`unknown option --${k}`);
   const num = (k: string, d: number, min: number, max: number): number => {
     const v = flags.has(k) ? Number(flags.get(k)) : d;
@@ -105,7 +112,9 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv, st
     waitMs: num('wait-ms', 10_000, 1, 300_000),
     pollMs: num('poll-ms', 100, 1, 60_000),
     forceShortPoll: flags.has('short-poll'),
+    fetch: flags.has('fetch'),
     baselineSeconds: num('baseline-seconds', 3, 0, 600),
+    idleSeconds: num('idle-seconds', 3, 0, 600),
     out: flags.get('out') ?? `.infra/bench/e2e-${stamp}.json`,
     start: !flags.has('no-start'),
     keepStack: flags.has('keep-stack'),

@@ -21,6 +21,36 @@ export interface PhaseResult {
   readonly syncRequestsPerSecond: number;
   readonly skipped: number;
   readonly cpu: Record<string, { cpuSeconds: number; corePercent: number } | null>;
+  /** Each process's CPU % of one core in the quiet window before the size's phases (empty when skipped). */
+  readonly idleCorePercent: Record<string, number>;
+  /** Per process, CPU µs per accepted message: in all, and above its idle rate (null without an idle measure). */
+  readonly cpuPerMessageUs: Record<string, { total: number; aboveIdle: number | null } | null>;
+}
+
+/**
+ * CPU µs per accepted message of each process over a phase of `wallSeconds`, in all and above the
+ * process's idle rate (consumer polls, timers, waiting long polls cost CPU with no message at all:
+ * at a low accepted rate they dominate the total, which then says little about the cost of a message).
+ */
+export function cpuPerMessage(
+  cpu: PhaseResult['cpu'],
+  idleCorePercent: Readonly<Record<string, number>>,
+  wallSeconds: number,
+  accepted: number,
+): PhaseResult['cpuPerMessageUs'] {
+  const out: PhaseResult['cpuPerMessageUs'] = {};
+  for (const [name, c] of Object.entries(cpu)) {
+    if (c === null || accepted === 0) {
+      out[name] = null;
+      continue;
+    }
+    const idle = idleCorePercent[name];
+    out[name] = {
+      total: Math.round((c.cpuSeconds * 1e6) / accepted),
+      aboveIdle: idle === undefined ? null : Math.round(((c.cpuSeconds - (idle / 100) * wallSeconds) * 1e6) / accepted),
+    };
+  }
+  return out;
 }
 
 const f = (v: number | null): string => (v === null ? '–' : v >= 100 ? v.toFixed(0) : v.toFixed(1));
@@ -42,6 +72,18 @@ export function renderTable(phases: readonly PhaseResult[], baselines: readonly 
   lines.push(`${pad('phase', 26)}${names.map((n) => pad(n, 13)).join('')}sync req/s`);
   for (const p of phases) {
     lines.push(`${pad(`${p.size}m ${p.mode}`, 26)}${names.map((n) => pad(p.cpu[n] ? `${f(p.cpu[n]!.corePercent)}%` : '–', 13)).join('')}${f(p.syncRequestsPerSecond)}`);
+  }
+  lines.push('');
+  lines.push('CPU µs per accepted message, in all / above the idle rate measured before the phases (idle % of one core in brackets):');
+  lines.push(`${pad('phase', 26)}${names.map((n) => pad(n, 25)).join('')}`);
+  for (const p of phases) {
+    const cell = (n: string): string => {
+      const c = p.cpuPerMessageUs[n];
+      if (!c) return '–';
+      const idle = p.idleCorePercent[n];
+      return c.aboveIdle === null ? String(c.total) : `${c.total} / ${c.aboveIdle} (${f(idle ?? 0)}%)`;
+    };
+    lines.push(`${pad(`${p.size}m ${p.mode}`, 26)}${names.map((n) => `${pad(cell(n), 24)} `).join('')}`);
   }
   if (baselines.length > 0) {
     lines.push('');

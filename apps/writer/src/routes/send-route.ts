@@ -1,4 +1,4 @@
-import { BEARER, errorResponses, jsonResponse } from '@qim/service-kit';
+import { BEARER, errorResponses, jsonResponse, typedOkSerializer } from '@qim/service-kit';
 import { actingHeaders } from '@qim/wire';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -20,6 +20,8 @@ export function registerSendRoute(app: FastifyInstance, opts: WriterAppOptions):
           ...errorResponses(['FORBIDDEN', 'CONFLICT', 'FANOUT_LIMIT', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE']),
         },
       },
+      // Every send: its answer is built by sendAnswerOf (typed), not re-checked per request.
+      serializerCompiler: typedOkSerializer,
     },
     async (request) => {
       const outcome = await opts.sender.send(sendRequestOf(request.body, request.headers['x-qim-tenant'], request.headers['x-qim-user']));

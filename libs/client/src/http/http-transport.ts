@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { errorOfAnswer } from '../errors/error-of-answer';
 import type { CallSite } from '../errors/qim-error';
 import { QimProtocolError, QimTransportError } from '../errors/qim-error';
+import type { Exchange } from './exchange';
+import { AttemptTimeout, DEFAULT_MAX_SOCKETS, fetchExchange, nodeExchange } from './exchange';
 import type { RetryPolicy } from './retry-policy';
 import { retryDelayMs, sleep } from './retry-policy';
 
@@ -14,8 +16,10 @@ export interface TransportOptions {
   /** Bound of one attempt (ms), added to the server-side wait of a long poll. */
   readonly timeoutMs: number;
   readonly retry: RetryPolicy;
-  /** The fetch to use (default: Node's global fetch). */
+  /** A fetch to use instead of the default `node:http` transport (tests, other runtimes). */
   readonly fetch?: typeof fetch;
+  /** Sockets per origin of the default transport (default 256; ignored with `fetch`). */
+  readonly maxSockets?: number;
 }
 
 export interface CallSpec {
@@ -59,11 +63,11 @@ type Attempt = { kind: 'answer'; status: number; text: string; retryAfter: strin
  */
 export class HttpTransport {
   private readonly base: string;
-  private readonly fetch: typeof fetch;
+  private readonly exchange: Exchange;
 
   constructor(private readonly options: TransportOptions) {
     this.base = options.baseUrl.replace(/\/+$/, '');
-    this.fetch = options.fetch ?? globalThis.fetch;
+    this.exchange = options.fetch ? fetchExchange(this.base, options.fetch) : nodeExchange(this.base, options.maxSockets ?? DEFAULT_MAX_SOCKETS);
   }
 
   get baseUrl(): string {
@@ -100,15 +104,13 @@ export class HttpTransport {
   }
 
   private async attempt(spec: CallSpec, path: string, headers: Record<string, string>, body: string | undefined): Promise<Attempt> {
-    const timeout = AbortSignal.timeout(this.options.timeoutMs + (spec.extraTimeoutMs ?? 0));
-    const signal = spec.signal ? AbortSignal.any([spec.signal, timeout]) : timeout;
+    const timeoutMs = this.options.timeoutMs + (spec.extraTimeoutMs ?? 0);
     try {
-      const r = await this.fetch(`${this.base}${path}`, { method: spec.method, headers, body, signal });
-      const text = await r.text();
-      return { kind: 'answer', status: r.status, text, retryAfter: r.headers.get('retry-after'), requestId: r.headers.get('x-request-id') ?? String(headers['x-request-id']) };
+      const r = await this.exchange({ method: spec.method, path, headers, body, timeoutMs, signal: spec.signal });
+      return { kind: 'answer', status: r.status, text: r.text, retryAfter: r.header('retry-after'), requestId: r.header('x-request-id') ?? String(headers['x-request-id']) };
     } catch (err) {
       if (spec.signal?.aborted) throw spec.signal.reason;
-      return { kind: 'failed', cause: err, timedOut: timeout.aborted };
+      return { kind: 'failed', cause: err, timedOut: err instanceof AttemptTimeout };
     }
   }
 }

@@ -1,11 +1,13 @@
-import { bearerTokenOf, secretsEqual } from './bearer-auth';
+import { bearerTokenOf, secretMatcher } from './bearer-auth';
 
 describe('bearer auth helpers', () => {
   it('compares secrets exactly, whatever their lengths', () => {
-    expect(secretsEqual('s3cret-token-abcdef', 's3cret-token-abcdef')).toBe(true);
-    expect(secretsEqual('s3cret-token-abcdeF', 's3cret-token-abcdef')).toBe(false);
-    expect(secretsEqual('short', 's3cret-token-abcdef')).toBe(false);
-    expect(secretsEqual('', 's3cret-token-abcdef')).toBe(false);
+    const matches = secretMatcher('s3cret-token-abcdef');
+    expect(matches('s3cret-token-abcdef')).toBe(true);
+    expect(matches('s3cret-token-abcdeF')).toBe(false);
+    expect(matches('short')).toBe(false);
+    expect(matches('')).toBe(false);
+    expect(matches('s3cret-token-abcdef-and-more')).toBe(false);
   });
 
   it('extracts only a well-formed bearer token', () => {
