@@ -4,7 +4,7 @@ import { ByteReader } from './byte-reader';
 import { ByteWriter } from './byte-writer';
 import { KAFKA_TOPIC_RE, MAX_CODEC_RECIPIENTS, MAX_KAFKA_PARTITION, MAX_SEND_REQUEST_BYTES } from './codec-limits';
 import { readSortedIds, writeSortedIds } from './fields';
-import { commitKeyEquals, commitKeyOf, decodeSendRequest, encodeSendRequest, identityOfEncodedRequest } from './send-request';
+import { commitKeyEquals, commitKeyOf, decodeSendRequest, encodeSendRequest, identityOfEncodedRequest, identityOfRequestBytes } from './send-request';
 
 /**
  * `CommitIntent` codec — the complete, immutable commit blob every backend stores.
@@ -83,7 +83,7 @@ function keyMatches(i: CommitIntent): boolean {
 }
 
 function identityMatches(i: CommitIntent, request: Buffer): boolean {
-  return i.identity instanceof Uint8Array && identityOfEncodedRequest(request).equals(i.identity);
+  return i.identity instanceof Uint8Array && identityOfRequestBytes(i.request, request).equals(i.identity);
 }
 
 function writeIntent(i: CommitIntent, request: Buffer, publication: Publication | null): Buffer {

@@ -4,7 +4,7 @@ import type { Id128 } from '../model/ids';
 import { MAX_BODY_BYTES, MAX_EPHEMERAL_TTL_SECONDS } from '../model/message';
 import type { RetentionClass, SendRequest } from '../model/message';
 import { EDITED_IDENTITY_HEX, NORMAL_DEFAULT_IDENTITY_HEX, sendRequestSamples } from './golden/golden-samples';
-import { commitKeyEquals, commitKeyOf, commitKeyString, decodeSendRequest, encodeSendRequest, requestIdentity } from './send-request';
+import { commitKeyEquals, commitKeyOf, commitKeyString, decodeSendRequest, encodeSendRequest, identityOfRequestBytes, requestIdentity } from './send-request';
 import { sendRequestArb } from '../testing/arbitraries';
 import { codecFailureOf, describeCodecLaws } from '../testing/codec-laws';
 import { describeGolden, loadGolden } from '../testing/golden';
@@ -115,5 +115,29 @@ describe('encodeSendRequest validation', () => {
     const retention: RetentionClass = { kind: 'ephemeral', ttlSeconds: MAX_EPHEMERAL_TTL_SECONDS };
     const r: SendRequest = { ...sample, contentType: 'é'.repeat(127) + 'x', body: new Uint8Array(MAX_BODY_BYTES).fill(7), retention };
     expect(decodeSendRequest(encodeSendRequest(r))).toStrictEqual(r);
+  });
+});
+
+describe('identityOfRequestBytes (the digest taken once per request object)', () => {
+  const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
+
+  it('is the SHA-256 of the bytes, also when the request changed after an earlier call', () => {
+    const r: SendRequest = { ...sendRequestSamples['normal-default']!, body: Buffer.from('first') };
+    const first = identityOfRequestBytes(r, encodeSendRequest(r));
+    expect(first.toString('hex')).toBe(sha(encodeSendRequest(r)));
+    expect(identityOfRequestBytes(r, encodeSendRequest(r)).equals(first)).toBe(true);
+    (r.body as Buffer).write('other');
+    const changed = encodeSendRequest(r);
+    expect(identityOfRequestBytes(r, changed).toString('hex')).toBe(sha(changed));
+  });
+
+  it('keeps its own copies: changing the bytes handed in or the identity answered changes no later answer', () => {
+    const r: SendRequest = { ...sendRequestSamples['normal-default']!, body: Buffer.from('body') };
+    const bytes = encodeSendRequest(r);
+    const expected = sha(bytes);
+    identityOfRequestBytes(r, bytes).fill(0);
+    bytes.fill(1);
+    expect(identityOfRequestBytes(r, encodeSendRequest(r)).toString('hex')).toBe(expected);
+    expect(identityOfRequestBytes(r, bytes).toString('hex')).toBe(sha(bytes));
   });
 });

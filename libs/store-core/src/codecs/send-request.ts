@@ -71,6 +71,24 @@ export function identityOfEncodedRequest(encoded: Uint8Array): Buffer {
   return sha256(encoded);
 }
 
+/** The identity last computed per request object, with the exact bytes it is the digest of. */
+const knownIdentities = new WeakMap<SendRequest, { readonly bytes: Buffer; readonly identity: Buffer }>();
+
+/**
+ * `identityOfEncodedRequest(encoded)`, where `encoded` is `r`'s encoding made by the caller: a
+ * commit encodes its request in several steps (reserve, the intent bytes of putRecord), and the
+ * digest is taken once per request object — a later call whose bytes equal the remembered ones
+ * (compared byte for byte, so a request changed in between is hashed again) reuses it.
+ */
+export function identityOfRequestBytes(r: SendRequest, encoded: Buffer): Buffer {
+  const known = knownIdentities.get(r);
+  if (known !== undefined && known.bytes.equals(encoded)) return Buffer.from(known.identity);
+  const identity = sha256(encoded);
+  // Private copies both ways: no caller can change what a later call is compared with or answered.
+  knownIdentities.set(r, { bytes: Buffer.from(encoded), identity: Buffer.from(identity) });
+  return identity;
+}
+
 /** The idempotency key of a request. */
 export function commitKeyOf(r: Pick<SendRequest, 'tenantId' | 'senderId' | 'clientMessageId'>): CommitKey {
   return { tenantId: r.tenantId, senderId: r.senderId, clientMessageId: r.clientMessageId };
