@@ -5,22 +5,24 @@
  * For two fan-out shapes — one 1,000-recipient dispatch per page, and 1,000 three-recipient
  * dispatches in pages of 100 (300 three-member conversations) — it measures `applyPage` entries/s
  * and, in the same run on the same server, raw pipelined writes of the same keys (the store's key
- * names, users under their mailbox bucket tags): per entry the entry `SET` and the bucket-proof
- * `HSET`, one explicit pipeline per page (one socket write, no scripts, no checks). The two alternate round by round until each has run QIM_BENCH_SECONDS, so
+ * names, users under their mailbox bucket tags): per entry the `ZADD` of the entry (seq + bytes) into
+ * its user's day index and the `ZADD … GT` of the day's bucket proof, one explicit pipeline per page
+ * (one socket write, no scripts, no checks). The two alternate round by round until each has run QIM_BENCH_SECONDS, so
  * both see the same machine load; printed side by side with the ratio (target ≥ 0.5).
  * "warm": the recipients' day is already registered (the steady state); "cold": the first round to
  * fresh users, which registers their day (one compare-and-set per user).
  * Also printed: client calls per page (scripts + commands the store sent; one pipelined stream per
  * step), server commands per entry (INFO commandstats delta, including the commands run inside
- * scripts) and CPU µs per entry of this process and of the Redis server (INFO cpu); the server
- * figures are exact only when nothing else uses the server.
+ * scripts) and CPU µs per entry of this process and of the Redis server (INFO cpu), then per shape
+ * the server's per-command profile of each side (INFO commandstats delta: calls and µs per entry,
+ * µs per call); the server figures are exact only when nothing else uses the server.
  *
  * Env: QIM_BENCH_SECONDS (per side and shape, default 5), QIM_BENCH_APPLY_CONCURRENCY (append calls
  * in flight, default the store's). Keys live under scratch namespaces, deleted at the end.
  */
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
-import { composeMailboxSeq, dayOf, encodeMailboxEntry, entryExpiry, systemClock } from '@qim/store-core';
+import { composeMailboxSeq, dayOf, encodeMailboxEntry, entryExpiry, epochStartSeq, systemClock } from '@qim/store-core';
 import type { DispatchPage, DispatchRecord, Id128 } from '@qim/store-core';
 import { DEFAULT_MAILBOX_APPLY_CONCURRENCY, RedisMailboxStore, connectRedis } from '@qim/store-redis';
 
@@ -113,7 +115,11 @@ function storeRound(store: RedisMailboxStore, shape: Shape, state: { offset: big
 /** Raw key prefixes per user, computed once (raw pays no key hashing per entry). */
 const rawPrefixes = new Map<Id128, string>();
 
-/** One round of `shape` written raw: per entry SET of the entry bytes + HSET of its bucket proof, one pipeline per page. */
+/**
+ * One round of `shape` written raw, one pipeline per page: per entry the ZADD of seq + entry bytes
+ * into the user's day index and the ZADD GT of its bucket proof (member `<epoch>:<expiry>`, score
+ * the seq's offset part), the two writes the store's layout needs per entry.
+ */
 function rawRound(raw: Redis, keys: RedisMailboxStore['keys'], shape: Shape, state: { offset: bigint }, sample: Buffer): (() => Promise<number>)[] {
   return shape.round().map((dispatches) => {
     const fromOffset = state.offset;
@@ -121,16 +127,18 @@ function rawRound(raw: Redis, keys: RedisMailboxStore['keys'], shape: Shape, sta
     return async () => {
       const now = systemClock.nowMs();
       const day = dayOf(now);
-      const expiry = entryExpiry(now, RETENTION_MS).toString(16).padStart(16, '0');
+      const proofMember = `${EPOCH}:${entryExpiry(now, RETENTION_MS).toString(16).padStart(16, '0')}`;
       const pipeline = raw.pipeline();
       let entries = 0;
       dispatches.forEach((recipients, i) => {
-        const seq = composeMailboxSeq(EPOCH, fromOffset + BigInt(i)).toString(16).padStart(16, '0');
+        const seq = composeMailboxSeq(EPOCH, fromOffset + BigInt(i));
+        const member = Buffer.concat([Buffer.from(seq.toString(16).padStart(16, '0')), sample]);
+        const score = String(seq - epochStartSeq(EPOCH));
         for (const user of recipients) {
           let prefix = rawPrefixes.get(user);
           if (prefix === undefined) rawPrefixes.set(user, (prefix = keys.user(tenantId, user).prefix));
-          pipeline.set(`${prefix}entry:${seq}`, sample);
-          pipeline.hset(`${prefix}proof:${day}`, String(EPOCH), `${seq}${expiry}`);
+          pipeline.zadd(`${prefix}day:${EPOCH}:${day}`, 0, member);
+          pipeline.zadd(`${prefix}proof:${day}`, 'GT', score, proofMember);
           entries++;
         }
       });
@@ -140,9 +148,35 @@ function rawRound(raw: Redis, keys: RedisMailboxStore['keys'], shape: Shape, sta
   });
 }
 
-async function commandCount(admin: Redis): Promise<number> {
+/** INFO commandstats: calls and µs per command (the bench's own INFO / CONFIG left out). */
+async function commandStats(admin: Redis): Promise<Map<string, { calls: number; usec: number }>> {
   const info = await admin.info('commandstats');
-  return [...info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].reduce((s, m) => (/^(info|config)/.test(m[1]!) ? s : s + Number(m[2])), 0);
+  const stats = new Map<string, { calls: number; usec: number }>();
+  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) if (!/^(info|config)/.test(m[1]!)) stats.set(m[1]!, { calls: Number(m[2]), usec: Number(m[3]) });
+  return stats;
+}
+
+/** Adds the commandstats delta `after − before` into `into`. */
+function addDelta(into: Map<string, { calls: number; usec: number }>, before: Map<string, { calls: number; usec: number }>, after: Map<string, { calls: number; usec: number }>): void {
+  for (const [name, a] of after) {
+    const b = before.get(name) ?? { calls: 0, usec: 0 };
+    const t = into.get(name) ?? { calls: 0, usec: 0 };
+    into.set(name, { calls: t.calls + a.calls - b.calls, usec: t.usec + a.usec - b.usec });
+  }
+}
+
+const totalCalls = (m: Map<string, { calls: number; usec: number }>): number => [...m.values()].reduce((s, v) => s + v.calls, 0);
+
+/**
+ * "cmd calls/entry × µs/call = µs/entry" for every command the side ran, costliest first, after the
+ * total: a script's µs include the commands it runs (counted again under their own names), so a side
+ * that ran scripts totals the scripts only.
+ */
+function profile(m: Map<string, { calls: number; usec: number }>, entries: number): string {
+  const rows = [...m].filter(([, v]) => v.calls > 0).sort((a, b) => b[1].usec - a[1].usec);
+  const scripts = rows.filter(([k]) => /^eval/.test(k));
+  const total = (scripts.length > 0 ? scripts : rows).reduce((s, [, v]) => s + v.usec, 0) / entries;
+  return `${total.toFixed(1)} µs/entry: ${rows.map(([k, v]) => `${k} ${(v.calls / entries).toFixed(2)}×${(v.usec / v.calls).toFixed(1)}=${(v.usec / entries).toFixed(1)}`).join(' ')}`;
 }
 
 async function dropNamespace(admin: Redis, namespace: string): Promise<void> {
@@ -165,7 +199,7 @@ async function main(): Promise<void> {
   const aof = /^aof_enabled:(\d)/m.exec(await admin.info('persistence'))?.[1] === '1' ? `AOF on (appendfsync ${String(((await admin.config('GET', 'appendfsync')) as string[])[1])})` : 'AOF off';
   const sample = encodeMailboxEntry({ tenantId, userId: rid(), mailboxSeq: composeMailboxSeq(EPOCH, 0n), createdAt: 0n, expiresAt: 0n, events: [{ ordinal: 0, eventId: rid(), payload: PAYLOAD }] });
   console.log(`# machine: ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}; redis ${version}, ${aof}; node ${process.version}`);
-  console.log(`# applyPage vs raw pipelined SET + HSET of the same keys (${SECONDS}s each side, alternating rounds, same server ${new URL(url).host}, ${CONCURRENCY} append calls in flight)`);
+  console.log(`# applyPage vs raw pipelined ZADD (entry into its day index) + ZADD GT (bucket proof) of the same keys (${SECONDS}s each side, alternating rounds, same server ${new URL(url).host}, ${CONCURRENCY} append calls in flight)`);
   console.log('shape | cold entries/s | warm entries/s | raw entries/s | warm/raw | cold/raw | client calls/page | server cmds/entry | CPU µs/entry client / server: warm | raw');
   try {
     for (const shape of [oneBigDispatch(), manySmallDispatches()]) {
@@ -179,20 +213,26 @@ async function main(): Promise<void> {
       await meteredRound(admin, cold, storeRound(store, shape, state));
       const [warm, raw] = [new Tally(), new Tally()];
       let calls = 0;
-      let commands = 0;
+      const [warmStats, rawStats] = [new Map<string, { calls: number; usec: number }>(), new Map<string, { calls: number; usec: number }>()];
       while (warm.seconds < SECONDS || raw.seconds < SECONDS) {
         if (warm.seconds < SECONDS) {
-          const [calls0, commands0] = [store.io.reads + store.io.writes, await commandCount(admin)];
+          const [calls0, stats0] = [store.io.reads + store.io.writes, await commandStats(admin)];
           await meteredRound(admin, warm, storeRound(store, shape, state));
           calls += store.io.reads + store.io.writes - calls0;
-          commands += (await commandCount(admin)) - commands0;
+          addDelta(warmStats, stats0, await commandStats(admin));
         }
-        if (raw.seconds < SECONDS) await meteredRound(admin, raw, rawRound(rawClient, rawKeys, shape, rawState, sample));
+        if (raw.seconds < SECONDS) {
+          const stats0 = await commandStats(admin);
+          await meteredRound(admin, raw, rawRound(rawClient, rawKeys, shape, rawState, sample));
+          addDelta(rawStats, stats0, await commandStats(admin));
+        }
       }
       const ratio = (t: Tally): string => (t.perSecond / raw.perSecond).toFixed(2);
       console.log(
-        `${shape.name} | ${cold.perSecond.toFixed(0)} | ${warm.perSecond.toFixed(0)} | ${raw.perSecond.toFixed(0)} | ${ratio(warm)} | ${ratio(cold)} | ${(calls / warm.pages).toFixed(1)} | ${(commands / warm.entries).toFixed(1)} | ${warm.cpu()} | ${raw.cpu()}`,
+        `${shape.name} | ${cold.perSecond.toFixed(0)} | ${warm.perSecond.toFixed(0)} | ${raw.perSecond.toFixed(0)} | ${ratio(warm)} | ${ratio(cold)} | ${(calls / warm.pages).toFixed(1)} | ${(totalCalls(warmStats) / warm.entries).toFixed(1)} | ${warm.cpu()} | ${raw.cpu()}`,
       );
+      console.log(`#   server profile, warm: ${profile(warmStats, warm.entries)}`);
+      console.log(`#   server profile, raw:  ${profile(rawStats, raw.entries)}`);
     }
   } finally {
     await dropNamespace(admin, namespace);

@@ -3,7 +3,7 @@
 # workspace path aliases come from tsconfig.base.json; npm packages stay external) into a temp
 # file and runs it with node. Usage: tools/bench/run.sh <name> [args...]   e.g.
 #   eval "$(tools/infra/infra env)"; tools/bench/run.sh redis-commit
-#   eval "$(tools/infra/infra env)"; tools/bench/run.sh redis-mailbox     # applyPage vs raw SET + HSET
+#   eval "$(tools/infra/infra env)"; tools/bench/run.sh redis-mailbox     # applyPage vs raw ZADD + ZADD GT
 #   tools/bench/run.sh e2e --help      (tools/bench/e2e/README.md)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)

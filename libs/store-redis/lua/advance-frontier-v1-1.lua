@@ -4,7 +4,7 @@
   The caller writes it only after every entry of its page was acknowledged.
 
   Input:
-    KEYS[1] frontier   {sf:<shard>}:mb-frontier:<epoch>   (16-hex offset; absent = none yet)
+    KEYS[1] frontier   {sf:<shard>}:mbd-frontier:<epoch>   (16-hex offset; absent = none yet)
 
     ARGV[1] offset     16 hex, the page's toOffset
 

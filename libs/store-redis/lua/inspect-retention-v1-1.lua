@@ -5,9 +5,9 @@
   days (one-time physical expiry: no ledger item refers to them any more).
 
   Input:
-    KEYS[1] retention meta hash   {mb:<bucket>}:u:<tenant><user>:meta
+    KEYS[1] retention meta hash   {mb:<bucket>}:u2:<tenant><user>:meta
 
-    ARGV[1]      user prefix    "<ns>:{mb:<bucket>}:u:<tenant><user>:"
+    ARGV[1]      user prefix    "<ns>:{mb:<bucket>}:u2:<tenant><user>:"
     ARGV[2]      grace          physical clean-up grace, decimal ms
     ARGV[3..7]   expected meta  v, gen, insp, gap, ledger as read
     ARGV[8..12]  new meta       v, gen, insp, gap, ledger

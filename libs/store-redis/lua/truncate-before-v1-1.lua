@@ -2,7 +2,7 @@
   Monotonic raise of a user's trim: writes `seq` only when no trim exists or seq > trim.
 
   Input:
-    KEYS[1] trim   {mb:<bucket>}:u:<tenant><user>:trim   (16-hex seq)
+    KEYS[1] trim   {mb:<bucket>}:u2:<tenant><user>:trim   (16-hex seq)
 
     ARGV[1] seq    16-hex mailbox seq
 

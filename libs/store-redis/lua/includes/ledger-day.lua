@@ -16,8 +16,11 @@ end
 -- The expiry (ms number) of the ledger item of `day` (a number); false when the ledger has none or
 -- the expiry is not below 2^52, nil when the blob is damaged.
 local function ledgerDayExpiry(blob, day)
-  if not blob or #blob < 6 or string.sub(blob, 1, 4) ~= 'QRL\1' then return nil end
-  local count = string.byte(blob, 5) * 256 + string.byte(blob, 6)
+  if not blob or #blob < 6 then return nil end
+  -- one call reads the magic "QRL" 0x01 and the count (no substring built per user)
+  local q, r, l, v, c1, c2 = string.byte(blob, 1, 6)
+  if q ~= 81 or r ~= 82 or l ~= 76 or v ~= 1 then return nil end
+  local count = c1 * 256 + c2
   if count > 32 or #blob ~= 6 + 20 * count then return nil end
   for i = 0, count - 1 do
     local at = 7 + 20 * i

@@ -49,21 +49,24 @@ describe('RedisKeys', () => {
     expect(Number(hashTagOf(c.registry).slice(3))).toBeLessThan(EPHEMERAL_REGISTRY_SHARDS);
   });
 
-  it('user keys share their bucket tag (with the bucket key) under u:<tenant><user>:; frontier and dispatch index of every epoch share the shard tag', () => {
+  it('user keys share their bucket tag (with the bucket key) under u2:<tenant><user>:; frontier and dispatch index of every epoch share the shard tag', () => {
     const u = keys.user(id('a'), id('e'));
     expect(u.bucket).toBe(keys.mailboxBucketOf(id('a'), id('e')));
     expect(u.id).toBe(`${id('a')}${id('e')}`);
-    expect(u.prefix).toBe(`qim:{mb:${u.bucket}}:u:${u.id}:`);
+    expect(u.prefix).toBe(`qim:{mb:${u.bucket}}:u2:${u.id}:`);
     expect(keys.mailboxBucket(u.bucket).key).toBe(`qim:{mb:${u.bucket}}:bucket`);
-    expect(new Set([u.meta, u.trim, u.proof(20_000), u.entry(5n), u.dayIndex(3, 20_000), `${u.prefix}x`, keys.mailboxBucket(u.bucket).key].map(hashTagOf))).toEqual(new Set([`mb:${u.bucket}`]));
+    expect(new Set([u.meta, u.trim, u.proof(20_000), u.dayIndex(3, 20_000), `${u.prefix}x`, keys.mailboxBucket(u.bucket).key].map(hashTagOf))).toEqual(new Set([`mb:${u.bucket}`]));
     const s = keys.shardFrontier(42, 7);
     const d = id('f');
-    expect(s.frontier).toBe('qim:{sf:42}:mb-frontier:7');
-    expect(s.perUserLayoutFrontier).toBe('qim:{sf:42}:frontier:7');
+    expect(s.frontier).toBe('qim:{sf:42}:mbd-frontier:7');
+    expect(s.oldLayoutFrontiers).toEqual([
+      { layout: 'per-user-layout', key: 'qim:{sf:42}:frontier:7' },
+      { layout: 'entry-key-layout', key: 'qim:{sf:42}:mb-frontier:7' },
+    ]);
     expect(s.dispatchIndex(d)).toBe(`qim:{sf:42}:dix:7:${d}`);
     expect(s.dispatchIndex(d).startsWith(s.prefix)).toBe(true);
     const other = keys.shardFrontier(42, 8);
-    expect(new Set([s.frontier, s.dispatchIndex(d), other.frontier, other.dispatchIndex(d)].map(hashTagOf))).toEqual(new Set(['sf:42']));
+    expect(new Set([s.frontier, ...s.oldLayoutFrontiers.map((o) => o.key), s.dispatchIndex(d), other.frontier, other.dispatchIndex(d)].map(hashTagOf))).toEqual(new Set(['sf:42']));
     expect(other.frontier).not.toBe(s.frontier);
   });
 

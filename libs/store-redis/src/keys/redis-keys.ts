@@ -12,8 +12,8 @@ import { u64ToHex16 } from '../redis/hex64';
  * | `cs:<0…63>` commit shard (hash of the commit key) | commit hashes, recovery index, aux-GC index | reserve, state moves, recovery scan, aux GC |
  * | `cv:<tenant><conversation>` | seq counter, seq claims (one per commit key), history index, records, ephemeral expiry index | claim-seq, put_record, history page, summary, history GC |
  * | `eg:<0…15>` | conversations holding ephemeral rows (for `gcExpiredHistory`) | plain ZADD/ZREM |
- * | `mb:<0…255>` mailbox bucket (hash of tenant + user mod 256) | per user `u:<tenant><user>:`: retention meta, trim, bucket proofs, entries, per-day entry index | append (all users of a bucket in one call), inspect, range scan, trim (one user) |
- * | `sf:<shard>` | the shard frontier of each epoch (`mb-frontier:<epoch>`) and the dispatch index (first sight of each dispatch id) | record-dispatches, advance-frontier, frontier GET |
+ * | `mb:<0…255>` mailbox bucket (hash of tenant + user mod 256) | per user `u2:<tenant><user>:`: retention meta, trim, bucket proofs, per-day entry index holding the entries | append (all users of a bucket in one call), inspect, range scan, trim (one user) |
+ * | `sf:<shard>` | the shard frontier of each epoch (`mbd-frontier:<epoch>`) and the dispatch index (first sight of each dispatch id) | record-dispatches, advance-frontier, frontier GET |
  * | `writers` | writer-id leases and their HLC floors | lease-acquire, -renew, -reacquire, -release |
  * | `cs:<0…63>` (again) | recovery claims, beside the commit they claim | recovery-claim |
  *
@@ -79,27 +79,34 @@ export interface UserKeys {
   readonly bucket: number;
   /** tenant + user (64 hex): the user's part of its keys inside the bucket. */
   readonly id: string;
-  /** `<ns>:{mb:<bucket>}:u:<tenant><user>:`. */
+  /** `<ns>:{mb:<bucket>}:u2:<tenant><user>:` (`u2`: the layout with the entries inside the day index). */
   readonly prefix: string;
   readonly meta: string;
   readonly trim: string;
-  /** Bucket proofs of one day: hash field `<epoch>` = max seq (16 hex) + expiry (16 hex). */
+  /** Bucket proofs of one day: zset, member `<epoch>:<expiry (16 hex)>`, score = the max seq's offset part (seq − epoch·2^47). */
   proof(day: number): string;
-  entry(seq: bigint): string;
+  /** The entries of one epoch and day: lex zset, member = seq (16 hex) + MailboxEntry bytes. */
   dayIndex(epoch: number, day: number): string;
+}
+
+/** A layout the mailbox left behind, named by its frontier key: never written, its presence refuses the shard and epoch. */
+export interface OldLayoutFrontier {
+  /** `per-user-layout`: users under their own tag `{mu:<tenant><user>}`; `entry-key-layout`: buckets with one key per entry. */
+  readonly layout: 'per-user-layout' | 'entry-key-layout';
+  readonly key: string;
 }
 
 /** Keys of one mailbox shard and epoch (ADR-0022): its frontier and its dispatch index. */
 export interface ShardFrontierKeys {
   /** Prefix of the shard's tag; the dispatch-index scripts build `dix:<epoch>:<dispatch id>` from it. */
   readonly prefix: string;
-  /** The frontier of the epoch: 16-hex offset (`mb-frontier:<epoch>`, the bucketed layout). */
+  /** The frontier of the epoch: 16-hex offset (`mbd-frontier:<epoch>`, the day-indexed layout). */
   readonly frontier: string;
   /**
-   * The frontier name the per-user-tag layout (`{mu:<tenant><user>}` keys, before the buckets) used,
-   * `frontier:<epoch>`: never written; its presence means that layout applied this shard and epoch.
+   * The frontier names of the layouts before it, in the order `record-dispatches-v3` checks them:
+   * `frontier:<epoch>` (per-user tags), `mb-frontier:<epoch>` (buckets, one key per entry).
    */
-  readonly perUserLayoutFrontier: string;
+  readonly oldLayoutFrontiers: readonly OldLayoutFrontier[];
   /** The dispatch-index row of `d` in the epoch: offset (16 hex) + dedupe expiry (16 hex) + digest (32 bytes). */
   dispatchIndex(d: Id128): string;
 }
@@ -176,7 +183,7 @@ export class RedisKeys {
   user(tenantId: Id128, userId: Id128): UserKeys {
     const bucket = this.mailboxBucketOf(tenantId, userId);
     const id = `${tenantId}${userId}`;
-    const p = `${this.prefix(`mb:${bucket}`)}u:${id}:`;
+    const p = `${this.prefix(`mb:${bucket}`)}u2:${id}:`;
     return {
       bucket,
       id,
@@ -184,7 +191,6 @@ export class RedisKeys {
       meta: `${p}meta`,
       trim: `${p}trim`,
       proof: (day) => `${p}proof:${day}`,
-      entry: (seq) => `${p}entry:${u64ToHex16(seq, 'mailbox seq')}`,
       dayIndex: (epoch, day) => `${p}day:${epoch}:${day}`,
     };
   }
@@ -193,8 +199,11 @@ export class RedisKeys {
     const p = this.prefix(`sf:${shard}`);
     return {
       prefix: p,
-      frontier: `${p}mb-frontier:${epoch}`,
-      perUserLayoutFrontier: `${p}frontier:${epoch}`,
+      frontier: `${p}mbd-frontier:${epoch}`,
+      oldLayoutFrontiers: [
+        { layout: 'per-user-layout', key: `${p}frontier:${epoch}` },
+        { layout: 'entry-key-layout', key: `${p}mb-frontier:${epoch}` },
+      ],
       dispatchIndex: (d) => `${p}dix:${epoch}:${d}`,
     };
   }

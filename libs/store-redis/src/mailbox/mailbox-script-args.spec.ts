@@ -14,7 +14,7 @@ const NOW_HEX = '0000018bcfe56800';
 
 describe('mailbox script argument builders', () => {
   it('append: per user its id, mode and entries (header + bytes); compare-and-set mode appends guard, new meta, days and grace', () => {
-    const entry = { head: '0018000000000001' + NOW_HEX, tail: '1700000005000:19001', bytes: Buffer.from('E') };
+    const entry = { head: '0018000000000001' + NOW_HEX, tail: '1700000005000:19001', member: Buffer.from('E') };
     const fast = userAppendArgs(user, { entries: [entry], live: null, cas: null });
     expect(fast).toEqual([user.id, 'f', '1', `0018000000000001${NOW_HEX}11700000005000:19001`, Buffer.from('E')]);
     const cas = userAppendArgs(user, {
@@ -48,12 +48,12 @@ describe('mailbox script argument builders', () => {
 
   it('append: one call per bucket carries its users in order, on the bucket key (one tag)', () => {
     const bucket = keys.mailboxBucket(user.bucket);
-    const call = appendEntriesCall(bucket, NOW, 3, [['u1', 'f', '0'], ['u2', 'f', '0']]);
+    const call = appendEntriesCall(bucket, NOW, 3, 'add', [['u1', 'f', '0'], ['u2', 'f', '0']]);
     expectClusterSafe(call);
-    expect(call.script).toBe('appendEntriesV3');
+    expect(call.script).toBe('appendEntriesV4');
     expect(call.keys).toEqual([`t:{mb:${user.bucket}}:bucket`]);
     expect(user.prefix.startsWith(call.keys[0]!.slice(0, -'bucket'.length))).toBe(true);
-    expect(call.args).toEqual([NOW_HEX, '3', '2', 'u1', 'f', '0', 'u2', 'f', '0']);
+    expect(call.args).toEqual([NOW_HEX, '3', 'add', '2', 'u1', 'f', '0', 'u2', 'f', '0']);
   });
 
   it('inspect, range scan and trim', () => {
@@ -77,7 +77,7 @@ describe('mailbox script argument builders', () => {
       toOffset: 9n,
       candidates: [{ dispatchId: d, offset: 6n, digest: Buffer.alloc(32, 2), dedupeExpiresAt: NOW + 10n }],
     });
-    expect(record.script).toBe('recordDispatchesV2');
+    expect(record.script).toBe('recordDispatchesV3');
     expect(record.keys).toEqual([shard.frontier]);
     expect(record.args).toEqual([NOW_HEX, shard.prefix, '2000', '3', '0000000000000005', '0000000000000009', '1', d, '0000000000000006', Buffer.alloc(32, 2), '0000018bcfe5680a', '1700000000010']);
     const advance = advanceFrontierCall(shard, 9n);

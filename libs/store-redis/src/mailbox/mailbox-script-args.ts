@@ -8,13 +8,14 @@ import type { ScriptArg, ScriptCall } from '../redis/redis-io';
  * documents). No I/O; unit-tested in `mailbox-script-args.spec.ts`.
  */
 
-/** One entry of `append-entries-v3-1.lua` (a `PreparedEntry` fits). */
+/** One entry of `append-entries-v4-1.lua` (a `PreparedEntry` fits). */
 export interface AppendEntryArg {
   /** seq (16 hex) .. expiry (16 hex). */
   readonly head: string;
   /** physical expiry ms .. ':' .. day. */
   readonly tail: string;
-  readonly bytes: Buffer;
+  /** The day-index member: seq (16 hex) + MailboxEntry bytes. */
+  readonly member: Buffer;
 }
 
 /** A proof day no ledger item refers to any more, with the expiry its physical clean-up starts from. */
@@ -59,12 +60,12 @@ function nowHex(ms: bigint): string {
 }
 
 /**
- * One user's arguments of `append-entries-v3-1.lua`: its id inside the bucket (tenant + user), the
- * mode, the entries (header + bytes) and, in compare-and-set mode, guard, new meta, days and grace.
+ * One user's arguments of `append-entries-v4-1.lua`: its id inside the bucket (tenant + user), the
+ * mode, the entries (header + member) and, in compare-and-set mode, guard, new meta, days and grace.
  */
 export function userAppendArgs(u: UserKeys, a: UserAppendArgs): ScriptArg[] {
   const args: ScriptArg[] = [u.id, a.cas === null ? 'f' : 'c', String(a.entries.length)];
-  a.entries.forEach((e, i) => args.push(`${e.head}${a.live === null || a.live[i] === true ? '1' : '0'}${e.tail}`, e.bytes));
+  a.entries.forEach((e, i) => args.push(`${e.head}${a.live === null || a.live[i] === true ? '1' : '0'}${e.tail}`, e.member));
   if (a.cas !== null) {
     const c = a.cas;
     args.push(...c.expected, ...(c.next ?? NO_NEXT), c.liveDays.join(','), releasedList(c.released), msScore(c.graceMs));
@@ -73,13 +74,21 @@ export function userAppendArgs(u: UserKeys, a: UserAppendArgs): ScriptArg[] {
 }
 
 /**
+ * How an append call writes an entry into its day index: `add` (applyPage: the dispatch index
+ * proves one record per seq, so other bytes under a written seq are damage, refused by the reader)
+ * or `replace` (appendBatch: the contract's replay overwrites the whole group, so the seq's other
+ * members are removed first, one more command per entry).
+ */
+export type EntryWrite = 'add' | 'replace';
+
+/**
  * One append call on a mailbox bucket carrying several users' arguments (`userAppendArgs` of users
  * of that bucket, in reply order). The script derives the bucket prefix from the bucket key.
  */
-export function appendEntriesCall(b: MailboxBucketKeys, now: bigint, epoch: number, users: readonly (readonly ScriptArg[])[]): ScriptCall {
-  const args: ScriptArg[] = [nowHex(now), String(epoch), String(users.length)];
+export function appendEntriesCall(b: MailboxBucketKeys, now: bigint, epoch: number, write: EntryWrite, users: readonly (readonly ScriptArg[])[]): ScriptCall {
+  const args: ScriptArg[] = [nowHex(now), String(epoch), write, String(users.length)];
   for (const u of users) for (const a of u) args.push(a);
-  return { script: 'appendEntriesV3', keys: [b.key], args };
+  return { script: 'appendEntriesV4', keys: [b.key], args };
 }
 
 export function inspectRetentionCall(u: UserKeys, graceMs: bigint, expected: readonly ScriptArg[], next: readonly ScriptArg[], released: readonly ReleasedDay[]): ScriptCall {
@@ -88,7 +97,7 @@ export function inspectRetentionCall(u: UserKeys, graceMs: bigint, expected: rea
 
 export function rangeScanCall(u: UserKeys, now: bigint, after: bigint, upTo: bigint, max: number, epoch: number): ScriptCall {
   return {
-    script: 'rangeScanV1',
+    script: 'rangeScanV2',
     keys: [u.meta, u.trim],
     args: [u64ToHex16(now, 'now'), u64ToHex16(after, 'after'), u64ToHex16(upTo, 'upTo'), String(max), String(epoch), u.prefix],
   };
@@ -98,7 +107,7 @@ export function truncateBeforeCall(u: UserKeys, seq: bigint): ScriptCall {
   return { script: 'truncateBeforeV1', keys: [u.trim], args: [u64ToHex16(seq, 'trim')] };
 }
 
-/** A first sight of a dispatch id in a page, as `record-dispatches-v2-1.lua` records it. */
+/** A first sight of a dispatch id in a page, as `record-dispatches-v3-1.lua` records it. */
 export interface DispatchCandidateArg {
   readonly dispatchId: Id128;
   readonly offset: bigint;
@@ -128,7 +137,7 @@ export function recordDispatchesCall(s: ShardFrontierKeys, epoch: number, a: Rec
   for (const c of a.candidates) {
     args.push(c.dispatchId, u64ToHex16(c.offset, 'offset'), Buffer.from(c.digest), u64ToHex16(c.dedupeExpiresAt, 'dedupe expiry'), msScore(c.dedupeExpiresAt));
   }
-  return { script: 'recordDispatchesV2', keys: [s.frontier], args };
+  return { script: 'recordDispatchesV3', keys: [s.frontier], args };
 }
 
 export function advanceFrontierCall(s: ShardFrontierKeys, offset: bigint): ScriptCall {

@@ -25,9 +25,9 @@ describe('prepared entries', () => {
     const prepared = prepareDispatchEntries(record, 5, 41n, WEEK, 1000n);
     const expected = entriesOfDispatch(record, 5, 41n).map((e) => prepareEntry(e, 5, WEEK, 1000n));
     expect(prepared).toEqual(expected);
-    expect(prepared.map((p) => decodeMailboxEntry(p.bytes).userId)).toEqual(record.recipients);
+    expect(prepared.map((p) => decodeMailboxEntry(p.member.subarray(16)).userId)).toEqual(record.recipients);
     const [first] = prepared;
-    expect(first!.bytes).toEqual(encodeMailboxEntry({ ...entriesOfDispatch(record, 5, 41n)[0]!, events: [record.events[1]!, record.events[0]!], expiresAt: entryExpiry(NOW, WEEK) }));
+    expect(first!.member.subarray(16)).toEqual(encodeMailboxEntry({ ...entriesOfDispatch(record, 5, 41n)[0]!, events: [record.events[1]!, record.events[0]!], expiresAt: entryExpiry(NOW, WEEK) }));
     expect(first!.head).toBe(`${composeMailboxSeq(5, 41n).toString(16).padStart(16, '0')}${entryExpiry(NOW, WEEK).toString(16).padStart(16, '0')}`);
     expect(first!.tail).toBe(`${entryExpiry(NOW, WEEK) + 1000n}:${dayOf(NOW)}`);
     expect(prepareDispatchEntries({ ...record, recipients: [] }, 5, 41n, WEEK, 1000n)).toEqual([]);

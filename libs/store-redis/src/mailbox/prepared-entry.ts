@@ -22,12 +22,16 @@ export interface PreparedEntry {
   readonly seq: bigint;
   readonly day: number;
   readonly expiresAt: bigint;
-  readonly bytes: Buffer;
+  /** The day-index member: seq (16 hex) + the MailboxEntry bytes (the script writes it as given). */
+  readonly member: Buffer;
   /** `seq (16 hex) .. expiry (16 hex)`: the head of the script's entry header (see `appendEntriesCall`). */
   readonly head: string;
   /** `physical expiry ms .. ':' .. day`: the tail of the script's entry header. */
   readonly tail: string;
 }
+
+/** Length of the seq prefix (16 hex) of a day-index member. */
+const SEQ_PREFIX = 16;
 
 /** What every entry of one seq and creation time shares (computed once per dispatch). */
 interface SharedFacts {
@@ -62,17 +66,17 @@ export function prepareEntry(input: MailboxEntryInput, epoch: number, retentionM
   assertU64(input.createdAt, 'createdAt');
   const facts = sharedFacts(input.mailboxSeq, input.createdAt, retentionMs, graceMs);
   const entry: MailboxEntry = { ...input, events: canonicalizeEvents(input.events), expiresAt: facts.expiresAt };
-  const bytes = encodeMailboxEntry(entry);
-  return { tenantId: input.tenantId, userId: input.userId, user: `${input.tenantId}${input.userId}`, seq: facts.seq, day: facts.day, expiresAt: facts.expiresAt, bytes, head: facts.head, tail: facts.tail };
+  const member = Buffer.concat([Buffer.from(facts.head.slice(0, SEQ_PREFIX), 'latin1'), encodeMailboxEntry(entry)]);
+  return { tenantId: input.tenantId, userId: input.userId, user: `${input.tenantId}${input.userId}`, seq: facts.seq, day: facts.day, expiresAt: facts.expiresAt, member, head: facts.head, tail: facts.tail };
 }
 
-/** Byte offset of the user id in the MailboxEntry codec v1 ("QME" 0x01, tenantId[16], userId[16], …). */
-const USER_ID_AT = 20;
+/** Byte offset of the user id in a member: the seq prefix, then the MailboxEntry codec v1 ("QME" 0x01, tenantId[16], userId[16], …). */
+const USER_ID_AT = SEQ_PREFIX + 20;
 
 /**
  * The entries of one dispatch applied at `offset` (store-core `entriesOfDispatch`: every recipient,
  * the record's events, seq = `composeMailboxSeq(epoch, offset)`), prepared once per dispatch: the
- * events are canonicalised and the entry encoded once, then each recipient's copy gets its user id
+ * events are canonicalised and the member (seq prefix + entry) encoded once, then each recipient's copy gets its user id
  * (the codec is exact-length and the user id sits at a fixed offset; checked on the first copy, a
  * full encode per recipient otherwise), the copies sharing one allocation. The record itself was validated by `planPage`.
  */
@@ -82,19 +86,20 @@ export function prepareDispatchEntries(record: DispatchRecord, epoch: number, of
   const events = canonicalizeEvents(record.events);
   const entryOf = (userId: Id128): MailboxEntry => ({ tenantId: record.tenantId, userId, mailboxSeq: facts.seq, createdAt: record.createdAt, events, expiresAt: facts.expiresAt });
   const first = record.recipients[0]!;
-  const template = encodeMailboxEntry(entryOf(first));
+  const memberOf = (userId: Id128): Buffer => Buffer.concat([Buffer.from(facts.head.slice(0, SEQ_PREFIX), 'latin1'), encodeMailboxEntry(entryOf(userId))]);
+  const template = memberOf(first);
   const patchable = template.subarray(USER_ID_AT, USER_ID_AT + 16).equals(id128ToBytes(first));
   const size = template.length;
   const slab = patchable ? Buffer.allocUnsafe(size * record.recipients.length) : null;
   return record.recipients.map((userId, i) => {
-    let bytes: Buffer;
-    if (slab === null) bytes = encodeMailboxEntry(entryOf(userId));
+    let member: Buffer;
+    if (slab === null) member = memberOf(userId);
     else {
-      bytes = slab.subarray(i * size, (i + 1) * size);
-      template.copy(bytes);
-      bytes.write(userId, USER_ID_AT, 16, 'hex');
+      member = slab.subarray(i * size, (i + 1) * size);
+      template.copy(member);
+      member.write(userId, USER_ID_AT, 16, 'hex');
     }
-    return { tenantId: record.tenantId, userId, user: `${record.tenantId}${userId}`, seq: facts.seq, day: facts.day, expiresAt: facts.expiresAt, bytes, head: facts.head, tail: facts.tail };
+    return { tenantId: record.tenantId, userId, user: `${record.tenantId}${userId}`, seq: facts.seq, day: facts.day, expiresAt: facts.expiresAt, member, head: facts.head, tail: facts.tail };
   });
 }
 

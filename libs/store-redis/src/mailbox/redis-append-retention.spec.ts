@@ -1,8 +1,11 @@
 import { CursorExpiredError, DAY_MS, dayOf, decodeActiveLedger } from '@qim/store-core';
 import type { Id128, MailboxEntryInput } from '@qim/store-core';
+import { LUA_SCRIPTS } from '../generated/lua-scripts';
 import { RedisKeys } from '../keys/redis-keys';
 import type { UserKeys } from '../keys/redis-keys';
-import { RedisMailboxFixture, rid } from '../testing/redis-mailbox-fixture';
+import { RedisMailboxFixture, SPEC_GC, rid } from '../testing/redis-mailbox-fixture';
+import { appendEntriesCall, userAppendArgs } from './mailbox-script-args';
+import { prepareEntry } from './prepared-entry';
 
 /**
  * The append's retention meta on the real server (ADR-0022 §5): the meta is written only when the
@@ -31,7 +34,17 @@ describe('RedisMailboxStore append: retention meta only when the ledger must cha
     const [gen = null, ledger = null] = await f.admin.hmgetBuffer(userKeys(user).meta, 'gen', 'ledger');
     return { gen: gen?.toString() ?? null, days: ledger === null ? [] : decodeActiveLedger(ledger).map((i) => i.day) };
   };
-  const proofOf = async (user: Id128, day: number): Promise<string | null> => f.admin.hget(userKeys(user).proof(day), String(f.shardEpoch.epoch));
+  /** The epoch's highest proof seq of the day (16 hex), from the zset members `<epoch>:<expiry>` scored by the seq's offset part. */
+  const proofOf = async (user: Id128, day: number): Promise<string | null> => {
+    const flat = await f.admin.zrange(userKeys(user).proof(day), 0, -1, 'WITHSCORES');
+    let best: bigint | null = null;
+    for (let i = 0; i < flat.length; i += 2) {
+      if (!flat[i]!.startsWith(`${f.shardEpoch.epoch}:`)) continue;
+      const seq = (BigInt(f.shardEpoch.epoch) << 47n) + BigInt(flat[i + 1]!);
+      if (best === null || seq > best) best = seq;
+    }
+    return best === null ? null : best.toString(16).padStart(16, '0');
+  };
 
   it('registers a day once: later entries of that day raise only the bucket proof', async () => {
     const store = f.open();
@@ -81,6 +94,22 @@ describe('RedisMailboxStore append: retention meta only when the ledger must cha
     const known = fresh.io.writes;
     await fresh.appendBatch([entry(u, 3n, now + 2n * DAY_MS)]);
     expect(fresh.io.writes - known).toBe(1);
+  });
+
+  it('a call whose later user carries a header with a non-hex seq is refused before anything is written (fail closed)', async () => {
+    const u = rid();
+    const now = f.clock.nowMs();
+    await f.open().appendBatch([entry(u, 1n, now)]);
+    const keys = userKeys(u);
+    // the first user's entry would take the fast path (its day is registered)
+    const good = prepareEntry(entry(u, 2n, now), f.shardEpoch.epoch, SPEC_GC.entryRetentionMs, 1_000n);
+    const bad = { ...good, head: `${good.head.slice(0, 4)}zz${good.head.slice(6)}` };
+    const call = appendEntriesCall(new RedisKeys(f.namespace).mailboxBucket(keys.bucket), now, f.shardEpoch.epoch, 'add', [
+      userAppendArgs(keys, { entries: [good], live: null, cas: null }),
+      userAppendArgs(keys, { entries: [bad], live: null, cas: null }),
+    ]);
+    expect(await f.admin.eval(LUA_SCRIPTS.appendEntriesV4.lua, 1, ...call.keys, ...call.args)).toEqual([-10]);
+    expect(await f.admin.zcard(keys.dayIndex(f.shardEpoch.epoch, dayOf(now)))).toBe(1);
   });
 
   it('concurrent appenders of one user on new days all land (compare-and-set retries)', async () => {

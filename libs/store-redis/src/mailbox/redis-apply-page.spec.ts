@@ -1,4 +1,4 @@
-import { FrontierGapError, InvalidInputError } from '@qim/store-core';
+import { CorruptEntryError, FrontierGapError, InvalidInputError, dayOf, encodeMailboxEntry, entryExpiry } from '@qim/store-core';
 import type { Id128 } from '@qim/store-core';
 import { advanceFrontierCall } from './mailbox-script-args';
 import { MAX_ENTRIES_PER_CALL } from './redis-user-appender';
@@ -72,22 +72,46 @@ describe('RedisMailboxStore.applyPage', () => {
     expect(seen.every((s) => s.length === 1 && s[0] === f.seq(0n))).toBe(true);
   });
 
-  it('refuses a shard and epoch the per-user-tag layout applied (its frontier name exists): no page, no frontier read', async () => {
+  it.each([
+    ['per-user-layout', /per-user-tag Redis layout.*new QIM_MAILBOX_EPOCH or under a new QIM_REDIS_NAMESPACE/],
+    ['entry-key-layout', /one key per entry .*day index.*new QIM_MAILBOX_EPOCH or under a new QIM_REDIS_NAMESPACE/],
+  ] as const)('refuses a shard and epoch an older layout applied (%s: its frontier name exists): no page, no frontier read; a new epoch starts', async (layout, message) => {
     const store = f.open();
     const keys = store.keys.shardFrontier(f.shardEpoch.shard, f.shardEpoch.epoch);
-    await f.admin.set(keys.perUserLayoutFrontier, '0000000000000004');
+    const old = keys.oldLayoutFrontiers.find((o) => o.layout === layout)!.key;
+    await f.admin.set(old, '0000000000000004');
     const u = rid();
-    const refusal = { code: 'INVALID_STATE', message: expect.stringMatching(/per-user-tag Redis layout.*new QIM_MAILBOX_EPOCH or under a new QIM_REDIS_NAMESPACE/) };
+    const refusal = { code: 'INVALID_STATE', message: expect.stringMatching(message) };
     await expect(store.applyPage(pageOf(5n, 5n, [[5n, f.record([u])]]))).rejects.toMatchObject(refusal);
     await expect(store.frontier()).rejects.toMatchObject(refusal);
     expect(await f.admin.exists(keys.frontier)).toBe(0);
-    expect((await f.admin.keys(`${f.namespace}:*`)).sort()).toEqual([keys.perUserLayoutFrontier]);
+    expect((await f.admin.keys(`${f.namespace}:*`)).sort()).toEqual([old]);
     const nextEpoch = new RedisMailboxStore({ redis: testClient(), namespace: f.namespace, clock: f.clock, shardEpoch: { ...f.shardEpoch, epoch: f.shardEpoch.epoch + 1 }, gc: SPEC_GC });
     try {
       expect(await nextEpoch.frontier()).toEqual({ offset: null });
+      await nextEpoch.applyPage(pageOf(0n, 0n, [[0n, f.record([u])]]));
+      expect(await nextEpoch.frontier()).toEqual({ offset: 0n });
     } finally {
       await nextEpoch.close();
     }
+  });
+
+  it('a re-applied page rewrites the same member; other bytes under a seq in a day index fail closed (CorruptEntryError), even on a page of one', async () => {
+    const u = rid();
+    const record = f.record([u]);
+    const page = pageOf(0n, 0n, [[0n, record]]);
+    await expect(f.open(SPEC_GC, { crashBeforeFrontier: true }).applyPage(page)).rejects.toBeInstanceOf(SimulatedCrashError);
+    const store = f.open();
+    await store.applyPage(page);
+    const day = store.keys.user(f.tenantId, u).dayIndex(f.shardEpoch.epoch, dayOf(record.createdAt));
+    expect(await f.admin.zcard(day)).toBe(1);
+    expect(await seqsOf(store, u)).toEqual([f.seq(0n)]);
+
+    const seq = f.seq(0n);
+    const other = encodeMailboxEntry({ tenantId: f.tenantId, userId: u, mailboxSeq: seq, createdAt: record.createdAt, expiresAt: entryExpiry(record.createdAt, SPEC_GC.entryRetentionMs), events: [{ ordinal: 0, eventId: rid(), payload: Buffer.from('other') }] });
+    await f.admin.zadd(day, 0, Buffer.concat([Buffer.from(seq.toString(16).padStart(16, '0')), other]));
+    await expect(store.rangeScan(f.tenantId, u, f.start, f.top, 10)).rejects.toThrow(new CorruptEntryError(`entry ${seq} is stored twice with different bytes`));
+    await expect(store.rangeScan(f.tenantId, u, f.start, f.top, 1)).rejects.toBeInstanceOf(CorruptEntryError);
   });
 
   it('refuses a gap above the frontier and writes nothing; a page at or below it is behind', async () => {

@@ -23,7 +23,7 @@ export interface MailboxReadsConfig {
 
 /**
  * `rangeScan` and `truncateBefore` over a user's tag. The scan reads in one script (trim, gap,
- * ledger days' indexes, entry bytes); an expired ledger item makes it run the inspect first, so a
+ * the ledger days' indexes, which hold the entry bytes); an expired ledger item makes it run the inspect first, so a
  * cursor is never read past an expired entry.
  */
 export class RedisMailboxReads {
@@ -63,10 +63,13 @@ export class RedisMailboxReads {
   private page(reply: ScriptReply, tenantId: Id128, userId: Id128, upTo: bigint, limit: number, now: bigint): RangeScanPage {
     if (reply.int(1) === 0) return { entries: [], next: upTo, hasMore: false };
     const entries: MailboxEntry[] = [];
+    let previous: bigint | null = null;
     for (let i = 2; i < reply.length; i += 2) {
       const seq = u64FromHex16(reply.buf(i), 'entry seq');
-      const bytes = reply.bufOrNull(i + 1);
-      if (bytes === null) throw new CorruptEntryError(`entry ${seq} is indexed but missing`);
+      // Same bytes rewrite one member; a second member under one seq is another writer's entry.
+      if (seq === previous) throw new CorruptEntryError(`entry ${seq} is stored twice with different bytes`);
+      previous = seq;
+      const bytes = reply.buf(i + 1);
       let e: MailboxEntry;
       try {
         e = decodeMailboxEntry(bytes);

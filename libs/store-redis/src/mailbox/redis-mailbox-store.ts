@@ -99,10 +99,10 @@ export class RedisMailboxStore implements MailboxStore {
     });
   }
 
-  /** Validates every group first (one bad group → nothing written), then one pipelined script per mailbox bucket. */
+  /** Validates every group first (one bad group → nothing written), then one pipelined script per mailbox bucket; a replay replaces the group. */
   async appendBatch(entries: readonly MailboxEntryInput[]): Promise<AppendReport> {
     const groups = groupByUser(entries.map((e) => prepareEntry(e, this.shardEpoch.epoch, this.gc.entryRetentionMs, this.graceMs)));
-    return this.appender.append(groups);
+    return this.appender.append(groups, 'replace');
   }
 
   rangeScan(tenantId: Id128, userId: Id128, after: bigint, upTo: bigint, limit: number): Promise<RangeScanPage> {

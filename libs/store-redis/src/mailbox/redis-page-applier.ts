@@ -1,6 +1,6 @@
 import { InvalidStateError, InvariantViolationError, dispatchDedupeExpiry, planPage } from '@qim/store-core';
 import type { Clock, DispatchPage, MailboxGcConfig, PageReport, ShardEpoch, ShardFrontier } from '@qim/store-core';
-import type { ShardFrontierKeys } from '../keys/redis-keys';
+import type { OldLayoutFrontier, ShardFrontierKeys } from '../keys/redis-keys';
 import { u64FromHex16 } from '../redis/hex64';
 import type { RedisIo } from '../redis/redis-io';
 import { ScriptCode, errorForCode } from '../redis/script-codes';
@@ -27,25 +27,35 @@ export interface PageApplierConfig {
 
 const frontierOf = (v: Buffer | null): bigint | null => (v === null || v.length === 0 ? null : u64FromHex16(v, 'shard frontier'));
 
+const OLD_LAYOUTS: Record<OldLayoutFrontier['layout'], string> = {
+  'per-user-layout': 'the per-user-tag Redis layout ({mu:<tenant><user>} keys)',
+  'entry-key-layout': 'the bucketed Redis layout with one key per entry (entry:<seq>, {mb:<bucket>}:u:<tenant><user>: keys)',
+};
+
 /**
- * The refusal of a shard and epoch that the per-user-tag layout (`{mu:<tenant><user>}` keys, before
- * the mailbox buckets) applied: its entries are under keys this build never reads, so continuing
- * would hide them. Greenfield, as for the Cassandra tables (ADR-0022 §7): a new epoch starts in the
- * new layout.
+ * The refusal of a shard and epoch that an older layout applied: its entries are under keys this
+ * build never reads, so continuing would hide them. Greenfield, as for the Cassandra tables
+ * (ADR-0022 §7): a new epoch starts in the new layout.
  */
-export function perUserLayoutError(se: ShardEpoch): InvalidStateError {
+export function oldLayoutError(se: ShardEpoch, layout: OldLayoutFrontier['layout']): InvalidStateError {
   return new InvalidStateError(
-    `mailbox shard ${se.shard} epoch ${se.epoch} was applied by the per-user-tag Redis layout ({mu:<tenant><user>} keys): ` +
-      'this build stores mailboxes in buckets ({mb:<bucket>}) — deploy it with a new QIM_MAILBOX_EPOCH or under a new ' +
-      "QIM_REDIS_NAMESPACE, or delete the old namespace's mailbox keys after draining the mailbox",
+    `mailbox shard ${se.shard} epoch ${se.epoch} was applied by ${OLD_LAYOUTS[layout]}: ` +
+      'this build keeps each entry inside its day index ({mb:<bucket>}:u2:<tenant><user>:day:<epoch>:<day>) — deploy it with a new ' +
+      "QIM_MAILBOX_EPOCH or under a new QIM_REDIS_NAMESPACE, or delete the old namespace's mailbox keys after draining the mailbox",
   );
 }
 
+function layoutOf(reply: ScriptReply): OldLayoutFrontier['layout'] {
+  const name = reply.buf(1).toString('latin1');
+  if (name !== 'per-user-layout' && name !== 'entry-key-layout') throw new InvariantViolationError(`applyPage: unknown old layout ${JSON.stringify(name)}`);
+  return name;
+}
+
 /**
- * `applyPage` in three client round trips (ADR-0022 §3): (1) `record-dispatches-v2-1` on the shard
+ * `applyPage` in three client round trips (ADR-0022 §3): (1) `record-dispatches-v3-1` on the shard
  * tag reads the frontier, decides gap / behind / apply and records the candidates' first sights
- * (and refuses a shard the per-user-tag layout applied); (2) the applied records' entries, one
- * pipelined `append-entries-v3-1` per mailbox bucket touched, bounded in flight; (3)
+ * (and refuses a shard an older layout applied); (2) the applied records' entries, one
+ * pipelined `append-entries-v4-1` per mailbox bucket touched, bounded in flight; (3)
  * `advance-frontier-v1-1` keeps the highest frontier. Everything the page could refuse
  * (shape, shard, entries) is checked before (1); the frontier decision is store-core `planPage`'s.
  */
@@ -66,7 +76,7 @@ export class RedisPageApplier {
     }));
     const call = recordDispatchesCall(this.c.keys, shardEpoch.epoch, { now: this.c.clock.nowMs(), graceMs: this.c.graceMs, fromOffset: page.fromOffset, toOffset: page.toOffset, candidates });
     const reply = ScriptReply.of(await this.c.io.script(call, 'write'), 'applyPage: dispatch index');
-    if (reply.code === ScriptCode.INVALID_STATE) throw perUserLayoutError(shardEpoch);
+    if (reply.code === ScriptCode.INVALID_STATE) throw oldLayoutError(shardEpoch, layoutOf(reply));
     if (reply.code !== ScriptCode.OK && reply.code !== ScriptCode.ALREADY && reply.code !== ScriptCode.FRONTIER_GAP) throw errorForCode(reply.code, 'applyPage: dispatch index');
     const before = frontierOf(reply.bufOrNull(1));
     const decision = planPage({ fromOffset: page.fromOffset, toOffset: page.toOffset, records: [] }, shardEpoch, before);
@@ -79,7 +89,7 @@ export class RedisPageApplier {
     let entries = applied.flatMap((c) => prepared.get(c.offset)!);
     const crashAfter = this.c.faults?.crashAfterEntries;
     if (crashAfter !== undefined) entries = entries.slice(0, crashAfter);
-    const report = await this.c.appender.append(groupByUser(entries));
+    const report = await this.c.appender.append(groupByUser(entries), 'add');
     if (crashAfter !== undefined) throw new SimulatedCrashError(`simulated crash after ${entries.length} entries of page ${page.fromOffset}…${page.toOffset}`);
     if (this.c.faults?.crashBeforeFrontier === true) throw new SimulatedCrashError(`simulated crash before the frontier write of page ${page.fromOffset}…${page.toOffset}`);
 
@@ -88,11 +98,13 @@ export class RedisPageApplier {
     return { frontier: u64FromHex16(moved.buf(1), 'shard frontier'), wrote: true, outcomes, entriesWritten: report.written, entriesExpired: report.expired };
   }
 
-  /** The frontier: one MGET (the per-user-tag layout's frontier of the epoch, same tag, refuses). */
+  /** The frontier: one MGET (an older layout's frontier of the epoch, same tag, refuses). */
   async frontier(): Promise<ShardFrontier> {
-    const [raw] = await this.c.io.commands([['MGET', this.c.keys.frontier, this.c.keys.perUserLayoutFrontier]], 'read');
-    const [current, old] = raw as (Buffer | null)[];
-    if (old !== null && old !== undefined) throw perUserLayoutError(this.c.shardEpoch);
+    const old = this.c.keys.oldLayoutFrontiers;
+    const [raw] = await this.c.io.commands([['MGET', this.c.keys.frontier, ...old.map((o) => o.key)]], 'read');
+    const [current, ...olds] = raw as (Buffer | null)[];
+    const found = old.find((_, i) => olds[i] !== null && olds[i] !== undefined);
+    if (found !== undefined) throw oldLayoutError(this.c.shardEpoch, found.layout);
     return { offset: frontierOf(current ?? null) };
   }
 }

@@ -6,6 +6,7 @@ import { ScriptCode, errorForCode } from '../redis/script-codes';
 import { ScriptReply } from '../redis/script-reply';
 import { runBounded } from './bounded-calls';
 import { appendEntriesCall } from './mailbox-script-args';
+import type { EntryWrite } from './mailbox-script-args';
 import { knownMetaOf } from './meta-cache';
 import type { MetaCache } from './meta-cache';
 import type { PreparedEntry } from './prepared-entry';
@@ -51,10 +52,10 @@ interface BucketCall {
   readonly users: readonly Planned[];
 }
 
-const groupBytes = (group: Group): number => group.reduce((n, e) => n + e.bytes.length + 64, 0);
+const groupBytes = (group: Group): number => group.reduce((n, e) => n + e.member.length + 64, 0);
 
 /**
- * Writes validated entries with one `append-entries-v3-1` call per mailbox bucket touched (every
+ * Writes validated entries with one `append-entries-v4-1` call per mailbox bucket touched (every
  * user of the bucket in it, split at `MAX_ENTRIES_PER_CALL` / `MAX_BYTES_PER_CALL`), sent as a stream
  * of explicit pipelines with at most `concurrency` calls in flight. Per user the call takes the fast
  * path (proof + entry, meta untouched) when the user's ledger already covers the entries, else the
@@ -68,13 +69,13 @@ export class RedisUserAppender {
     this.chunk = Math.max(1, Math.floor(c.concurrency / PIPELINES_IN_FLIGHT));
   }
 
-  async append(groups: readonly Group[]): Promise<AppendReport> {
+  async append(groups: readonly Group[], write: EntryWrite): Promise<AppendReport> {
     let pending = groups;
     const total = { written: 0, expired: 0 };
     for (let attempt = 0; attempt < CAS_RETRIES && pending.length > 0; attempt++) {
       const now = this.c.clock.nowMs();
       const retry: Group[] = [];
-      const calls = this.bucketCalls(await this.plan(pending, now, retry), now);
+      const calls = this.bucketCalls(await this.plan(pending, now, retry), now, write);
       const chunks: BucketCall[][] = [];
       for (let i = 0; i < calls.length; i += this.chunk) chunks.push(calls.slice(i, i + this.chunk));
       await runBounded(chunks, PIPELINES_IN_FLIGHT, async (chunk) => {
@@ -108,7 +109,7 @@ export class RedisUserAppender {
   }
 
   /** The users' plans grouped per bucket, each bucket cut into calls within the bounds. */
-  private bucketCalls(planned: readonly Planned[], now: bigint): BucketCall[] {
+  private bucketCalls(planned: readonly Planned[], now: bigint, write: EntryWrite): BucketCall[] {
     const byBucket = new Map<number, Planned[]>();
     for (const p of planned) {
       const list = byBucket.get(p.plan.bucket);
@@ -123,7 +124,7 @@ export class RedisUserAppender {
       let bytes = 0;
       const flush = (): void => {
         if (batch.length === 0) return;
-        calls.push({ call: appendEntriesCall(keys, now, this.c.epoch, batch.map((p) => p.plan.args)), users: batch });
+        calls.push({ call: appendEntriesCall(keys, now, this.c.epoch, write, batch.map((p) => p.plan.args)), users: batch });
         batch = [];
         entries = 0;
         bytes = 0;

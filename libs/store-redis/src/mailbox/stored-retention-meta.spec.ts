@@ -1,6 +1,6 @@
 import { CorruptEntryError } from '@qim/store-core';
 import type { RetentionMeta } from '@qim/store-core';
-import { dayProofOf, decodeRetentionMeta, encodeProofValue, encodeRetentionMeta, storedMetaOf } from './stored-retention-meta';
+import { dayProofOf, decodeRetentionMeta, encodeRetentionMeta, storedMetaOf } from './stored-retention-meta';
 import type { StoredMetaFields } from './stored-retention-meta';
 
 const meta: RetentionMeta = { version: 4, generation: 7n, inspectedThrough: 19_000, gap: 1n << 50n, ledger: [{ day: 19_001, maxSeq: 5n, expiresAt: 1_800_000_000_000n }] };
@@ -28,13 +28,21 @@ describe('stored retention meta', () => {
     for (const d of damaged) expect(() => decodeRetentionMeta(d)).toThrow(CorruptEntryError);
   });
 
-  it('the day proof is the highest of its per-epoch values, from an object or a flat HGETALL reply', () => {
-    const low = Buffer.from(encodeProofValue(5n, 100n));
-    const high = Buffer.from(encodeProofValue(1n << 47n, 90n));
-    const expected = { day: 3, maxSeq: 1n << 47n, expiresAt: 90n };
-    expect(dayProofOf(3, { '1': low, '2': high })).toEqual(expected);
-    expect(dayProofOf(3, [Buffer.from('2'), high, Buffer.from('1'), low])).toEqual(expected);
-    expect(dayProofOf(3, {})).toBeNull();
-    expect(() => dayProofOf(3, { '1': Buffer.from('short') })).toThrow(CorruptEntryError);
+  it('the day proof: per epoch the highest score and the earliest expiry; over epochs the highest seq; damage is CorruptEntry', () => {
+    const zrange = (...members: { member: string; score: string }[]): Buffer[] => members.flatMap((m) => [Buffer.from(m.member), Buffer.from(m.score)]);
+    // what append-entries-v4 writes: member <epoch>:<expiry 16 hex>, score seq − epoch·2^47
+    const proofMemberOf = (epoch: number, maxSeq: bigint, expiresAt: bigint): { member: string; score: string } => ({
+      member: `${epoch}:${expiresAt.toString(16).padStart(16, '0')}`,
+      score: String(maxSeq - (BigInt(epoch) << 47n)),
+    });
+    const one = proofMemberOf(1, (1n << 47n) + 5n, 100n);
+    expect(dayProofOf(3, zrange(one))).toEqual({ day: 3, maxSeq: (1n << 47n) + 5n, expiresAt: 100n });
+    const sameEpoch = zrange(proofMemberOf(2, (2n << 47n) + 9n, 120n), proofMemberOf(2, (2n << 47n) + 4n, 90n));
+    expect(dayProofOf(3, sameEpoch)).toEqual({ day: 3, maxSeq: (2n << 47n) + 9n, expiresAt: 90n });
+    expect(dayProofOf(3, [...zrange(one), ...sameEpoch])).toEqual({ day: 3, maxSeq: (2n << 47n) + 9n, expiresAt: 90n });
+    expect(dayProofOf(3, [])).toBeNull();
+    for (const bad of [zrange({ member: '1', score: '5' }), zrange({ member: '1:00000000000000zz', score: '5' }), zrange({ member: '1:0000000000000064', score: '1.5' }), zrange({ member: '1:0000000000000064', score: String(1n << 47n) })]) {
+      expect(() => dayProofOf(3, bad)).toThrow(CorruptEntryError);
+    }
   });
 });

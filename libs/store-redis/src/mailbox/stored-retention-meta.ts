@@ -54,26 +54,31 @@ export function encodeRetentionMeta(m: RetentionMeta): [string, string, string, 
   ];
 }
 
-/** One stored bucket proof value: max seq (16 hex) + expiry (16 hex). */
-export function encodeProofValue(maxSeq: bigint, expiresAt: bigint): string {
-  return `${u64ToHex16(maxSeq, 'proof max seq')}${u64ToHex16(expiresAt, 'proof expiry')}`;
-}
+/** Bits of a mailbox seq below its epoch (store-core `composeMailboxSeq`): a proof's score is the seq's part below them. */
+const OFFSET_BITS = 47n;
+const PROOF_MEMBER = /^(0|[1-9]\d{0,9}):([0-9a-f]{16})$/;
+const PROOF_SCORE = /^(0|[1-9]\d{0,14})$/;
 
 /**
- * The day's bucket proof from `HGETALL proof:<day>` (fields = epochs; ioredis answers a field → value
- * object, a raw reply is a flat array): the highest of its per-epoch values (a later epoch's seqs
- * are higher), or null when the day has none.
+ * The day's bucket proof from `ZRANGE proof:<day> 0 -1 WITHSCORES` (members `<epoch>:<expiry>`,
+ * scores the max seq's offset part): the highest seq over all members with the earliest expiry of
+ * that seq's epoch (store-core `mergeBucketProof` per epoch; a later epoch's seqs are higher), or
+ * null when the day has none. A member or score out of shape is damage.
  */
-export function dayProofOf(day: number, hgetall: unknown): BucketProof | null {
-  const values: Buffer[] = Array.isArray(hgetall)
-    ? (hgetall as Buffer[]).filter((_, i) => i % 2 === 1)
-    : Object.values(hgetall as Record<string, Buffer>);
-  let best: BucketProof | null = null;
-  for (const value of values) {
-    const text = value.toString('latin1');
-    if (text.length !== 32) throw new CorruptEntryError(`bucket proof of day ${day} is damaged`);
-    const proof = { day, maxSeq: u64FromHex16(text.slice(0, 16), 'proof max seq'), expiresAt: u64FromHex16(text.slice(16), 'proof expiry') };
-    if (best === null || proof.maxSeq > best.maxSeq) best = proof;
+export function dayProofOf(day: number, withScores: unknown): BucketProof | null {
+  const flat = withScores as Buffer[];
+  const byEpoch = new Map<number, BucketProof>();
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const m = PROOF_MEMBER.exec(flat[i]!.toString('latin1'));
+    const score = flat[i + 1]!.toString('latin1');
+    if (m === null || !PROOF_SCORE.test(score) || BigInt(score) >= 1n << OFFSET_BITS) throw new CorruptEntryError(`bucket proof of day ${day} is damaged`);
+    const epoch = Number(m[1]);
+    const maxSeq = (BigInt(epoch) << OFFSET_BITS) + BigInt(score);
+    const expiresAt = u64FromHex16(m[2]!, 'proof expiry');
+    const prev = byEpoch.get(epoch);
+    byEpoch.set(epoch, prev === undefined ? { day, maxSeq, expiresAt } : { day, maxSeq: maxSeq > prev.maxSeq ? maxSeq : prev.maxSeq, expiresAt: expiresAt < prev.expiresAt ? expiresAt : prev.expiresAt });
   }
+  let best: BucketProof | null = null;
+  for (const proof of byEpoch.values()) if (best === null || proof.maxSeq > best.maxSeq) best = proof;
   return best;
 }

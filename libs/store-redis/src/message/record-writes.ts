@@ -1,6 +1,6 @@
 import { COMMIT_STEP_TEXTS, CorruptEntryError, commitConflict, encodeMessageRecord, recordTtlSeconds } from '@qim/store-core';
 import type { Clock, CommitIntent, MessageRecord } from '@qim/store-core';
-import type { RedisKeys } from '../keys/redis-keys';
+import type { ConversationKeys, RedisKeys } from '../keys/redis-keys';
 import type { RedisIo } from '../redis/redis-io';
 import { ScriptCode } from '../redis/script-codes';
 import { ScriptReply } from '../redis/script-reply';
@@ -16,13 +16,14 @@ export interface RecordWriteConfig {
 }
 
 /**
- * `put-record` for the commit `commitMember` (with the ephemeral registration in the same write):
+ * `put-record` for the commit `commitMember` in `conv`, the record's conversation (with the
+ * ephemeral registration in the same write):
  * true when written; false when the conversation holds no live seq claim of this intent (the stored
  * commit then decides). Another record at the seq is a conflict of its own.
  */
-export async function writeRecord(c: RecordWriteConfig, commitMember: string, intent: CommitIntent, r: MessageRecord): Promise<boolean> {
+export async function writeRecord(c: RecordWriteConfig, conv: ConversationKeys, commitMember: string, intent: CommitIntent, r: MessageRecord): Promise<boolean> {
   const ttl = recordTtlSeconds(r.retention);
-  const call = putRecordCall(c.keys.conversation(r.tenantId, r.conversationId), commitMember, {
+  const call = putRecordCall(conv, commitMember, {
     seq: r.seq,
     record: encodeMessageRecord(r),
     expiresAt: ttl === null ? null : r.createdAt + BigInt(ttl) * 1000n,
@@ -32,7 +33,7 @@ export async function writeRecord(c: RecordWriteConfig, commitMember: string, in
     now: c.clock.nowMs(),
     claim: seqClaimBody({ identity: intent.identity, seq: intent.seq, messageId: intent.messageId, createdAt: intent.createdAt }),
   });
-  const [, raw] = await Promise.all([registerEphemeral(c, r), c.io.script(call, 'write')]);
+  const [, raw] = await Promise.all([registerEphemeral(c, conv, r), c.io.script(call, 'write')]);
   const reply = ScriptReply.of(raw, 'putRecord');
   if (reply.code === ScriptCode.OK) return true;
   if (reply.code === ScriptCode.CONFLICT) throw commitConflict('putRecord', COMMIT_STEP_TEXTS.seqTaken);
@@ -45,9 +46,8 @@ export async function writeRecord(c: RecordWriteConfig, commitMember: string, in
  * record and its RECORDED move (before and after the record, so a GC pass racing the write
  * re-finds it). Other retention classes: nothing.
  */
-export async function registerEphemeral(c: RecordWriteConfig, r: MessageRecord): Promise<void> {
+export async function registerEphemeral(c: RecordWriteConfig, conv: ConversationKeys, r: MessageRecord): Promise<void> {
   const ttl = recordTtlSeconds(r.retention);
   if (ttl === null) return;
-  const conv = c.keys.conversation(r.tenantId, r.conversationId);
   await c.io.commands([['ZADD', conv.registry, 'LT', (r.createdAt + BigInt(ttl) * 1000n).toString(), conv.member]], 'write');
 }

@@ -145,16 +145,21 @@ describe('Redis commit: partial writes and seq claims', () => {
 
   it('the committer\'s happy path is 4 client round trips (socket writes) and 5 commands', async () => {
     await store.reserve(reserveOf(requestIn(rid())));
-    const stream = (redis as unknown as { stream: { write: (...a: unknown[]) => boolean } }).stream;
-    const write = stream.write.bind(stream);
+    // Socket writes, not `write()` calls: corked writes leave in one `_writev`.
+    const socket = (redis as unknown as { stream: Record<'_write' | '_writev', (...a: unknown[]) => void> }).stream;
     let writes = 0;
-    stream.write = (...a: unknown[]) => {
-      writes += 1;
-      return write(...a);
+    const counted = (name: '_write' | '_writev'): (() => void) => {
+      const original = socket[name];
+      socket[name] = (...a: unknown[]) => {
+        writes += 1;
+        original.apply(socket, a);
+      };
+      return () => delete socket[name];
     };
+    const restore = [counted('_write'), counted('_writev')];
     const commands = store.io.reads + store.io.writes;
     const out = await new DurableMessageCommitter(store, new Broker()).send(reserveOf(requestIn(rid())));
-    stream.write = write;
+    restore.forEach((r) => r());
     expect(out.replay).toBe(false);
     expect(writes).toBe(4);
     expect(store.io.reads + store.io.writes - commands).toBe(5);

@@ -15,13 +15,13 @@ import {
   encodeCommitIntent,
   encodeCommitIntentForms,
   encodeSendRequest,
-  identityOfEncodedRequest,
+  identityOfRequestBytes,
   publishIntentBytes,
   reservedIntentOf,
   validateReserveInput,
 } from '@qim/store-core';
 import type { Clock, CommitIntent, CommitKey, CommitSnapshot, Id128, MessageRecord, Publication, ReserveInput, ReserveResult, SeqClaim, StepDecision } from '@qim/store-core';
-import type { CommitKeys, RedisKeys } from '../keys/redis-keys';
+import type { CommitKeys, ConversationKeys, RedisKeys } from '../keys/redis-keys';
 import type { RedisIo, ScriptCall } from '../redis/redis-io';
 import { ScriptCode } from '../redis/script-codes';
 import { ScriptReply } from '../redis/script-reply';
@@ -39,7 +39,7 @@ import { CLAIMED, COMMIT_FIELDS, parseStoredCommit, snapshotOf } from './stored-
 
 /** Times a step re-reads and decides again after its conditional write found the commit changed. */
 const CAS_RETRIES = 8;
-/** Commit key sets remembered (about one per commit in flight); the cache is emptied when full. */
+/** Commit / conversation key sets remembered (about one per commit in flight); a cache is emptied when full. */
 const KEY_CACHE_SIZE = 4096;
 
 export interface CommitOpsConfig {
@@ -97,6 +97,9 @@ export class RedisCommitOps {
   /** Commit keys by `commitKeyString` (the shard is a SHA-256; one commit asks for them 4 times). */
   private readonly keyCache = new Map<string, CommitKeys>();
 
+  /** Conversation keys by tenant + conversation (reserve and putRecord of a commit share them). */
+  private readonly conversationCache = new Map<string, ConversationKeys>();
+
   constructor(private readonly c: CommitOpsConfig) {}
 
   private commitKeys(key: CommitKey): CommitKeys {
@@ -110,6 +113,17 @@ export class RedisCommitOps {
     return keys;
   }
 
+  private conversationKeys(tenantId: Id128, conversationId: Id128): ConversationKeys {
+    const id = `${tenantId}${conversationId}`;
+    let keys = this.conversationCache.get(id);
+    if (keys === undefined) {
+      if (this.conversationCache.size >= KEY_CACHE_SIZE) this.conversationCache.clear();
+      keys = this.c.keys.conversation(tenantId, conversationId);
+      this.conversationCache.set(id, keys);
+    }
+    return keys;
+  }
+
   /** The live commit; a CLAIMED one is RESERVED when its seq claim is live and its own, else null. */
   async load(key: CommitKey): Promise<LoadedCommit | null> {
     const [reply] = await this.c.io.commands([['HMGET', this.commitKeys(key).hash, ...COMMIT_FIELDS]], 'read');
@@ -117,7 +131,7 @@ export class RedisCommitOps {
     const stored = parseStoredCommit(reply, now);
     if (stored === null) return null;
     if (stored.kind === 'intent') return { snapshot: { intent: stored.intent, state: stored.state }, intentBytes: stored.intentBytes };
-    const conv = this.c.keys.conversation(stored.request.tenantId, stored.request.conversationId);
+    const conv = this.conversationKeys(stored.request.tenantId, stored.request.conversationId);
     const [raw] = await this.c.io.commands([['GET', conv.seqClaim(this.commitKeys(key).member)]], 'read');
     if (raw === null) return null;
     const claim = parseSeqClaim(raw as Buffer);
@@ -130,14 +144,14 @@ export class RedisCommitOps {
     const { request } = input;
     const key = commitKeyOf(request);
     const requestBytes = encodeSendRequest(request);
-    const identity = identityOfEncodedRequest(requestBytes);
+    const identity = identityOfRequestBytes(request, requestBytes);
     const k = this.commitKeys(key);
     const now = this.c.clock.nowMs();
     const auxExpiresAt = now + this.c.commitAuxTtlMs;
     const graceMs = this.c.physicalGraceMs;
     const calls = [
       claimCommitCall(k, { now, identity, request: requestBytes, recipients: packIds(input.recipients), createdAt: input.createdAt, auxExpiresAt, graceMs }),
-      claimSeqCall(this.c.keys.conversation(request.tenantId, request.conversationId), k.member, { now, identity, messageId: input.messageId, createdAt: input.createdAt, auxExpiresAt, graceMs }),
+      claimSeqCall(this.conversationKeys(request.tenantId, request.conversationId), k.member, { now, identity, messageId: input.messageId, createdAt: input.createdAt, auxExpiresAt, graceMs }),
     ] as const;
     const [commitRaw, seqRaw] = this.c.faults === undefined ? await this.c.io.scripts(calls, 'write') : await this.reserveStepwise(calls, this.c.faults);
     const commit = ScriptReply.of(commitRaw, 'reserve');
@@ -167,12 +181,13 @@ export class RedisCommitOps {
     if (forms === null) return this.refuse('putRecord', intent.key, (s) => decidePutRecord(s, intent, record));
     const reserved = intent.publication === null ? intent : { ...intent, publication: null };
     const k = this.commitKeys(intent.key);
+    const conv = this.conversationKeys(record.tenantId, record.conversationId);
     for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {
-      if (await writeRecord(this.c, k.member, intent, record)) {
+      if (await writeRecord(this.c, conv, k.member, intent, record)) {
         await this.c.faults?.at('put-record:after-record');
         await this.c.faults?.at('put-record:after-index');
         const call = markRecordedCall(k, this.c.clock.nowMs(), intent.identity, packIds(intent.recipients), forms.unpublished);
-        const [moved] = await Promise.all([this.c.io.script(call, 'write'), registerEphemeral(this.c, record)]);
+        const [moved] = await Promise.all([this.c.io.script(call, 'write'), registerEphemeral(this.c, conv, record)]);
         const reply = ScriptReply.of(moved, 'putRecord');
         if (reply.code === ScriptCode.OK) {
           this.recorded.set(reserved, forms.unpublished);

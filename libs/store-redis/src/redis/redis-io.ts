@@ -2,6 +2,7 @@ import { InvariantViolationError, StoreError, UnavailableError } from '@qim/stor
 import type { Cluster, Redis } from 'ioredis';
 import { LUA_SCRIPTS } from '../generated/lua-scripts';
 import type { LuaScriptName } from '../generated/lua-scripts';
+import { EncodedEvalshaSender, encodeEvalsha } from './encoded-evalsha';
 
 export type ScriptArg = string | Buffer;
 
@@ -49,9 +50,12 @@ export function wrapDriverError(e: unknown, what: string): StoreError {
 export class RedisIo {
   private readCount = 0;
   private writeCount = 0;
+  /** The lean EVALSHA path of a standalone client (null on a Cluster or with a key prefix). */
+  private readonly encoded: EncodedEvalshaSender | null;
 
   constructor(readonly redis: Redis | Cluster) {
     registerScripts(redis);
+    this.encoded = EncodedEvalshaSender.usableOn(redis) ? new EncodedEvalshaSender(redis) : null;
   }
 
   get reads(): number {
@@ -67,10 +71,22 @@ export class RedisIo {
     else this.writeCount += n;
   }
 
-  /** Runs one script with Buffer replies. */
+  /**
+   * Runs one script with Buffer replies: pre-encoded EVALSHA on a standalone client, and the
+   * driver's script command (EVALSHA, EVAL on NOSCRIPT) when the server does not know the script
+   * (restarted) or on a Cluster.
+   */
   async script(call: ScriptCall, kind: 'read' | 'write'): Promise<unknown> {
     checkArity(call);
     this.count(kind);
+    if (this.encoded !== null) {
+      try {
+        return await this.encoded.send(encodeEvalsha(call.script, call.keys, call.args));
+      } catch (e) {
+        // NOSCRIPT: not run; the driver's path below loads it with EVAL.
+        if (!(e instanceof Error && e.message.startsWith('NOSCRIPT'))) throw wrapDriverError(e, call.script);
+      }
+    }
     const fn = (this.redis as unknown as Record<string, BufferCommand>)[`${call.script}Buffer`];
     if (fn === undefined) throw new InvariantViolationError(`${call.script} is not registered`);
     try {

@@ -2,7 +2,7 @@ import { ManualClock } from '@qim/store-core';
 import type { MailboxStore } from '@qim/store-core';
 import type { MailboxStoreHarness } from '@qim/store-contract/testing';
 import { RedisKeys } from '../keys/redis-keys';
-import { u64FromHex16 } from '../redis/hex64';
+import { u64FromHex16, u64ToHex16 } from '../redis/hex64';
 import { RedisMailboxStore } from '../mailbox/redis-mailbox-store';
 import { dropNamespace, testClient, testNamespace } from './redis-test-env';
 
@@ -25,7 +25,9 @@ export async function openRedisMailboxHarness(): Promise<MailboxStoreHarness> {
       return store;
     },
     removeBucketProof: async (tenantId, userId, epoch, day) => {
-      await admin.hdel(keys.user(tenantId, userId).proof(day), String(epoch));
+      const proof = keys.user(tenantId, userId).proof(day);
+      const members = (await admin.zrange(proof, 0, -1)).filter((m) => m.startsWith(`${epoch}:`));
+      if (members.length > 0) await admin.zrem(proof, ...members);
     },
     damageRetentionMeta: async (tenantId, userId, damage) => {
       const meta = keys.user(tenantId, userId).meta;
@@ -37,7 +39,15 @@ export async function openRedisMailboxHarness(): Promise<MailboxStoreHarness> {
       return v === null ? null : u64FromHex16(v, 'trim');
     },
     corruptEntry: async (tenantId, userId, mailboxSeq) => {
-      await admin.set(keys.user(tenantId, userId).entry(mailboxSeq), Buffer.from('not an entry'), 'KEEPTTL');
+      // The entry is a member (seq + bytes) of one of the user's day indexes: replace its bytes.
+      const seq = u64ToHex16(mailboxSeq, 'seq');
+      const days = await admin.keys(`${keys.user(tenantId, userId).prefix}day:*`);
+      for (const day of days) {
+        const members = await admin.zrangebylexBuffer(day, `[${seq}`, `(${u64ToHex16(mailboxSeq + 1n, 'seq')}`);
+        if (members.length === 0) continue;
+        await admin.zrem(day, ...members);
+        await admin.zadd(day, 0, Buffer.concat([Buffer.from(seq), Buffer.from('not an entry')]));
+      }
     },
     dispatchIndexed: async (shardEpoch, dispatchId) => {
       const row = await admin.getBuffer(keys.shardFrontier(shardEpoch.shard, shardEpoch.epoch).dispatchIndex(dispatchId));

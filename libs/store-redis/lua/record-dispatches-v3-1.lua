@@ -9,15 +9,17 @@
       ≤ the candidate's is kept untouched (never renewed); an absent row, a logically expired one,
       or one with a higher offset is replaced by the candidate's, with its own absolute expiry.
   Index row dix:<epoch>:<dispatch id> = offset (16 hex) .. expiry (16 hex ms, createdAt +
-  dispatchDedupeMs) .. digest (32 bytes); its physical expiry is set once at max(expiry, server
-  now) + grace. Stored rows are validated before anything is written (damage → corrupt).
+  dispatchDedupeMs) .. digest (32 bytes); its physical expiry is written with it (`SET … PXAT`) at
+  max(expiry, server now) + grace; a live row is never rewritten, so never renewed. Stored rows are
+  validated before anything is written (damage → corrupt).
   Index keys are built from the shard prefix, which carries the same hash tag as KEYS[1].
-  Layout guard (bucketed mailbox layout, frontier key mb-frontier:<epoch>): a frontier of the same
-  epoch under the per-user-tag layout's name (frontier:<epoch>, same tag) means an older build
-  applied this shard with user keys this build does not read → refused, nothing written.
+  Layout guard (day-indexed entries, frontier key mbd-frontier:<epoch>): a frontier of the same
+  epoch under an older layout's name (same tag) means an older build applied this shard with user
+  keys this build does not read → refused, nothing written: frontier:<epoch> (per-user tags,
+  {mu:<tenant><user>}), mb-frontier:<epoch> (buckets with one key per entry).
 
   Input:
-    KEYS[1] frontier   {sf:<shard>}:mb-frontier:<epoch>   (16-hex offset; absent = none yet)
+    KEYS[1] frontier   {sf:<shard>}:mbd-frontier:<epoch>   (16-hex offset; absent = none yet)
 
     ARGV[1] now            caller clock, 16-hex ms
     ARGV[2] shard prefix   "<ns>:{sf:<shard>}:"
@@ -35,7 +37,8 @@
     {1, F}                          behind: the page lies at or below F, nothing written
     {-13, F}                        frontier gap, nothing written
     {-7}                            the stored frontier or an index row is damaged, nothing written
-    {-3, 'per-user-layout'}         the shard was applied by the per-user-tag layout, nothing written
+    {-3, layout}                    the shard was applied by an older layout, nothing written:
+                                    'per-user-layout' or 'entry-key-layout'
 ]]
 --- @include "result-codes"
 --- @include "hex-u64"
@@ -46,6 +49,7 @@ local n = tonumber(ARGV[7])
 local FIRST = 8
 
 if redis.call('EXISTS', prefix .. 'frontier:' .. epoch) == 1 then return { E_INVALID_STATE, 'per-user-layout' } end
+if redis.call('EXISTS', prefix .. 'mb-frontier:' .. epoch) == 1 then return { E_INVALID_STATE, 'entry-key-layout' } end
 local f = redis.call('GET', KEYS[1])
 if f then
   if #f ~= 16 or not string.match(f, '^%x+$') then return { E_CORRUPT } end
@@ -53,27 +57,31 @@ if f then
   if hexCmp(to, f) <= 0 then return { R_ALREADY, f } end
 end
 
-local stored = {}
-for i = 0, n - 1 do
-  local v = redis.call('GET', prefix .. 'dix:' .. epoch .. ':' .. ARGV[FIRST + i * 5])
+-- The stored rows (validated before anything is written); each candidate's key is built once.
+local dix = prefix .. 'dix:' .. epoch .. ':'
+local keys, stored = {}, {}
+for i = 1, n do
+  local key = dix .. ARGV[FIRST + (i - 1) * 5]
+  local v = redis.call('GET', key)
   if v and (#v ~= 64 or not string.match(string.sub(v, 1, 32), '^%x+$')) then return { E_CORRUPT } end
-  stored[i] = v
+  keys[i], stored[i] = key, v
 end
 
-local out = { R_OK, f or '' }
-for i = 0, n - 1 do
-  local at = FIRST + i * 5
-  local off, digest, exp, expMs = ARGV[at + 1], ARGV[at + 2], ARGV[at + 3], ARGV[at + 4]
+local out, o = { R_OK, f or '' }, 2
+local graceMs = tonumber(grace)
+for i = 1, n do
+  local at = FIRST + (i - 1) * 5
+  local off, digest = ARGV[at + 1], ARGV[at + 2]
   local v = stored[i]
   if v and hexCmp(string.sub(v, 17, 32), now) > 0 and hexCmp(string.sub(v, 1, 16), off) <= 0 then
-    out[#out + 1] = string.sub(v, 1, 16)
-    out[#out + 1] = string.sub(v, 33, 64)
+    out[o + 1] = string.sub(v, 1, 16)
+    out[o + 2] = string.sub(v, 33, 64)
   else
-    local key = prefix .. 'dix:' .. epoch .. ':' .. ARGV[at]
-    redis.call('SET', key, off .. exp .. digest)
-    expireOnce(key, expMs, grace)
-    out[#out + 1] = off
-    out[#out + 1] = digest
+    local pxat = math.max(tonumber(ARGV[at + 4]), serverNowMs()) + graceMs
+    redis.call('SET', keys[i], off .. ARGV[at + 3] .. digest, 'PXAT', string.format('%.0f', pxat))
+    out[o + 1] = off
+    out[o + 2] = digest
   end
+  o = o + 2
 end
 return out
