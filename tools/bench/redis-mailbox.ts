@@ -2,8 +2,9 @@
  * Benchmark of the Redis mailbox apply path (ADR-0022; needs QIM_REDIS_URL; run:
  * tools/bench/run.sh redis-mailbox).
  *
- * For two fan-out shapes — one 1,000-recipient dispatch per page, and 1,000 three-recipient
- * dispatches in pages of 100 (300 three-member conversations) — it measures `applyPage` entries/s
+ * For three fan-out shapes — one 1,000-recipient dispatch per page, and 1,000 three-recipient
+ * dispatches in pages of 100 and in pages of 500 (the mailbox's default page, QIM_MAILBOX_PAGE_RECORDS),
+ * over 3 × page size three-member conversations — it measures `applyPage` entries/s
  * and, in the same run on the same server, raw pipelined writes of the same keys (the store's key
  * names, users under their mailbox bucket tags): per entry the `ZADD` of the entry (seq + bytes) into
  * its user's day index and the `ZADD … GT` of the day's bucket proof, one explicit pipeline per page
@@ -24,6 +25,7 @@ import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { composeMailboxSeq, dayOf, encodeMailboxEntry, entryExpiry, epochStartSeq, systemClock } from '@qim/store-core';
 import type { DispatchPage, DispatchRecord, Id128 } from '@qim/store-core';
+import { DEFAULT_MAILBOX_PAGE_RECORDS } from '@qim/service-kit';
 import { DEFAULT_MAILBOX_APPLY_CONCURRENCY, RedisMailboxStore, connectRedis } from '@qim/store-redis';
 
 const SECONDS = Number(process.env['QIM_BENCH_SECONDS'] ?? 5);
@@ -47,12 +49,18 @@ function oneBigDispatch(): Shape {
   return { name: '1 dispatch × 1,000 recipients (page of 1)', round: () => [[users]] };
 }
 
-function manySmallDispatches(): Shape {
-  const conversations = Array.from({ length: 300 }, () => [rid(), rid(), rid()].sort());
+/**
+ * 1,000 three-recipient dispatches per round in pages of `pageSize`, over enough conversations that
+ * no user has two entries in one page (each page is 3 × pageSize distinct users, like a shard's
+ * page of unrelated conversations).
+ */
+function manySmallDispatches(pageSize: number): Shape {
+  const conversations = Array.from({ length: pageSize * 3 }, () => [rid(), rid(), rid()].sort());
   let next = 0;
+  const label = pageSize === DEFAULT_MAILBOX_PAGE_RECORDS ? `pages of ${pageSize}, the default QIM_MAILBOX_PAGE_RECORDS` : `pages of ${pageSize}`;
   return {
-    name: '1,000 dispatches × 3 recipients (pages of 100)',
-    round: () => Array.from({ length: 10 }, () => Array.from({ length: 100 }, () => conversations[next++ % conversations.length]!)),
+    name: `1,000 dispatches × 3 recipients (${label})`,
+    round: () => Array.from({ length: 1000 / pageSize }, () => Array.from({ length: pageSize }, () => conversations[next++ % conversations.length]!)),
   };
 }
 
@@ -202,7 +210,7 @@ async function main(): Promise<void> {
   console.log(`# applyPage vs raw pipelined ZADD (entry into its day index) + ZADD GT (bucket proof) of the same keys (${SECONDS}s each side, alternating rounds, same server ${new URL(url).host}, ${CONCURRENCY} append calls in flight)`);
   console.log('shape | cold entries/s | warm entries/s | raw entries/s | warm/raw | cold/raw | client calls/page | server cmds/entry | CPU µs/entry client / server: warm | raw');
   try {
-    for (const shape of [oneBigDispatch(), manySmallDispatches()]) {
+    for (const shape of [oneBigDispatch(), manySmallDispatches(100), manySmallDispatches(DEFAULT_MAILBOX_PAGE_RECORDS)]) {
       const gc = { entryRetentionMs: RETENTION_MS, dispatchDedupeMs: 86_400_000n };
       // The key builder of a store on the raw namespace: raw writes the very key names (bucket tags) the store writes.
       const rawKeys = new RedisMailboxStore({ redis: rawClient, namespace: rawNamespace, clock: systemClock, ownsConnection: false, shardEpoch: { shard: SHARD, epoch: EPOCH }, gc }).keys;

@@ -6,6 +6,9 @@ import { commonConfigOf, commonEnvShape, resolveBackend } from './service-env';
 
 const DAY_MS = 86_400_000;
 
+/** Kafka records per shard page unless `QIM_MAILBOX_PAGE_RECORDS` says otherwise (the fan-out benchmarks use it too). */
+export const DEFAULT_MAILBOX_PAGE_RECORDS = 500;
+
 /** Mailbox-only variables. */
 export const mailboxEnvShape = {
   ...commonEnvShape,
@@ -13,7 +16,7 @@ export const mailboxEnvShape = {
   QIM_CLOCK_SKEW_MS: intField(0, 60_000, 1_000),
   QIM_DISPATCH_DEDUPE_MS: intField(60_000, 365 * DAY_MS, 8 * DAY_MS),
   QIM_MAILBOX_APPLY_CONCURRENCY: intField(1, 1_024, 64),
-  QIM_MAILBOX_PAGE_RECORDS: intField(1, 10_000, 500),
+  QIM_MAILBOX_PAGE_RECORDS: intField(1, 10_000, DEFAULT_MAILBOX_PAGE_RECORDS),
   QIM_SYNC_MAX_LIMIT: intField(1, 10_000, 500),
   QIM_SYNC_MAX_WAIT_MS: intField(0, 300_000, 30_000),
 } as const;

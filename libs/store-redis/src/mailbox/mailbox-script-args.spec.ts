@@ -14,7 +14,7 @@ const NOW_HEX = '0000018bcfe56800';
 
 describe('mailbox script argument builders', () => {
   it('append: per user its id, mode and entries (header + bytes); compare-and-set mode appends guard, new meta, days and grace', () => {
-    const entry = { head: '0018000000000001' + NOW_HEX, tail: '1700000005000:19001', member: Buffer.from('E') };
+    const entry = { head: '0018000000000001' + NOW_HEX, tail: '1700000005000:19001', liveHeader: `0018000000000001${NOW_HEX}11700000005000:19001`, member: Buffer.from('E') };
     const fast = userAppendArgs(user, { entries: [entry], live: null, cas: null });
     expect(fast).toEqual([user.id, 'f', '1', `0018000000000001${NOW_HEX}11700000005000:19001`, Buffer.from('E')]);
     const cas = userAppendArgs(user, {

@@ -14,6 +14,8 @@ export interface AppendEntryArg {
   readonly head: string;
   /** physical expiry ms .. ':' .. day. */
   readonly tail: string;
+  /** `entryHeader(head, tail, true)`, built once per dispatch (its recipients share it). */
+  readonly liveHeader: string;
   /** The day-index member: seq (16 hex) + MailboxEntry bytes. */
   readonly member: Buffer;
 }
@@ -59,13 +61,18 @@ function nowHex(ms: bigint): string {
   return lastNow.hex;
 }
 
+/** The script's entry header: head, the live flag (`0`: an expired replay, only its bucket proof is written), tail. */
+export function entryHeader(head: string, tail: string, live: boolean): string {
+  return `${head}${live ? '1' : '0'}${tail}`;
+}
+
 /**
  * One user's arguments of `append-entries-v4-1.lua`: its id inside the bucket (tenant + user), the
  * mode, the entries (header + member) and, in compare-and-set mode, guard, new meta, days and grace.
  */
 export function userAppendArgs(u: UserKeys, a: UserAppendArgs): ScriptArg[] {
   const args: ScriptArg[] = [u.id, a.cas === null ? 'f' : 'c', String(a.entries.length)];
-  a.entries.forEach((e, i) => args.push(`${e.head}${a.live === null || a.live[i] === true ? '1' : '0'}${e.tail}`, e.member));
+  a.entries.forEach((e, i) => args.push(a.live === null || a.live[i] === true ? e.liveHeader : entryHeader(e.head, e.tail, false), e.member));
   if (a.cas !== null) {
     const c = a.cas;
     args.push(...c.expected, ...(c.next ?? NO_NEXT), c.liveDays.join(','), releasedList(c.released), msScore(c.graceMs));
@@ -111,7 +118,7 @@ export function truncateBeforeCall(u: UserKeys, seq: bigint): ScriptCall {
 export interface DispatchCandidateArg {
   readonly dispatchId: Id128;
   readonly offset: bigint;
-  readonly digest: Uint8Array;
+  readonly digest: Buffer;
   /** Absolute end of the id's duplicate memory: `dispatchDedupeExpiry(createdAt, dispatchDedupeMs)`. */
   readonly dedupeExpiresAt: bigint;
 }
@@ -135,7 +142,7 @@ export function recordDispatchesCall(s: ShardFrontierKeys, epoch: number, a: Rec
     String(a.candidates.length),
   ];
   for (const c of a.candidates) {
-    args.push(c.dispatchId, u64ToHex16(c.offset, 'offset'), Buffer.from(c.digest), u64ToHex16(c.dedupeExpiresAt, 'dedupe expiry'), msScore(c.dedupeExpiresAt));
+    args.push(c.dispatchId, u64ToHex16(c.offset, 'offset'), c.digest, u64ToHex16(c.dedupeExpiresAt, 'dedupe expiry'), msScore(c.dedupeExpiresAt));
   }
   return { script: 'recordDispatchesV3', keys: [s.frontier], args };
 }

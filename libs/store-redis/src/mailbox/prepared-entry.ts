@@ -12,6 +12,7 @@ import {
 } from '@qim/store-core';
 import type { DispatchRecord, Id128, MailboxEntry, MailboxEntryInput } from '@qim/store-core';
 import { msScore, u64ToHex16 } from '../redis/hex64';
+import { entryHeader } from './mailbox-script-args';
 
 /** One validated entry, encoded, with what its user's append script needs. */
 export interface PreparedEntry {
@@ -28,6 +29,8 @@ export interface PreparedEntry {
   readonly head: string;
   /** `physical expiry ms .. ':' .. day`: the tail of the script's entry header. */
   readonly tail: string;
+  /** The whole header of the entry written live, shared by a dispatch's recipients. */
+  readonly liveHeader: string;
 }
 
 /** Length of the seq prefix (16 hex) of a day-index member. */
@@ -40,6 +43,7 @@ interface SharedFacts {
   readonly expiresAt: bigint;
   readonly head: string;
   readonly tail: string;
+  readonly liveHeader: string;
 }
 
 /**
@@ -50,7 +54,9 @@ interface SharedFacts {
 function sharedFacts(seq: bigint, createdAt: bigint, retentionMs: bigint, graceMs: bigint): SharedFacts {
   const expiresAt = entryExpiry(createdAt, retentionMs);
   const day = dayOf(createdAt);
-  return { seq, day, expiresAt, head: `${u64ToHex16(seq, 'seq')}${u64ToHex16(expiresAt, 'expiry')}`, tail: `${msScore(expiresAt + graceMs)}:${day}` };
+  const head = `${u64ToHex16(seq, 'seq')}${u64ToHex16(expiresAt, 'expiry')}`;
+  const tail = `${msScore(expiresAt + graceMs)}:${day}`;
+  return { seq, day, expiresAt, head, tail, liveHeader: entryHeader(head, tail, true) };
 }
 
 /**
@@ -67,7 +73,7 @@ export function prepareEntry(input: MailboxEntryInput, epoch: number, retentionM
   const facts = sharedFacts(input.mailboxSeq, input.createdAt, retentionMs, graceMs);
   const entry: MailboxEntry = { ...input, events: canonicalizeEvents(input.events), expiresAt: facts.expiresAt };
   const member = Buffer.concat([Buffer.from(facts.head.slice(0, SEQ_PREFIX), 'latin1'), encodeMailboxEntry(entry)]);
-  return { tenantId: input.tenantId, userId: input.userId, user: `${input.tenantId}${input.userId}`, seq: facts.seq, day: facts.day, expiresAt: facts.expiresAt, member, head: facts.head, tail: facts.tail };
+  return { tenantId: input.tenantId, userId: input.userId, user: `${input.tenantId}${input.userId}`, seq: facts.seq, day: facts.day, expiresAt: facts.expiresAt, member, head: facts.head, tail: facts.tail, liveHeader: facts.liveHeader };
 }
 
 /** Byte offset of the user id in a member: the seq prefix, then the MailboxEntry codec v1 ("QME" 0x01, tenantId[16], userId[16], …). */
@@ -99,7 +105,7 @@ export function prepareDispatchEntries(record: DispatchRecord, epoch: number, of
       template.copy(member);
       member.write(userId, USER_ID_AT, 16, 'hex');
     }
-    return { tenantId: record.tenantId, userId, user: `${record.tenantId}${userId}`, seq: facts.seq, day: facts.day, expiresAt: facts.expiresAt, member, head: facts.head, tail: facts.tail };
+    return { tenantId: record.tenantId, userId, user: `${record.tenantId}${userId}`, seq: facts.seq, day: facts.day, expiresAt: facts.expiresAt, member, head: facts.head, tail: facts.tail, liveHeader: facts.liveHeader };
   });
 }
 

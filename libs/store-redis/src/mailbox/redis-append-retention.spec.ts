@@ -4,7 +4,7 @@ import { LUA_SCRIPTS } from '../generated/lua-scripts';
 import { RedisKeys } from '../keys/redis-keys';
 import type { UserKeys } from '../keys/redis-keys';
 import { RedisMailboxFixture, SPEC_GC, rid } from '../testing/redis-mailbox-fixture';
-import { appendEntriesCall, userAppendArgs } from './mailbox-script-args';
+import { appendEntriesCall, entryHeader, userAppendArgs } from './mailbox-script-args';
 import { prepareEntry } from './prepared-entry';
 
 /**
@@ -103,7 +103,8 @@ describe('RedisMailboxStore append: retention meta only when the ledger must cha
     const keys = userKeys(u);
     // the first user's entry would take the fast path (its day is registered)
     const good = prepareEntry(entry(u, 2n, now), f.shardEpoch.epoch, SPEC_GC.entryRetentionMs, 1_000n);
-    const bad = { ...good, head: `${good.head.slice(0, 4)}zz${good.head.slice(6)}` };
+    const badHead = `${good.head.slice(0, 4)}zz${good.head.slice(6)}`;
+    const bad = { ...good, head: badHead, liveHeader: entryHeader(badHead, good.tail, true) };
     const call = appendEntriesCall(new RedisKeys(f.namespace).mailboxBucket(keys.bucket), now, f.shardEpoch.epoch, 'add', [
       userAppendArgs(keys, { entries: [good], live: null, cas: null }),
       userAppendArgs(keys, { entries: [bad], live: null, cas: null }),

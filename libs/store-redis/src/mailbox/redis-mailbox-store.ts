@@ -23,6 +23,7 @@ import { RedisMailboxReads } from './redis-mailbox-reads';
 import { RedisPageApplier } from './redis-page-applier';
 import { RedisRetentionInspector } from './redis-retention-inspector';
 import { RedisUserAppender } from './redis-user-appender';
+import { UserKeysCache } from './user-keys-cache';
 
 /** Default bound of append-script calls in flight per page or batch. */
 export const DEFAULT_MAILBOX_APPLY_CONCURRENCY = 64;
@@ -34,7 +35,7 @@ export interface RedisMailboxStoreOptions extends RedisStoreOptions {
   readonly gc: MailboxGcConfig;
   /** Append-script calls (one per mailbox bucket touched) in flight at most while a page or batch is written (default 64). */
   readonly applyConcurrency?: number;
-  /** Users whose retention meta the store remembers to plan appends without a read (default 100 000). */
+  /** Users whose retention meta (and key names) the store remembers to plan appends without a read (default 100 000). */
   readonly metaCacheUsers?: number;
   /** Simulated crash points inside `applyPage` (tests only). */
   readonly faults?: MailboxFaults;
@@ -82,10 +83,12 @@ export class RedisMailboxStore implements MailboxStore {
     this.graceMs = graceMs;
     const { clock } = options;
     const { epoch } = this.shardEpoch;
-    const cache = new MetaCache(positiveInt(options.metaCacheUsers, DEFAULT_META_CACHE_USERS, 'metaCacheUsers'));
+    const cacheUsers = positiveInt(options.metaCacheUsers, DEFAULT_META_CACHE_USERS, 'metaCacheUsers');
+    const cache = new MetaCache(cacheUsers);
+    const userKeys = new UserKeysCache(this.keys, cacheUsers);
     const inspector = new RedisRetentionInspector(this.io, this.keys, graceMs);
     const concurrency = positiveInt(options.applyConcurrency, DEFAULT_MAILBOX_APPLY_CONCURRENCY, 'applyConcurrency');
-    this.appender = new RedisUserAppender({ io: this.io, keys: this.keys, clock, epoch, graceMs, concurrency, cache, inspector });
+    this.appender = new RedisUserAppender({ io: this.io, clock, epoch, graceMs, concurrency, cache, userKeys, inspector });
     this.reads = new RedisMailboxReads({ io: this.io, keys: this.keys, clock, epoch, cache, inspector });
     this.pages = new RedisPageApplier({
       io: this.io,

@@ -1,6 +1,5 @@
 import { InvariantViolationError, UnavailableError } from '@qim/store-core';
 import type { AppendReport, Clock } from '@qim/store-core';
-import type { RedisKeys } from '../keys/redis-keys';
 import type { RedisIo, ScriptCall } from '../redis/redis-io';
 import { ScriptCode, errorForCode } from '../redis/script-codes';
 import { ScriptReply } from '../redis/script-reply';
@@ -14,6 +13,7 @@ import type { RedisRetentionInspector } from './redis-retention-inspector';
 import { storedMetaOf } from './stored-retention-meta';
 import { planUserAppend } from './user-append-plan';
 import type { UserAppendCall, UserAppendContext } from './user-append-plan';
+import type { UserKeysCache } from './user-keys-cache';
 
 /** Times a user's append is planned again after its meta compare-and-set lost to a concurrent writer. */
 const CAS_RETRIES = 16;
@@ -29,13 +29,14 @@ export const MAX_BYTES_PER_CALL = 1 << 20;
 
 export interface UserAppenderConfig {
   readonly io: RedisIo;
-  readonly keys: RedisKeys;
   readonly clock: Clock;
   readonly epoch: number;
   readonly graceMs: bigint;
   /** Append-script calls in flight at most (a pipelined stream, never one round trip per entry). */
   readonly concurrency: number;
   readonly cache: MetaCache;
+  /** The users' and buckets' key names. */
+  readonly userKeys: UserKeysCache;
   readonly inspector: RedisRetentionInspector;
 }
 
@@ -105,7 +106,8 @@ export class RedisUserAppender {
   }
 
   private context(group: Group, now: bigint): UserAppendContext {
-    return { keys: this.c.keys.user(group[0]!.tenantId, group[0]!.userId), now, graceMs: this.c.graceMs };
+    const { tenantId, userId, user } = group[0]!;
+    return { keys: this.c.userKeys.user(tenantId, userId, user), now, graceMs: this.c.graceMs };
   }
 
   /** The users' plans grouped per bucket, each bucket cut into calls within the bounds. */
@@ -118,7 +120,7 @@ export class RedisUserAppender {
     }
     const calls: BucketCall[] = [];
     for (const [bucket, users] of byBucket) {
-      const keys = this.c.keys.mailboxBucket(bucket);
+      const keys = this.c.userKeys.bucket(bucket);
       let batch: Planned[] = [];
       let entries = 0;
       let bytes = 0;

@@ -1,5 +1,5 @@
 import { InvariantViolationError } from '@qim/store-core';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { RedisServerProcess } from '../testing/redis-server-process';
 import { connectRedis } from './connect-redis';
 import { RedisIo } from './redis-io';
@@ -49,6 +49,60 @@ describe('RedisIo scripts (pre-encoded EVALSHA)', () => {
     } finally {
       delete (socket as Partial<typeof socket>)._write;
       delete (socket as Partial<typeof socket>)._writev;
+    }
+  });
+
+  it('sends a pipelined batch as pre-encoded EVALSHA in one socket write, not through a driver pipeline', async () => {
+    await redis.del('t:{m}:members');
+    await io.script(call, 'write');
+    const pipeline = jest.spyOn(redis, 'pipeline');
+    const socket = (redis as unknown as { stream: Record<'_write' | '_writev', (...a: unknown[]) => void> }).stream;
+    let writes = 0;
+    for (const name of ['_write', '_writev'] as const) {
+      const original = socket[name];
+      socket[name] = (...a: unknown[]) => {
+        writes += 1;
+        original.apply(socket, a);
+      };
+    }
+    try {
+      const replies = await io.scriptsPipelined(['bb', 'cc', 'aa'].map((m) => ({ ...call, args: ['10', m] })), 'write');
+      expect(pipeline).not.toHaveBeenCalled();
+      expect(writes).toBe(1);
+      expect(replies).toEqual([[0, 2], [0, 3], [0, 3]]);
+      expect((await redis.smembers('t:{m}:members')).sort()).toEqual(['aa', 'bb', 'cc']);
+    } finally {
+      pipeline.mockRestore();
+      delete (socket as Partial<typeof socket>)._write;
+      delete (socket as Partial<typeof socket>)._writev;
+    }
+  });
+
+  it('a pipelined batch the server does not know yet runs every call (NOSCRIPT → the driver loads the script)', async () => {
+    await redis.del('t:{m}:members');
+    await redis.script('FLUSH');
+    const replies = await io.scriptsPipelined(['x', 'y'].map((m) => ({ ...call, args: ['10', m] })), 'write');
+    expect(replies).toHaveLength(2);
+    expect((await redis.smembers('t:{m}:members')).sort()).toEqual(['x', 'y']);
+  });
+
+  it('a refused call of a pipelined batch rejects it as InvariantViolationError once the others ran', async () => {
+    await redis.del('t:{m}:members', 't:{n}:members');
+    await redis.set('t:{n}:members', 'not a set');
+    const calls = [{ ...call, args: ['10', 'p'] }, { ...call, keys: ['t:{n}:members'] }, { ...call, args: ['10', 'q'] }];
+    await expect(io.scriptsPipelined(calls, 'write')).rejects.toBeInstanceOf(InvariantViolationError);
+    expect((await redis.smembers('t:{m}:members')).sort()).toEqual(['p', 'q']);
+  });
+
+  it('a client with a key prefix pipelines through the driver, which prefixes the keys', async () => {
+    const prefixed = new Redis(server.url, { keyPrefix: 'pre:', lazyConnect: true });
+    await prefixed.connect();
+    try {
+      const replies = await new RedisIo(prefixed).scriptsPipelined([{ ...call, args: ['10', 'z'] }], 'write');
+      expect(replies).toHaveLength(1);
+      expect(await redis.smembers('pre:t:{m}:members')).toEqual(['z']);
+    } finally {
+      await prefixed.quit();
     }
   });
 

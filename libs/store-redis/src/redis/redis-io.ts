@@ -79,6 +79,11 @@ export class RedisIo {
   async script(call: ScriptCall, kind: 'read' | 'write'): Promise<unknown> {
     checkArity(call);
     this.count(kind);
+    return this.send(call);
+  }
+
+  /** One checked and counted call: pre-encoded when possible, the driver's script command otherwise. */
+  private async send(call: ScriptCall): Promise<unknown> {
     if (this.encoded !== null) {
       try {
         return await this.encoded.send(encodeEvalsha(call.script, call.keys, call.args));
@@ -106,15 +111,25 @@ export class RedisIo {
   }
 
   /**
-   * Runs several scripts as ONE explicit pipeline on a standalone client (one socket write, no
-   * promise per call); replies in order, a refused call rejects the batch once every reply is in.
-   * A Cluster client falls back to `scripts` (a pipeline object must stay on one node; its calls on
-   * different tags are then sent one by one and coalesced by auto-pipelining).
+   * Runs several scripts as one socket write; replies in order, a refused call rejects the batch
+   * once every reply is in. A standalone client sends them as pre-encoded EVALSHA (corked into one
+   * write; a NOSCRIPT call alone goes again through the driver, with EVAL): the driver's pipeline
+   * re-encoded every argument of every call, the bulk of the client CPU of a page of many small
+   * append calls. With a key prefix, one explicit driver pipeline (it adds the prefix). A Cluster
+   * client falls back to `scripts` (a pipeline object must stay on one node; its calls on different
+   * tags are then sent one by one and coalesced by auto-pipelining).
    */
   async scriptsPipelined(calls: readonly ScriptCall[], kind: 'read' | 'write'): Promise<unknown[]> {
     if ((this.redis as { isCluster?: boolean }).isCluster === true) return this.scripts(calls, kind);
     for (const call of calls) checkArity(call);
     this.count(kind, calls.length);
+    if (this.encoded !== null) {
+      const settled = await Promise.allSettled(calls.map((call) => this.send(call)));
+      return settled.map((s) => {
+        if (s.status === 'rejected') throw s.reason;
+        return s.value;
+      });
+    }
     const pipeline = this.redis.pipeline() as unknown as Record<string, BufferCommand>;
     for (const call of calls) {
       const fn = pipeline[`${call.script}Buffer`];
