@@ -110,7 +110,7 @@ export function entriesOfDispatch(record: DispatchRecord, epoch: number, canonic
   }));
 }
 
-/** A dispatch index row as read back after the page wrote its own: the id's lowest offset and that record's digest. */
+/** A dispatch index row as the store read it (after writing the page's sights, or on CQL before — ADR-0022 §4): the id's lowest offset and that record's digest. */
 export interface IndexedDispatch {
   readonly offset: bigint;
   readonly digest: Uint8Array;
@@ -123,9 +123,12 @@ export interface PageResolution {
 }
 
 /**
- * Decides every record of an `apply` plan once each candidate's dispatch index row has been written
- * and read back (`indexed.get(dispatchId)`; null or absent when no row is live, e.g. its dedupe
- * memory `createdAt + dedupeMs` has already passed):
+ * Decides every record of an `apply` plan from each candidate's dispatch index row
+ * (`indexed.get(dispatchId)`; null or absent when no row is live, e.g. its dedupe memory
+ * `createdAt + dedupeMs` has already passed). Redis and Memory read the row after writing the page's
+ * sights; CQL reads it before and writes the sights with the entries, which sees every lower sight
+ * the read-back would (every sight at or below a stored frontier was acknowledged before that
+ * frontier; ADR-0022 §4):
  * - a candidate whose row names a lower offset is a `duplicate` of it (same digest) or a `conflict`
  *   (other digest); otherwise (its own offset, a higher one whose own memory outlived it, or no
  *   row) it is `applied` at its own offset;
