@@ -25,7 +25,7 @@ import { cpus, loadavg } from 'node:os';
 import { Command } from 'ioredis';
 import { DurableMessageCommitter, systemClock } from '@qim/store-core';
 import type { Id128, SendRequest } from '@qim/store-core';
-import { RedisMessageStore, connectRedis } from '@qim/store-redis';
+import { RedisMessageStore, connectRedis, countSocketWrites } from '@qim/store-redis';
 
 const SECONDS = Number(process.env['QIM_BENCH_SECONDS'] ?? 5);
 const IN_FLIGHT = [1, 16, 64];
@@ -125,15 +125,7 @@ async function main(): Promise<void> {
     const request = requestFor(tenantId, conversations[n++ % conversations.length]!);
     await committer.send({ request, messageId: rid(), createdAt: systemClock.nowMs(), recipients: [request.senderId] });
   };
-  const socket = (storeClient as unknown as { stream: Record<'_write' | '_writev', (...a: unknown[]) => void> }).stream;
-  let socketWrites = 0;
-  for (const name of ['_write', '_writev'] as const) {
-    const original = socket[name];
-    socket[name] = (...a: unknown[]) => {
-      socketWrites += 1;
-      original.apply(socket, a);
-    };
-  }
+  const socketWrites = countSocketWrites(storeClient);
   await trivial(`${namespace}:{warm}`);
   const trivialEncoded = encodedEvalsha(rawClient, 'return 1', `${namespace}:{raw}`);
   await commit();
@@ -162,12 +154,12 @@ async function main(): Promise<void> {
   const before = await commandStats(admin);
   const serverCpu0 = await serverCpuSeconds(admin);
   const io0 = messages.io.reads + messages.io.writes;
-  const writes0 = socketWrites;
+  const writes0 = socketWrites.count();
   const clientCpu0 = process.cpuUsage();
   for (let i = 0; i < COUNTED; i++) await commit();
   const clientCpu = process.cpuUsage(clientCpu0);
   const serverCpu = (await serverCpuSeconds(admin)) - serverCpu0;
-  const roundTrips = (socketWrites - writes0) / COUNTED;
+  const roundTrips = (socketWrites.count() - writes0) / COUNTED;
   const clientCalls = (messages.io.reads + messages.io.writes - io0) / COUNTED;
   const after = await commandStats(admin);
   const deltas = [...after].map(([cmd, calls]) => [cmd, calls - (before.get(cmd) ?? 0)] as const).filter(([cmd, d]) => d > 0 && !/^(info|config)/.test(cmd));

@@ -7,6 +7,7 @@ export type { MailboxFaults } from './mailbox/mailbox-faults';
 export { DEFAULT_PHYSICAL_GRACE_MS } from './redis/store-options';
 export type { RedisStoreOptions } from './redis/store-options';
 export { connectRedis } from './redis/connect-redis';
+export { countSocketWrites } from './redis/socket-writes';
 export type { ConnectRedisOptions } from './redis/connect-redis';
 export { checkRedisReadiness } from './redis/redis-readiness';
 export type { RedisReadiness } from './redis/redis-readiness';

@@ -11,6 +11,7 @@ import {
 } from '@qim/store-core';
 import type { Id128, OutboxPublisher, Publication, SendRequest } from '@qim/store-core';
 import type { Redis } from 'ioredis';
+import { countSocketWrites } from '../redis/socket-writes';
 import { dropNamespace, testClient, testNamespace } from '../testing/redis-test-env';
 import { claimCommitCall, claimSeqCall, isCountable, putRecordCall } from './message-script-args';
 import { RedisMessageStore } from './redis-message-store';
@@ -146,22 +147,12 @@ describe('Redis commit: partial writes and seq claims', () => {
   it('the committer\'s happy path is 4 client round trips (socket writes) and 5 commands', async () => {
     await store.reserve(reserveOf(requestIn(rid())));
     // Socket writes, not `write()` calls: corked writes leave in one `_writev`.
-    const socket = (redis as unknown as { stream: Record<'_write' | '_writev', (...a: unknown[]) => void> }).stream;
-    let writes = 0;
-    const counted = (name: '_write' | '_writev'): (() => void) => {
-      const original = socket[name];
-      socket[name] = (...a: unknown[]) => {
-        writes += 1;
-        original.apply(socket, a);
-      };
-      return () => delete socket[name];
-    };
-    const restore = [counted('_write'), counted('_writev')];
+    const writes = countSocketWrites(redis);
     const commands = store.io.reads + store.io.writes;
     const out = await new DurableMessageCommitter(store, new Broker()).send(reserveOf(requestIn(rid())));
-    restore.forEach((r) => r());
+    writes.restore();
     expect(out.replay).toBe(false);
-    expect(writes).toBe(4);
+    expect(writes.count()).toBe(4);
     expect(store.io.reads + store.io.writes - commands).toBe(5);
   });
 });

@@ -4,6 +4,7 @@ import { RedisServerProcess } from '../testing/redis-server-process';
 import { connectRedis } from './connect-redis';
 import { RedisIo } from './redis-io';
 import type { ScriptCall } from './redis-io';
+import { countSocketWrites } from './socket-writes';
 
 /** Runs on a private server: the spec flushes its script cache. */
 describe('RedisIo scripts (pre-encoded EVALSHA)', () => {
@@ -32,23 +33,14 @@ describe('RedisIo scripts (pre-encoded EVALSHA)', () => {
 
   it('sends the scripts of one event-loop turn in one socket write, replies in order', async () => {
     await io.script(call, 'write');
-    const socket = (redis as unknown as { stream: Record<'_write' | '_writev', (...a: unknown[]) => void> }).stream;
-    let writes = 0;
-    for (const name of ['_write', '_writev'] as const) {
-      const original = socket[name];
-      socket[name] = (...a: unknown[]) => {
-        writes += 1;
-        original.apply(socket, a);
-      };
-    }
+    const writes = countSocketWrites(redis);
     try {
       const replies = await io.scripts(['bb', 'cc', 'aa'].map((m) => ({ ...call, args: ['10', m] })), 'write');
-      expect(writes).toBe(1);
+      expect(writes.count()).toBe(1);
       expect(replies).toHaveLength(3);
       expect((await redis.smembers('t:{m}:members')).sort()).toEqual(['aa', 'bb', 'cc']);
     } finally {
-      delete (socket as Partial<typeof socket>)._write;
-      delete (socket as Partial<typeof socket>)._writev;
+      writes.restore();
     }
   });
 
@@ -56,25 +48,16 @@ describe('RedisIo scripts (pre-encoded EVALSHA)', () => {
     await redis.del('t:{m}:members');
     await io.script(call, 'write');
     const pipeline = jest.spyOn(redis, 'pipeline');
-    const socket = (redis as unknown as { stream: Record<'_write' | '_writev', (...a: unknown[]) => void> }).stream;
-    let writes = 0;
-    for (const name of ['_write', '_writev'] as const) {
-      const original = socket[name];
-      socket[name] = (...a: unknown[]) => {
-        writes += 1;
-        original.apply(socket, a);
-      };
-    }
+    const writes = countSocketWrites(redis);
     try {
       const replies = await io.scriptsPipelined(['bb', 'cc', 'aa'].map((m) => ({ ...call, args: ['10', m] })), 'write');
       expect(pipeline).not.toHaveBeenCalled();
-      expect(writes).toBe(1);
+      expect(writes.count()).toBe(1);
       expect(replies).toEqual([[0, 2], [0, 3], [0, 3]]);
       expect((await redis.smembers('t:{m}:members')).sort()).toEqual(['aa', 'bb', 'cc']);
     } finally {
       pipeline.mockRestore();
-      delete (socket as Partial<typeof socket>)._write;
-      delete (socket as Partial<typeof socket>)._writev;
+      writes.restore();
     }
   });
 
