@@ -44,9 +44,9 @@ function assertSameKeyRequest(row: StoredRow | null, identity: Buffer): void {
  * until it completes, or taken over (`IF state = 'CLAIMED' AND claim = <seen token>`) once abandoned or older than the
  * lease. A row in the middle of expiring is waited out; past the wait bound → `UnavailableError`.
  */
-export async function claimCommitKey(ctx: MessageContext, key: CommitKey, identity: Buffer): Promise<ClaimOutcome> {
+export async function claimCommitKey(ctx: MessageContext, key: CommitKey, identity: Buffer, attempt: ClaimAttempt): Promise<ClaimOutcome> {
   const keyParams = commitKeyParams(key);
-  const token = randomBytes(16);
+  const { token } = attempt;
   const giveUpAt = ctx.clock.nowMs() + ctx.claimLeaseMs + CLAIM_WAIT_SLACK_MS;
   let pause = FIRST_POLL_MS;
   const wait = async (): Promise<void> => {
@@ -56,7 +56,9 @@ export async function claimCommitKey(ctx: MessageContext, key: CommitKey, identi
   };
   for (;;) {
     const startedMs = ctx.clock.nowMs();
+    attempt.deadlineMs = startedMs + ctx.auxTtlMs;
     const rs = await ctx.cql.run(ctx.commit.claim, [...keyParams, identity, token, ttlSecondsOf(ctx.auxTtlMs)]);
+    await ctx.faults.at('reserve:claim-answered');
     if (applied(rs)) return { kind: 'owned', token, deadlineMs: startedMs + ctx.auxTtlMs };
     const seen = decodeCommitRow(rs.rows[0], key);
     assertSameKeyRequest(seen, identity);
@@ -71,8 +73,9 @@ export async function claimCommitKey(ctx: MessageContext, key: CommitKey, identi
         break;
       }
       if (isTakeoverAllowed(row, ctx.clock.nowMs(), ctx.claimLeaseMs)) {
+        attempt.deadlineMs = auxDeadlineMs(ctx, row.bornMicros) ?? startedMs + ctx.auxTtlMs;
         const taken = await ctx.cql.run(ctx.commit.reclaim, [remainingAuxTtlSeconds(ctx, row), token, ...keyParams, row.token]);
-        if (applied(taken)) return { kind: 'owned', token, deadlineMs: auxDeadlineMs(ctx, row.bornMicros) ?? startedMs + ctx.auxTtlMs };
+        if (applied(taken)) return { kind: 'owned', token, deadlineMs: attempt.deadlineMs };
         continue;
       }
       await wait();
@@ -81,11 +84,82 @@ export async function claimCommitKey(ctx: MessageContext, key: CommitKey, identi
 }
 
 /**
- * Best effort, after a reserve failed with a store error before completing its claim: empties the
- * token (only if it is still ours), so a retry may take the key over at once instead of waiting
- * out the lease. If the completion did land (an unknown outcome), the condition fails and nothing
- * changes.
+ * One reserve's claim attempt: the token it claims with, and the deadline of the row that token
+ * would live in (set before each claim or takeover LWT is sent). When that LWT fails with an
+ * unknown outcome, the token may be in the row: `ClaimReleases.release` is told both.
  */
-export async function abandonClaim(ctx: MessageContext, key: CommitKey, token: Buffer, deadlineMs: bigint): Promise<void> {
-  await ctx.cql.run(ctx.commit.reclaim, [ttlSecondsOf(deadlineMs - ctx.clock.nowMs()), EMPTY_TOKEN, ...commitKeyParams(key), token]);
+export interface ClaimAttempt {
+  readonly token: Buffer;
+  deadlineMs: bigint;
+}
+
+export function newClaimAttempt(ctx: MessageContext): ClaimAttempt {
+  return { token: randomBytes(16), deadlineMs: ctx.clock.nowMs() + ctx.auxTtlMs };
+}
+
+/** First pause between release attempts after one failed, doubling up to `MAX_RELEASE_PAUSE_MS`. */
+const FIRST_RELEASE_PAUSE_MS = 100;
+const MAX_RELEASE_PAUSE_MS = 1_000;
+
+/**
+ * Releases the claims of failed reserves: `UPDATE … SET claim = <empty> IF state = 'CLAIMED' AND
+ * claim = <token>`, so another reserve of the request (a client retry, here or in another writer)
+ * takes the key over at once instead of waiting out the lease. Only the token's own claim is
+ * released: if the token never landed, or the claim was completed or taken over meanwhile, the
+ * condition fails and nothing changes. That makes a release safe after any store error, including
+ * the unknown outcome of the claim LWT itself (a node killed mid-Paxos: the claim may have landed
+ * while the reserve saw a timeout).
+ *
+ * The first attempt is awaited by the failing reserve. When it fails too (the cluster still cannot
+ * run LWTs — for a killed node, until the others stop counting it alive), it is retried in the
+ * background, 100 ms → 1 s apart, until the cluster answers, the lease has passed (from then on a
+ * retry may take the claim over anyway) or the row's deadline has. `stop()` (the store's close)
+ * cancels what is still waiting.
+ */
+export class ClaimReleases {
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private stopped = false;
+
+  constructor(private readonly ctx: MessageContext) {}
+
+  /** Releases `attempt`'s claim of `key`; resolves after the first try, keeps trying in the background. */
+  async release(key: CommitKey, attempt: ClaimAttempt): Promise<void> {
+    const giveUpAt = this.ctx.clock.nowMs() + this.ctx.claimLeaseMs;
+    if (await this.tryOnce(key, attempt)) return;
+    let pause = FIRST_RELEASE_PAUSE_MS;
+    const again = (): void => {
+      if (this.stopped || this.ctx.clock.nowMs() + BigInt(pause) > giveUpAt) return;
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        void this.tryOnce(key, attempt).then((done) => {
+          pause = Math.min(MAX_RELEASE_PAUSE_MS, pause * 2);
+          if (!done) again();
+        });
+      }, pause);
+      timer.unref();
+      this.timers.add(timer);
+    };
+    again();
+  }
+
+  /** Stops every release still waiting for its next try. */
+  stop(): void {
+    this.stopped = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  /** True when the cluster answered (released or nothing to release) or there is nothing left to do. */
+  private async tryOnce(key: CommitKey, attempt: ClaimAttempt): Promise<boolean> {
+    const leftMs = attempt.deadlineMs - this.ctx.clock.nowMs();
+    if (this.stopped || leftMs <= 0n) return true;
+    try {
+      await this.ctx.faults.at('reserve:release-claim');
+      await this.ctx.cql.run(this.ctx.commit.reclaim, [ttlSecondsOf(leftMs), EMPTY_TOKEN, ...commitKeyParams(key), attempt.token]);
+      return true;
+    } catch (err) {
+      // an unknown outcome is retried (the same conditional update); anything else ends the release
+      return !(err instanceof UnavailableError);
+    }
+  }
 }

@@ -4,15 +4,21 @@
  * throws at a chosen point, which stops the operation exactly there, like a kill -9 would.
  */
 export type FaultPoint =
+  /** The claim LWT ran; its answer is not used yet (thrown here: the answer was lost). */
+  | 'reserve:claim-answered'
   | 'reserve:after-claim'
   | 'reserve:after-entry'
   | 'reserve:after-entry-and-seq'
   | 'reserve:after-commit'
   | 'put-record:after-record'
   | 'put-record:after-index'
-  | 'mark-committed:after-state';
+  | 'mark-committed:after-state'
+  /** Before each attempt to release a claim after a failed reserve (not a crash point: see `FAULT_POINTS`). */
+  | 'reserve:release-claim';
 
+/** The crash points: every point between two durable steps (the release point is on a failure path only). */
 export const FAULT_POINTS: readonly FaultPoint[] = Object.freeze([
+  'reserve:claim-answered',
   'reserve:after-claim',
   'reserve:after-entry',
   'reserve:after-entry-and-seq',

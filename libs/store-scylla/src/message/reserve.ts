@@ -1,7 +1,8 @@
 import { StoreError, UnavailableError, assertSameRequest, encodeCommitIntent, requestIdentity, validateReserveInput } from '@qim/store-core';
 import type { CommitIntent, CommitKey, ReserveInput, ReserveResult } from '@qim/store-core';
 import { applied, toCqlBigint } from '../session/statements';
-import { abandonClaim, claimCommitKey } from './claim';
+import { claimCommitKey, newClaimAttempt } from './claim';
+import type { ClaimOutcome, ClaimReleases } from './claim';
 import { commitKeyParams } from './commit-rows';
 import type { StoredCommit } from './commit-rows';
 import type { MessageContext } from './message-context';
@@ -63,22 +64,32 @@ async function completeClaim(
  *    completed, is always findable by the scanner (before that, the scanner passes the entry), and
  *    the seq (grouped single CAS per conversation and process, `SequenceAllocator`);
  * 3. the completion: the claim becomes the complete RESERVED commit, only while still ours.
- * A store error after the claim abandons it (best effort), so a retry takes over without waiting.
+ * A store error after the claim, or an unknown outcome of the claim itself, releases the claim
+ * (`ClaimReleases`: retried in the background while the cluster cannot answer), so a retry takes
+ * the key over without waiting out the lease. A crash releases nothing: the lease decides.
  */
-export async function reserve(ctx: MessageContext, seqs: SequenceAllocator, raw: ReserveInput): Promise<ReserveResult> {
+export async function reserve(ctx: MessageContext, seqs: SequenceAllocator, releases: ClaimReleases, raw: ReserveInput): Promise<ReserveResult> {
   const input = validateReserveInput(raw);
   const { request } = input;
   const identity = requestIdentity(request);
   const key = { tenantId: request.tenantId, senderId: request.senderId, clientMessageId: request.clientMessageId };
   for (let losses = 0; ; losses++) {
-    const claim = await claimCommitKey(ctx, key, identity);
+    const attempt = newClaimAttempt(ctx);
+    let claim: ClaimOutcome;
+    try {
+      claim = await claimCommitKey(ctx, key, identity, attempt);
+    } catch (err) {
+      // the claim (or takeover) LWT may have landed even though its answer was lost
+      if (err instanceof UnavailableError) await releases.release(key, attempt);
+      throw err;
+    }
     if (claim.kind === 'existing') return replayOrConflict(claim.stored, identity);
-    await ctx.faults.at('reserve:after-claim');
     let done: ReserveResult | null;
     try {
+      await ctx.faults.at('reserve:after-claim');
       done = await completeClaim(ctx, seqs, input, key, identity, claim.token, claim.deadlineMs);
     } catch (err) {
-      if (err instanceof StoreError) await abandonClaim(ctx, key, claim.token, claim.deadlineMs).catch(() => undefined);
+      if (err instanceof StoreError) await releases.release(key, attempt);
       throw err;
     }
     if (done !== null) return done;

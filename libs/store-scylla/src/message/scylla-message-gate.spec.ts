@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { types } from 'cassandra-driver';
-import { ConflictError, DurableMessageCommitter, InvalidInputError, InvariantViolationError, id128ToBytes, recordFromIntent } from '@qim/store-core';
+import { ConflictError, DurableMessageCommitter, InvalidInputError, InvariantViolationError, UnavailableError, id128ToBytes, recordFromIntent } from '@qim/store-core';
 import type { Id128, OutboxPublisher, ReserveInput, SendRequest } from '@qim/store-core';
 import { FAULT_POINTS } from './fault-points';
-import type { FaultPoint } from './fault-points';
+import type { FaultPoint, FaultPoints } from './fault-points';
 import { COMMIT_CQL } from './tables/commit-table';
 import { HISTORY_INDEX_CQL } from './tables/history-index-table';
 import { RECORD_CQL } from './tables/record-table';
@@ -116,7 +116,7 @@ describe('crash injection between every durable step, then the recovery scan', (
     },
   });
 
-  const reservePoints = new Set<FaultPoint>(['reserve:after-claim', 'reserve:after-entry', 'reserve:after-entry-and-seq']);
+  const reservePoints = new Set<FaultPoint>(['reserve:claim-answered', 'reserve:after-claim', 'reserve:after-entry', 'reserve:after-entry-and-seq']);
 
   it.each(FAULT_POINTS.map((p) => [p]))('crash at %s: the scan recovers the commit or safely passes it; a retry takes a dead claim over', async (point) => {
     const tenant = id();
@@ -186,6 +186,59 @@ describe('crash injection between every durable step, then the recovery scan', (
     const retry = await gate.store({ claimLeaseMs: 60_000n }).reserve(input(req));
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(retry).toMatchObject({ created: true, snapshot: { state: 'RESERVED', intent: { seq: 11n } } });
+  });
+
+  // A node killed mid-LWT leaves answers lost and LWTs timing out for as long as the others still
+  // count it alive (~20 s here). A claim left behind by such a failure must not make every retry
+  // wait out the lease (the node-down drill's 15 s sends and its 2 failed ones).
+  const failing = (point: FaultPoint, times: number): FaultPoints & { hits: number } => {
+    const f = {
+      hits: 0,
+      at: (p: FaultPoint) => {
+        if (p !== point || f.hits >= times) return;
+        f.hits += 1;
+        throw new UnavailableError(`injected: cluster unavailable at ${p}`);
+      },
+    };
+    return f;
+  };
+
+  it.each([['reserve:claim-answered'], ['reserve:after-claim']] as const)('a claim whose answer was lost (the claim landed, the reserve saw UnavailableError at %s) is released: a retry proceeds without waiting out the lease', async (point) => {
+    const req = request(id(), id());
+    // the gate's commit facts live 3 s: here they must outlive the lease, or the claim would just expire
+    const lease = { claimLeaseMs: 60_000n, commitAuxTtlMs: 120_000n };
+    await expect(gate.store(lease, failing(point, 1)).reserve(input(req))).rejects.toBeInstanceOf(UnavailableError);
+    const started = Date.now();
+    const retry = await gate.store(lease).reserve(input(req));
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(retry).toMatchObject({ created: true, snapshot: { state: 'RESERVED', intent: { seq: 1n } } });
+  });
+
+  it('a release that fails while the cluster is unavailable is retried in the background until it lands; a retry of the send then proceeds', async () => {
+    const req = request(id(), id());
+    // the gate's commit facts live 3 s: here they must outlive the lease, or the claim would just expire
+    const lease = { claimLeaseMs: 60_000n, commitAuxTtlMs: 120_000n };
+    const faults = failing('reserve:release-claim', 3);
+    await expect(gate.store(lease, { at: (p) => (p === 'reserve:after-entry' ? Promise.reject(new UnavailableError('injected')) : faults.at(p)) }).reserve(input(req))).rejects.toBeInstanceOf(UnavailableError);
+    const started = Date.now();
+    const retry = await gate.store(lease).reserve(input(req));
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(faults.hits).toBe(3);
+    // the seq the failed reserve may have spent is a hole; the retry's is the next one
+    expect([1n, 2n]).toContain(retry.snapshot.intent.seq);
+    expect(retry).toMatchObject({ created: true, snapshot: { state: 'RESERVED' } });
+  });
+
+  it('a reserve crashing after its claim (no answer, no release) still leaves the claim to the lease: nothing is released on a crash', async () => {
+    const req = request(id(), id());
+    const crash = { at: (p: FaultPoint) => { if (p === 'reserve:after-claim') throw new Error('injected crash'); } };
+    const releases = failing('reserve:release-claim', 0);
+    const lease = { claimLeaseMs: 3_000n, commitAuxTtlMs: 120_000n };
+    const store = gate.store(lease, { at: (p) => { releases.at(p); crash.at(p); } });
+    await expect(store.reserve(input(req))).rejects.toThrow('injected crash');
+    const started = Date.now();
+    await gate.store(lease).reserve(input(req));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_900);
   });
 });
 

@@ -24,7 +24,7 @@ import { CqlRunner } from '../session/cql-runner';
 import { InFlightLimit, MAX_MAX_IN_FLIGHT } from '../session/in-flight-limit';
 import type { ScyllaSession } from '../session/scylla-session';
 import { StatementCounter } from '../session/statement-counter';
-import { DEFAULT_CLAIM_LEASE_MS } from './claim';
+import { ClaimReleases, DEFAULT_CLAIM_LEASE_MS } from './claim';
 import { loadStoredCommit } from './commit-rows';
 import { NO_FAULTS } from './fault-points';
 import type { FaultPoints } from './fault-points';
@@ -69,6 +69,7 @@ export class ScyllaMessageStore implements MessageStore {
   private readonly ctx: MessageContext;
   private readonly seqs: SequenceAllocator;
   private readonly reserves: ReserveSingleFlight;
+  private readonly releases: ClaimReleases;
 
   /**
    * @param faults test seam only (see `FaultPoints`); production code never passes it.
@@ -87,7 +88,8 @@ export class ScyllaMessageStore implements MessageStore {
     const cql = new CqlRunner(session.client, session.config.keyspace, this.statements, new InFlightLimit(options.maxStatementsInFlight ?? MAX_MAX_IN_FLIGHT));
     this.ctx = createMessageContext(cql, { clock, auxTtlMs, claimLeaseMs, faults });
     this.seqs = new SequenceAllocator(this.ctx);
-    this.reserves = new ReserveSingleFlight((input) => reserve(this.ctx, this.seqs, input));
+    this.releases = new ClaimReleases(this.ctx);
+    this.reserves = new ReserveSingleFlight((input) => reserve(this.ctx, this.seqs, this.releases, input));
   }
 
   /** Lifetime of the auxiliary commit facts this store writes (ms). */
@@ -163,6 +165,7 @@ export class ScyllaMessageStore implements MessageStore {
   }
 
   close(): Promise<void> {
+    this.releases.stop();
     return this.session.close();
   }
 }
