@@ -13,6 +13,9 @@ trap stop_infra EXIT
 
 step() { printf '\n=== %s (%s)\n' "$1" "$(date -u +%H:%M:%S)"; }
 
+step "chart tooling (matplotlib for the soak chart)"
+tools/ci/ensure-plotting.sh
+
 step "infrastructure up"
 tools/infra/infra up
 eval "$(tools/infra/infra env)"
