@@ -23,6 +23,8 @@ import { RedisMailboxReads } from './redis-mailbox-reads';
 import { RedisPageApplier } from './redis-page-applier';
 import { RedisRetentionInspector } from './redis-retention-inspector';
 import { RedisUserAppender } from './redis-user-appender';
+import { WarmDays } from './warm-days';
+import { EncodedEvalshaSender } from '../redis/encoded-evalsha';
 import { UserKeysCache } from './user-keys-cache';
 
 /** Default bound of append-script calls in flight per page or batch. */
@@ -39,6 +41,11 @@ export interface RedisMailboxStoreOptions extends RedisStoreOptions {
   readonly metaCacheUsers?: number;
   /** Simulated crash points inside `applyPage` (tests only). */
   readonly faults?: MailboxFaults;
+  /**
+   * Whether warm users' entries may skip the append script (`WarmDays`, ADR-0022 §5; default true).
+   * Only on a standalone client without a key prefix; false sends every entry through the script.
+   */
+  readonly plainPath?: boolean;
 }
 
 function positiveInt(v: number | undefined, fallback: number, what: string): number {
@@ -72,6 +79,7 @@ export class RedisMailboxStore implements MailboxStore {
   private readonly appender: RedisUserAppender;
   private readonly reads: RedisMailboxReads;
   private readonly pages: RedisPageApplier;
+  private readonly forgetWarm: (() => void) | null = null;
 
   constructor(private readonly options: RedisMailboxStoreOptions) {
     checkConfig(options.shardEpoch, options.gc);
@@ -88,7 +96,13 @@ export class RedisMailboxStore implements MailboxStore {
     const userKeys = new UserKeysCache(this.keys, cacheUsers);
     const inspector = new RedisRetentionInspector(this.io, this.keys, graceMs);
     const concurrency = positiveInt(options.applyConcurrency, DEFAULT_MAILBOX_APPLY_CONCURRENCY, 'applyConcurrency');
-    this.appender = new RedisUserAppender({ io: this.io, clock, epoch, graceMs, concurrency, cache, userKeys, inspector });
+    const warm = options.plainPath !== false && EncodedEvalshaSender.usableOn(options.redis) ? new WarmDays(cacheUsers) : null;
+    if (warm !== null) {
+      // a lost connection may be a restarted server that lost recent writes: learn again through the script
+      this.forgetWarm = () => warm.clear();
+      options.redis.on('close', this.forgetWarm);
+    }
+    this.appender = new RedisUserAppender({ io: this.io, clock, epoch, graceMs, concurrency, cache, userKeys, inspector, warm });
     this.reads = new RedisMailboxReads({ io: this.io, keys: this.keys, clock, epoch, cache, inspector });
     this.pages = new RedisPageApplier({
       io: this.io,
@@ -125,6 +139,7 @@ export class RedisMailboxStore implements MailboxStore {
   }
 
   close(): Promise<void> {
+    if (this.forgetWarm !== null) this.options.redis.off('close', this.forgetWarm);
     return releaseConnection(this.options);
   }
 }

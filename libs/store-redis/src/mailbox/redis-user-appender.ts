@@ -14,6 +14,8 @@ import { storedMetaOf } from './stored-retention-meta';
 import { planUserAppend } from './user-append-plan';
 import type { UserAppendCall, UserAppendContext } from './user-append-plan';
 import type { UserKeysCache } from './user-keys-cache';
+import { plainCommands } from './warm-days';
+import type { PlainCommand, WarmDays } from './warm-days';
 
 /** Times a user's append is planned again after its meta compare-and-set lost to a concurrent writer. */
 const CAS_RETRIES = 16;
@@ -38,7 +40,20 @@ export interface UserAppenderConfig {
   /** The users' and buckets' key names. */
   readonly userKeys: UserKeysCache;
   readonly inspector: RedisRetentionInspector;
+  /** The days this process wrote through the script (null: every entry goes through the script). */
+  readonly warm: WarmDays | null;
 }
+
+/** Plain commands per pipeline of the plain path. */
+const PLAIN_COMMANDS_PER_PIPELINE = 512;
+
+/** One pipeline of the plain path: its commands and, per command, the user it writes. */
+interface PlainBatch {
+  readonly commands: PlainCommand[];
+  readonly users: string[];
+}
+
+type Work = { readonly script: BucketCall[] } | { readonly plain: PlainBatch };
 
 type Group = readonly PreparedEntry[];
 
@@ -76,10 +91,18 @@ export class RedisUserAppender {
     for (let attempt = 0; attempt < CAS_RETRIES && pending.length > 0; attempt++) {
       const now = this.c.clock.nowMs();
       const retry: Group[] = [];
-      const calls = this.bucketCalls(await this.plan(pending, now, retry), now, write);
-      const chunks: BucketCall[][] = [];
-      for (let i = 0; i < calls.length; i += this.chunk) chunks.push(calls.slice(i, i + this.chunk));
-      await runBounded(chunks, PIPELINES_IN_FLIGHT, async (chunk) => {
+      const plain: Group[] = [];
+      const scripted = write === 'add' ? pending.filter((g) => !(this.plainHolds(g, now) && plain.push(g) > 0)) : pending;
+      const calls = this.bucketCalls(await this.plan(scripted, now, retry), now, write);
+      const work: Work[] = [];
+      for (let i = 0; i < calls.length; i += this.chunk) work.push({ script: calls.slice(i, i + this.chunk) });
+      for (const batch of this.plainBatches(plain)) work.push({ plain: batch });
+      await runBounded(work, PIPELINES_IN_FLIGHT, async (w) => {
+        if ('plain' in w) {
+          await this.sendPlain(w.plain);
+          return;
+        }
+        const chunk = w.script;
         const replies = await this.c.io.scriptsPipelined(
           chunk.map((b) => b.call),
           'write',
@@ -90,7 +113,7 @@ export class RedisUserAppender {
           if (reply.code !== ScriptCode.OK) throw errorForCode(reply.code, 'appendBatch');
           if (reply.length !== users.length + 1) throw new InvariantViolationError(`appendBatch: ${reply.length - 1} replies for ${users.length} users`);
           users.forEach((planned, u) => {
-            const done = this.settle(planned, reply.rest(u + 1)[0]);
+            const done = this.settle(planned, reply.rest(u + 1)[0], write);
             if (done === null) retry.push(planned.group);
             else {
               total.written += done.written;
@@ -99,10 +122,62 @@ export class RedisUserAppender {
           });
         });
       });
+      for (const g of plain) total.written += g.length;
       pending = retry;
     }
     if (pending.length > 0) throw new UnavailableError('appendBatch: retention meta kept changing under concurrent writers');
     return total;
+  }
+
+  /** Whether `group` may take the plain path (ADR-0022 §5, `WarmDays.holds`). */
+  private plainHolds(group: Group, now: bigint): boolean {
+    const warm = this.c.warm;
+    if (warm === null) return false;
+    const meta = this.c.cache.get(group[0]!.user)?.meta;
+    if (meta === undefined || meta === null || meta.ledger.some((i) => i.expiresAt <= now)) return false;
+    return warm.holds(meta, group, now);
+  }
+
+  /** The plain groups' commands, cut into pipelines of at most `PLAIN_COMMANDS_PER_PIPELINE`. */
+  private plainBatches(groups: readonly Group[]): PlainBatch[] {
+    const out: PlainBatch[] = [];
+    let batch: PlainBatch = { commands: [], users: [] };
+    for (const g of groups) {
+      const { tenantId, userId, user } = g[0]!;
+      for (const c of plainCommands(this.c.userKeys.user(tenantId, userId, user), this.c.epoch, g)) {
+        batch.commands.push(c);
+        batch.users.push(user);
+      }
+      if (batch.commands.length >= PLAIN_COMMANDS_PER_PIPELINE) {
+        out.push(batch);
+        batch = { commands: [], users: [] };
+      }
+    }
+    if (batch.commands.length > 0) out.push(batch);
+    return out;
+  }
+
+  /**
+   * One pipeline of plain commands. Every reply must be an integer. A proof member that turns out
+   * new means the user's state is not what this process saw (keys lost or removed behind its back):
+   * its day index gets its physical expiry (`NX`) before the page goes on, and the user goes
+   * through the script again from now on.
+   */
+  private async sendPlain(batch: PlainBatch): Promise<void> {
+    const replies = await this.c.io.commandsPipelined(
+      batch.commands.map((c) => c.command),
+      'write',
+    );
+    const repairs: (readonly [string, ...string[]])[] = [];
+    replies.forEach((r, i) => {
+      if (typeof r !== 'number') throw new InvariantViolationError(`appendBatch: ${batch.commands[i]!.command[0]} answered ${typeof r}, not an integer`);
+      const dayExpiry = batch.commands[i]!.dayExpiry;
+      if (dayExpiry !== null && r === 1) {
+        repairs.push(['PEXPIREAT', dayExpiry[0], dayExpiry[1], 'NX']);
+        this.c.warm?.forget(batch.users[i]!);
+      }
+    });
+    if (repairs.length > 0) await this.c.io.commandsPipelined(repairs, 'write');
   }
 
   private context(group: Group, now: bigint): UserAppendContext {
@@ -165,15 +240,17 @@ export class RedisUserAppender {
   }
 
   /** One user's reply; null when it must be planned again (its meta changed). */
-  private settle({ group, plan }: Planned, raw: unknown): AppendReport | null {
+  private settle({ group, plan }: Planned, raw: unknown, write: EntryWrite): AppendReport | null {
     const user = group[0]!.user;
     const reply = ScriptReply.of(raw, 'appendBatch');
     if (reply.code === ScriptCode.OK) {
       if (reply.int(1) === 1) {
         if (reply.length > 2) this.c.cache.set(user, knownMetaOf(storedMetaOf(reply.rest(2))));
+        if (write === 'add') this.c.warm?.learn(user, group);
         return { written: group.length, expired: 0 };
       }
       this.c.cache.set(user, plan.after);
+      if (write === 'add') this.c.warm?.learn(user, plan.live === null ? group : group.filter((_, i) => plan.live![i] === true));
       return { written: plan.written, expired: plan.expired };
     }
     if (reply.code === ScriptCode.CAS_LOST) {

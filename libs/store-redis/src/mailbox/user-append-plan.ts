@@ -20,6 +20,8 @@ export interface UserAppendCall {
   readonly expired: number;
   /** The meta stored after a compare-and-set success (the cache's next value). */
   readonly after: KnownMeta;
+  /** Per entry, whether the compare-and-set path writes it (false: an expired replay); null = fast path, all. */
+  readonly live: readonly boolean[] | null;
 }
 
 /** What to do for one user: call the append script, or first inspect expired ledger items. */
@@ -60,7 +62,7 @@ export function planUserAppend(ctx: UserAppendContext, group: readonly PreparedE
   if (initial !== null && initial.ledger.some((i) => i.expiresAt <= ctx.now)) return { kind: 'inspect' };
   if (known !== undefined && initial !== null && fastPathHolds(initial, group, ctx.now)) {
     const args = userAppendArgs(ctx.keys, { entries: group, live: null, cas: null });
-    return { kind: 'call', bucket: ctx.keys.bucket, args, written: group.length, expired: 0, after: base };
+    return { kind: 'call', bucket: ctx.keys.bucket, args, written: group.length, expired: 0, after: base, live: null };
   }
   let meta = initial;
   let changed = false;
@@ -89,5 +91,5 @@ export function planUserAppend(ctx: UserAppendContext, group: readonly PreparedE
   };
   const args = userAppendArgs(ctx.keys, { entries: group, live, cas });
   const written = live.filter((l) => l).length;
-  return { kind: 'call', bucket: ctx.keys.bucket, args, written, expired: group.length - written, after: next === null ? base : { raw: next, meta } };
+  return { kind: 'call', bucket: ctx.keys.bucket, args, written, expired: group.length - written, after: next === null ? base : { raw: next, meta }, live };
 }

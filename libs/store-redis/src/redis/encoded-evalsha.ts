@@ -22,9 +22,19 @@ const EVALSHA_PREFIX = new Map(
  */
 export function encodeEvalsha(script: LuaScriptName, keys: readonly string[], args: readonly Arg[]): Buffer {
   const numKeys = String(keys.length);
-  // The RESP text between Buffer arguments is built as strings and written with one call per run.
-  let text = `*${3 + keys.length + args.length}\r\n${EVALSHA_PREFIX.get(script)!}$${numKeys.length}\r\n${numKeys}\r\n`;
-  for (const k of keys) text += `$${Buffer.byteLength(k)}\r\n${k}\r\n`;
+  let head = `*${3 + keys.length + args.length}\r\n${EVALSHA_PREFIX.get(script)!}$${numKeys.length}\r\n${numKeys}\r\n`;
+  for (const k of keys) head += `$${Buffer.byteLength(k)}\r\n${k}\r\n`;
+  return encodeArgs(head, args);
+}
+
+/** The RESP bytes of one plain command (`[name, ...args]`), built like `encodeEvalsha`. */
+export function encodeCommand(command: readonly Arg[]): Buffer {
+  return encodeArgs(`*${command.length}\r\n`, command);
+}
+
+/** `head` (already RESP) followed by every argument as a bulk string, in one Buffer of the exact size. */
+function encodeArgs(head: string, args: readonly Arg[]): Buffer {
+  let text = head;
   const runs: string[] = [];
   const buffers: Buffer[] = [];
   let size = 0;
@@ -53,8 +63,11 @@ export function encodeEvalsha(script: LuaScriptName, keys: readonly string[], ar
 
 /** An ioredis command whose wire bytes are already encoded; its reply stays Buffers. */
 class EncodedCommand extends Command {
-  constructor(private readonly bytes: Buffer) {
-    super('evalsha');
+  constructor(
+    private readonly bytes: Buffer,
+    name: string,
+  ) {
+    super(name);
   }
 
   override toWritable(): Buffer {
@@ -85,7 +98,8 @@ export class EncodedEvalshaSender {
     return r.isCluster !== true && !r.options?.keyPrefix;
   }
 
-  send(bytes: Buffer): Promise<unknown> {
+  /** Sends `bytes`, the RESP of one command named `name` (`evalsha` unless told). */
+  send(bytes: Buffer, name = 'evalsha'): Promise<unknown> {
     const stream = (this.redis as unknown as { stream?: SocketLike }).stream;
     if (stream !== undefined && this.corked !== stream) {
       this.corked = stream;
@@ -95,6 +109,6 @@ export class EncodedEvalshaSender {
         stream.uncork();
       });
     }
-    return this.redis.sendCommand(new EncodedCommand(bytes)) as Promise<unknown>;
+    return this.redis.sendCommand(new EncodedCommand(bytes, name)) as Promise<unknown>;
   }
 }

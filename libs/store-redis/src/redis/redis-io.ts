@@ -2,7 +2,7 @@ import { InvariantViolationError, StoreError, UnavailableError } from '@qim/stor
 import type { Cluster, Redis } from 'ioredis';
 import { LUA_SCRIPTS } from '../generated/lua-scripts';
 import type { LuaScriptName } from '../generated/lua-scripts';
-import { EncodedEvalshaSender, encodeEvalsha } from './encoded-evalsha';
+import { EncodedEvalshaSender, encodeCommand, encodeEvalsha } from './encoded-evalsha';
 
 export type ScriptArg = string | Buffer;
 
@@ -146,6 +146,22 @@ export class RedisIo {
     return results.map(([err, value], i) => {
       if (err !== null) throw wrapDriverError(err, calls[i]!.script);
       return value;
+    });
+  }
+
+  /**
+   * Plain commands (each `[command, ...args]`) as one socket write on a standalone client
+   * (pre-encoded, like `scriptsPipelined`), else as `commands`; Buffer replies in order, a refused
+   * command rejects the batch once every reply is in.
+   */
+  async commandsPipelined(cmds: readonly (readonly [string, ...ScriptArg[]])[], kind: 'read' | 'write'): Promise<unknown[]> {
+    if (this.encoded === null) return this.commands(cmds, kind);
+    this.count(kind, cmds.length);
+    const encoded = this.encoded;
+    const settled = await Promise.allSettled(cmds.map((c) => encoded.send(encodeCommand(c), c[0].toLowerCase())));
+    return settled.map((s, i) => {
+      if (s.status === 'rejected') throw wrapDriverError(s.reason, cmds[i]![0]);
+      return s.value;
     });
   }
 

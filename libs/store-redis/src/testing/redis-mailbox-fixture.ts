@@ -23,8 +23,8 @@ export class RedisMailboxFixture {
   readonly tenantId = rid();
   private readonly stores: RedisMailboxStore[] = [];
 
-  open(gc: MailboxGcConfig = SPEC_GC, faults?: MailboxFaults, applyConcurrency?: number): RedisMailboxStore {
-    const store = new RedisMailboxStore({ redis: testClient(), namespace: this.namespace, clock: this.clock, shardEpoch: this.shardEpoch, gc, faults, applyConcurrency });
+  open(gc: MailboxGcConfig = SPEC_GC, faults?: MailboxFaults, applyConcurrency?: number, plainPath?: boolean): RedisMailboxStore {
+    const store = new RedisMailboxStore({ redis: testClient(), namespace: this.namespace, clock: this.clock, shardEpoch: this.shardEpoch, gc, faults, applyConcurrency, plainPath });
     this.stores.push(store);
     return store;
   }
