@@ -16,7 +16,9 @@
  * step), server commands per entry (INFO commandstats delta, including the commands run inside
  * scripts) and CPU µs per entry of this process and of the Redis server (INFO cpu), then per shape
  * the server's per-command profile of each side (INFO commandstats delta: calls and µs per entry,
- * µs per call); the server figures are exact only when nothing else uses the server.
+ * µs per call), and the time from a page's `applyPage` call to its frontier write (every entry of
+ * the page readable: for the 1,000-recipient shape, a dispatch's arrival to visibility in all 1,000
+ * mailboxes), p50 / p99 per page; the server figures are exact only when nothing else uses the server.
  *
  * Warm users' entries take the store's plain path (two plain ZADDs, `WarmDays`) unless
  * QIM_BENCH_PLAIN_PATH=0, which sends every entry through the append script (the path before it).
@@ -78,9 +80,18 @@ class Tally {
   pages = 0;
   clientCpuUs = 0;
   serverCpuUs = 0;
+  /** Each page's wall time (ms): from `applyPage` called to its frontier written, i.e. every entry of the page visible. */
+  readonly pageMs: number[] = [];
 
   get perSecond(): number {
     return this.entries / this.seconds;
+  }
+
+  /** p50 / p99 of the pages' wall times, ms. */
+  pageLatency(): string {
+    const v = [...this.pageMs].sort((a, b) => a - b);
+    const at = (q: number): string => (v[Math.min(v.length - 1, Math.floor(q * v.length))] ?? 0).toFixed(1);
+    return `p50 ${at(0.5)} ms, p99 ${at(0.99)} ms over ${v.length} pages`;
   }
 
   cpu(): string {
@@ -101,7 +112,9 @@ async function meteredRound(admin: Redis, tally: Tally, pages: readonly (() => P
   for (const page of pages) {
     const t0 = process.hrtime.bigint();
     tally.entries += await page();
-    tally.seconds += Number(process.hrtime.bigint() - t0) / 1e9;
+    const ns = Number(process.hrtime.bigint() - t0);
+    tally.seconds += ns / 1e9;
+    tally.pageMs.push(ns / 1e6);
     tally.pages++;
   }
   const client = process.cpuUsage(client0);
@@ -248,6 +261,7 @@ async function main(): Promise<void> {
       console.log(
         `${shape.name} | ${cold.perSecond.toFixed(0)} | ${warm.perSecond.toFixed(0)} | ${raw.perSecond.toFixed(0)} | ${ratio(warm)} | ${ratio(cold)} | ${(calls / warm.pages).toFixed(1)} | ${(totalCalls(warmStats) / warm.entries).toFixed(1)} | ${warm.cpu()} | ${raw.cpu()}`,
       );
+      console.log(`#   apply → visible (applyPage call → its frontier written: every entry of the page readable), warm: ${warm.pageLatency()}; cold: ${cold.pageLatency()}`);
       console.log(`#   server profile, warm: ${profile(warmStats, warm.entries)}`);
       console.log(`#   server profile, raw:  ${profile(rawStats, raw.entries)}`);
     }
