@@ -23,7 +23,7 @@ import { RedisMailboxReads } from './redis-mailbox-reads';
 import { RedisPageApplier } from './redis-page-applier';
 import { RedisRetentionInspector } from './redis-retention-inspector';
 import { RedisUserAppender } from './redis-user-appender';
-import { WarmDays } from './warm-days';
+import { WarmDays, connectionGeneration } from './warm-days';
 import { EncodedEvalshaSender } from '../redis/encoded-evalsha';
 import { UserKeysCache } from './user-keys-cache';
 
@@ -79,7 +79,6 @@ export class RedisMailboxStore implements MailboxStore {
   private readonly appender: RedisUserAppender;
   private readonly reads: RedisMailboxReads;
   private readonly pages: RedisPageApplier;
-  private readonly forgetWarm: (() => void) | null = null;
 
   constructor(private readonly options: RedisMailboxStoreOptions) {
     checkConfig(options.shardEpoch, options.gc);
@@ -96,12 +95,8 @@ export class RedisMailboxStore implements MailboxStore {
     const userKeys = new UserKeysCache(this.keys, cacheUsers);
     const inspector = new RedisRetentionInspector(this.io, this.keys, graceMs);
     const concurrency = positiveInt(options.applyConcurrency, DEFAULT_MAILBOX_APPLY_CONCURRENCY, 'applyConcurrency');
-    const warm = options.plainPath !== false && EncodedEvalshaSender.usableOn(options.redis) ? new WarmDays(cacheUsers) : null;
-    if (warm !== null) {
-      // a lost connection may be a restarted server that lost recent writes: learn again through the script
-      this.forgetWarm = () => warm.clear();
-      options.redis.on('close', this.forgetWarm);
-    }
+    // a lost connection may be a restarted server that lost recent writes: learn again through the script
+    const warm = options.plainPath !== false && EncodedEvalshaSender.usableOn(options.redis) ? new WarmDays(cacheUsers, connectionGeneration(options.redis)) : null;
     this.appender = new RedisUserAppender({ io: this.io, clock, epoch, graceMs, concurrency, cache, userKeys, inspector, warm });
     this.reads = new RedisMailboxReads({ io: this.io, keys: this.keys, clock, epoch, cache, inspector });
     this.pages = new RedisPageApplier({
@@ -139,7 +134,6 @@ export class RedisMailboxStore implements MailboxStore {
   }
 
   close(): Promise<void> {
-    if (this.forgetWarm !== null) this.options.redis.off('close', this.forgetWarm);
     return releaseConnection(this.options);
   }
 }

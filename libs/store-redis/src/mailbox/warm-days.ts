@@ -28,16 +28,33 @@ function warmKeyOf(e: PreparedEntry): string {
  * `<epoch>:<expiry>` (never removed while a ledger item refers to the day: the proof has no expiry
  * then), and the day index exists with a physical expiry at or after this one (set `NX`, raised
  * `GT`, only ever emptied by an atomic 'replace' that sets it again). A lost connection may mean a
- * restarted server that lost recent writes: `clear()` then forgets everything, and every user
- * goes through the script again. Bounded: the oldest user is dropped when full.
+ * restarted server that lost recent writes: when the client's lost-connection count
+ * (`connectionGeneration`) has moved, everything is forgotten and every user goes through the
+ * script again. Bounded: the oldest user is dropped when full.
  */
 export class WarmDays {
   private readonly users = new Map<string, Set<string>>();
+  private seen: number;
 
-  constructor(private readonly capacity: number) {}
+  /** @param connection the client's lost-connection count (`connectionGeneration`): when it moves, everything is forgotten. */
+  constructor(
+    private readonly capacity: number,
+    private readonly connection: { readonly value: number } = { value: 0 },
+  ) {
+    this.seen = connection.value;
+  }
+
+  /** Forgets everything when the connection was lost since the last look. */
+  private current(): void {
+    if (this.connection.value !== this.seen) {
+      this.users.clear();
+      this.seen = this.connection.value;
+    }
+  }
 
   /** Remembers the days of `entries` (all of one user, all written live). */
   learn(user: string, entries: readonly PreparedEntry[]): void {
+    this.current();
     let set = this.users.get(user);
     if (set === undefined) {
       set = new Set();
@@ -54,10 +71,6 @@ export class WarmDays {
     this.users.delete(user);
   }
 
-  clear(): void {
-    this.users.clear();
-  }
-
   /**
    * True when `group` (one user's entries) may skip the script: every (day, expiry, physical) is
    * warm, and on the meta this store last saw (`meta`, a meta that had no expired item at `now`)
@@ -67,11 +80,31 @@ export class WarmDays {
    * user's ledger item of those days (an item leaves the ledger only once expired).
    */
   holds(meta: RetentionMeta, group: readonly PreparedEntry[], now: bigint): boolean {
+    this.current();
     const set = this.users.get(group[0]!.user);
     if (set === undefined) return false;
     for (const e of group) if (!set.has(warmKeyOf(e))) return false;
     return fastPathHolds(meta, group, now + PLAIN_PATH_MARGIN_MS);
   }
+}
+
+const generations = new WeakMap<object, { value: number }>();
+
+/**
+ * How many times `redis` lost its connection: one `close` listener per client, however many stores
+ * (one per shard) share it. A lost connection may be a restarted server that lost recent writes.
+ */
+export function connectionGeneration(redis: { on(event: 'close', listener: () => void): unknown }): { readonly value: number } {
+  let gen = generations.get(redis);
+  if (gen === undefined) {
+    const counter = { value: 0 };
+    redis.on('close', () => {
+      counter.value += 1;
+    });
+    generations.set(redis, counter);
+    gen = counter;
+  }
+  return gen;
 }
 
 /** One plain command and, for a bucket proof's `ZADD … GT`, the day index whose expiry it vouches for. */
