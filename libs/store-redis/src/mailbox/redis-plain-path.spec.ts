@@ -107,12 +107,18 @@ describe('RedisMailboxStore: plain path of warm users', () => {
     expect((await store.rangeScan(f.tenantId, a, f.start, f.top, 10)).entries.map((e) => e.mailboxSeq)).toEqual([f.seq(0n), f.seq(2n), f.seq(3n)]);
   });
 
-  it('a lost connection forgets every warm day: the next entries go through the script again', async () => {
+  /** A store whose first page (offset 0) wrote one user through the script, with its tally. */
+  const firstPageOfOneUser = async () => {
     const f = fixture();
     const store = f.open();
     const t = tally(store);
     const a = rid();
     await store.applyPage(pageOf(0n, 0n, [[0n, f.record([a])]]));
+    return { f, store, t, a };
+  };
+
+  it('a lost connection forgets every warm day: the next entries go through the script again', async () => {
+    const { f, store, t, a } = await firstPageOfOneUser();
     await store.applyPage(pageOf(1n, 1n, [[1n, f.record([a])]]));
     expect([t.scripts, t.plain]).toEqual([1, 2]);
     store.io.redis.emit('close');
@@ -121,11 +127,7 @@ describe('RedisMailboxStore: plain path of warm users', () => {
   });
 
   it('keys removed behind the store’s back: the plain path still gives the re-created day index its physical expiry, then hands the user back to the script', async () => {
-    const f = fixture();
-    const store = f.open();
-    const t = tally(store);
-    const a = rid();
-    await store.applyPage(pageOf(0n, 0n, [[0n, f.record([a])]]));
+    const { f, store, t, a } = await firstPageOfOneUser();
     const keys = store.keys.user(f.tenantId, a);
     const day = dayOf(f.clock.nowMs());
     await f.admin.del(keys.proof(day), keys.dayIndex(f.shardEpoch.epoch, day));

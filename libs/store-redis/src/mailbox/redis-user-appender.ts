@@ -47,13 +47,7 @@ export interface UserAppenderConfig {
 /** Plain commands per pipeline of the plain path. */
 const PLAIN_COMMANDS_PER_PIPELINE = 512;
 
-/** One pipeline of the plain path: its commands and, per command, the user it writes. */
-interface PlainBatch {
-  readonly commands: PlainCommand[];
-  readonly users: string[];
-}
-
-type Work = { readonly script: BucketCall[] } | { readonly plain: PlainBatch };
+type Work = { readonly script: BucketCall[] } | { readonly plain: PlainCommand[] };
 
 type Group = readonly PreparedEntry[];
 
@@ -92,7 +86,8 @@ export class RedisUserAppender {
       const now = this.c.clock.nowMs();
       const retry: Group[] = [];
       const plain: Group[] = [];
-      const scripted = write === 'add' ? pending.filter((g) => !(this.plainHolds(g, now) && plain.push(g) > 0)) : pending;
+      const scripted: Group[] = [];
+      for (const g of pending) (write === 'add' && this.plainHolds(g, now) ? plain : scripted).push(g);
       const calls = this.bucketCalls(await this.plan(scripted, now, retry), now, write);
       const work: Work[] = [];
       for (let i = 0; i < calls.length; i += this.chunk) work.push({ script: calls.slice(i, i + this.chunk) });
@@ -138,22 +133,19 @@ export class RedisUserAppender {
     return warm.holds(meta, group, now);
   }
 
-  /** The plain groups' commands, cut into pipelines of at most `PLAIN_COMMANDS_PER_PIPELINE`. */
-  private plainBatches(groups: readonly Group[]): PlainBatch[] {
-    const out: PlainBatch[] = [];
-    let batch: PlainBatch = { commands: [], users: [] };
+  /** The plain groups' commands, cut into pipelines of at most `PLAIN_COMMANDS_PER_PIPELINE` (a user's stay together). */
+  private plainBatches(groups: readonly Group[]): PlainCommand[][] {
+    const out: PlainCommand[][] = [];
+    let batch: PlainCommand[] = [];
     for (const g of groups) {
       const { tenantId, userId, user } = g[0]!;
-      for (const c of plainCommands(this.c.userKeys.user(tenantId, userId, user), this.c.epoch, g)) {
-        batch.commands.push(c);
-        batch.users.push(user);
-      }
-      if (batch.commands.length >= PLAIN_COMMANDS_PER_PIPELINE) {
+      batch.push(...plainCommands(this.c.userKeys.user(tenantId, userId, user), this.c.epoch, g));
+      if (batch.length >= PLAIN_COMMANDS_PER_PIPELINE) {
         out.push(batch);
-        batch = { commands: [], users: [] };
+        batch = [];
       }
     }
-    if (batch.commands.length > 0) out.push(batch);
+    if (batch.length > 0) out.push(batch);
     return out;
   }
 
@@ -163,18 +155,18 @@ export class RedisUserAppender {
    * its day index gets its physical expiry (`NX`) before the page goes on, and the user goes
    * through the script again from now on.
    */
-  private async sendPlain(batch: PlainBatch): Promise<void> {
+  private async sendPlain(batch: readonly PlainCommand[]): Promise<void> {
     const replies = await this.c.io.commandsPipelined(
-      batch.commands.map((c) => c.command),
+      batch.map((c) => c.command),
       'write',
     );
     const repairs: (readonly [string, ...string[]])[] = [];
     replies.forEach((r, i) => {
-      if (typeof r !== 'number') throw new InvariantViolationError(`appendBatch: ${batch.commands[i]!.command[0]} answered ${typeof r}, not an integer`);
-      const dayExpiry = batch.commands[i]!.dayExpiry;
+      const { command, user, dayExpiry } = batch[i]!;
+      if (typeof r !== 'number') throw new InvariantViolationError(`appendBatch: ${command[0]} answered ${typeof r}, not an integer`);
       if (dayExpiry !== null && r === 1) {
         repairs.push(['PEXPIREAT', dayExpiry[0], dayExpiry[1], 'NX']);
-        this.c.warm?.forget(batch.users[i]!);
+        this.c.warm?.forget(user);
       }
     });
     if (repairs.length > 0) await this.c.io.commandsPipelined(repairs, 'write');

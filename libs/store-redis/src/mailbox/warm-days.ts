@@ -107,9 +107,11 @@ export function connectionGeneration(redis: { on(event: 'close', listener: () =>
   return gen;
 }
 
-/** One plain command and, for a bucket proof's `ZADD … GT`, the day index whose expiry it vouches for. */
+/** One plain command of a user and, for a bucket proof's `ZADD … GT`, the day index whose expiry it vouches for. */
 export interface PlainCommand {
   readonly command: readonly [string, ...ScriptArg[]];
+  /** tenant + user (the `PreparedEntry.user` form). */
+  readonly user: string;
   /** Set on a proof's ZADD: `[day index, physical expiry ms]`, to set if the member turns out new. */
   readonly dayExpiry: readonly [string, string] | null;
 }
@@ -131,15 +133,17 @@ export function plainCommands(keys: UserKeys, epoch: number, group: readonly Pre
     if (members === undefined) days.set(e.day, [ZERO, e.member]);
     else members.push(ZERO, e.member);
   }
+  const { user } = group[0]!;
   const out: PlainCommand[] = [];
   for (const e of best.values()) {
     const physical = e.tail.slice(0, e.tail.indexOf(':'));
     out.push({
       command: ['ZADD', keys.proof(e.day), 'GT', (e.seq & OFFSET_MASK).toString(), `${epoch}:${e.head.slice(16)}`],
+      user,
       dayExpiry: [keys.dayIndex(epoch, e.day), physical],
     });
   }
-  for (const [day, members] of days) out.push({ command: ['ZADD', keys.dayIndex(epoch, day), ...members], dayExpiry: null });
+  for (const [day, members] of days) out.push({ command: ['ZADD', keys.dayIndex(epoch, day), ...members], user, dayExpiry: null });
   return out;
 }
 

@@ -59,7 +59,7 @@ export async function claimCommitKey(ctx: MessageContext, key: CommitKey, identi
     attempt.deadlineMs = startedMs + ctx.auxTtlMs;
     const rs = await ctx.cql.run(ctx.commit.claim, [...keyParams, identity, token, ttlSecondsOf(ctx.auxTtlMs)]);
     await ctx.faults.at('reserve:claim-answered');
-    if (applied(rs)) return { kind: 'owned', token, deadlineMs: startedMs + ctx.auxTtlMs };
+    if (applied(rs)) return { kind: 'owned', token, deadlineMs: attempt.deadlineMs };
     const seen = decodeCommitRow(rs.rows[0], key);
     assertSameKeyRequest(seen, identity);
     if (seen?.kind === 'commit') return { kind: 'existing', stored: seen };
