@@ -76,6 +76,8 @@ export default [
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:core', 'type:service', 'type:runtime', 'type:wire', 'type:bus', 'type:testing', 'type:client'], bannedExternalImports: drivers },
             // tools (drills, infra checks) drive the product from outside: through the HTTP client only.
             { sourceTag: 'type:tools', onlyDependOnLibsWithTags: ['type:client'] },
+            // the benchmarks (tools/bench) measure the stores, drivers and services side by side with raw baselines: any library.
+            { sourceTag: 'type:bench', onlyDependOnLibsWithTags: ['*'] },
             // the soak (tools/soak) runs the real store and worker code in-process: it builds the stores itself; drivers only through the backends.
             { sourceTag: 'type:soak', onlyDependOnLibsWithTags: ['type:core', 'type:backend', 'type:bus', 'type:service', 'type:runtime'], bannedExternalImports: drivers },
           ],

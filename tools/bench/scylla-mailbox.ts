@@ -17,13 +17,8 @@
 import { randomBytes } from 'node:crypto';
 import { encodeMailboxEntry, entriesOfDispatch, entryExpiry, id128ToBytes } from '@qim/store-core';
 import type { DispatchPage, DispatchRecord, Id128, ShardEpoch } from '@qim/store-core';
-import { scyllaTestConfigFromEnv } from '../../libs/store-scylla/src/testing/scylla-test-env';
-import { migrate } from '../../libs/store-scylla/src/migrate/migrate';
-import { connectSession } from '../../libs/store-scylla/src/session/scylla-session';
-import type { ScyllaSession } from '../../libs/store-scylla/src/session/scylla-session';
-import { DEFAULT_MAX_IN_FLIGHT, MAILBOX_TABLES, ScyllaMailboxStore, StatementCounter } from '../../libs/store-scylla/src/mailbox';
-import { entryTtlSeconds } from '../../libs/store-scylla/src/mailbox/retention/entry-ttl';
-import { RequestTally } from '../../libs/store-scylla/src/testing/request-tally';
+import { DEFAULT_MAX_IN_FLIGHT, MAILBOX_TABLES, RequestTally, ScyllaMailboxStore, StatementCounter, connectSession, entryTtlSeconds, migrate, scyllaTestConfigFromEnv } from '@qim/store-scylla';
+import type { ScyllaSession } from '@qim/store-scylla';
 
 const ROUNDS = Number(process.env['QIM_BENCH_ROUNDS'] ?? 5);
 /** Pages applied (at least) while a second store polls the frontier, for the latency percentiles. */

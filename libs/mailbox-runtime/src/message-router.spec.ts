@@ -45,6 +45,41 @@ describe('MessageRouter', () => {
     expect((await metrics.routedDispatches.get()).values[0]!.value).toBe(2 * shards);
   });
 
+  it('observes created_at → routed per message once Kafka acknowledged its dispatches, and not before', async () => {
+    const metrics = new ServiceMetrics('mailbox', false);
+    let acked = false;
+    let seenBeforeAck = -1;
+    const routedCount = async () => (await metrics.deliveryStageSeconds.get()).values.find((v) => v.metricName === 'qim_delivery_stage_seconds_count' && v.labels['stage'] === 'routed')?.value ?? 0;
+    const router = new MessageRouter({
+      producer: {
+        send: async () => {
+          seenBeforeAck = await routedCount();
+          acked = true;
+          return [];
+        },
+      },
+      shardCount: 4,
+      metrics,
+      log: silent,
+      now: () => 1_700_000_000_040,
+    });
+    await router.handlePage({
+      topic: 'm',
+      partition: 1,
+      fromOffset: 0n,
+      toOffset: 1n,
+      records: [rec(0n, encodeMessageEvent({ record: record(1n), recipients: users })), rec(1n, encodeMessageEvent({ record: record(2n), recipients: users }))],
+    });
+    expect(acked).toBe(true);
+    expect(seenBeforeAck).toBe(0);
+    expect(await routedCount()).toBe(2);
+    const values = (await metrics.deliveryStageSeconds.get()).values;
+    // 40 ms after created_at: counted in the 0.05 s bucket, not in the 0.035 s one.
+    const bucket = (le: number) => values.find((v) => v.metricName === 'qim_delivery_stage_seconds_bucket' && v.labels['stage'] === 'routed' && (v.labels as Record<string, string | number>)['le'] === le)?.value;
+    expect(bucket(0.035)).toBe(0);
+    expect(bucket(0.05)).toBe(2);
+  });
+
   it('fails the page when the produce fails (nothing is committed; the consumer reads it again)', async () => {
     const router = new MessageRouter({
       producer: {

@@ -12,6 +12,7 @@ export interface MessageRouterOptions {
   readonly log: BusLogger;
   /** Dead-letter seam for undecodable message events (default: count and log only). */
   readonly onPoison?: PoisonHandler;
+  readonly now?: () => number;
 }
 
 /**
@@ -23,14 +24,17 @@ export interface MessageRouterOptions {
 export class MessageRouter implements PageHandler {
   private readonly poison: PoisonReporter;
   private readonly placements: ShardPlacements;
+  private readonly now: () => number;
 
   constructor(private readonly opts: MessageRouterOptions) {
     this.poison = new PoisonReporter('router', opts.metrics, opts.log, opts.onPoison);
     this.placements = new ShardPlacements(opts.shardCount);
+    this.now = opts.now ?? Date.now;
   }
 
   async handlePage(page: ConsumedPage): Promise<void> {
     const dispatches: DispatchRecord[] = [];
+    const createdAt: number[] = [];
     for (const r of page.records) {
       let event;
       try {
@@ -40,8 +44,12 @@ export class MessageRouter implements PageHandler {
         continue;
       }
       dispatches.push(...dispatchRecordsOf(event, this.placements));
+      createdAt.push(Number(event.record.createdAt));
     }
     await this.opts.producer.send(dispatches);
-    this.opts.metrics.routedDispatches.inc(dispatches.length);
+    const m = this.opts.metrics;
+    m.routedDispatches.inc(dispatches.length);
+    const now = this.now();
+    for (const t of createdAt) m.deliveryStageSeconds.observe({ stage: 'routed' }, Math.max(0, (now - t) / 1000));
   }
 }

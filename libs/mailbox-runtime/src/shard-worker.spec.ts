@@ -96,6 +96,8 @@ describe('ShardWorker', () => {
     expect(await metric(metrics, 'dispatchOutcomes', { outcome: 'duplicate' })).toBe(1);
     expect(await metric(metrics, 'shardFrontier', { shard: '0' })).toBe(2);
     expect(worker.stateOf(0)).toMatchObject({ stall: null, pagesApplied: 1 });
+    // Every decoded record of the page was timed at the hand-over to the store, duplicates included.
+    expect(await metric(metrics, 'deliveryStageSeconds', { stage: 'applying', le: '+Inf' })).toBe(3);
   });
 
   it('is idempotent: the same page handled again (after a crash before the commit) changes nothing', async () => {

@@ -99,6 +99,10 @@ export class ShardWorker implements PageHandler {
     if (this.opts.guard && known !== undefined && known !== null && page.toOffset <= known) await this.check(shard);
     const store = await this.opts.storeFor(shard);
     const dispatchPage = await this.decode(page, shard);
+    const handing = this.now();
+    for (const r of dispatchPage.records) {
+      this.opts.metrics.deliveryStageSeconds.observe({ stage: 'applying' }, Math.max(0, (handing - Number(r.record.createdAt)) / 1000));
+    }
     let report: PageReport;
     try {
       report = await store.applyPage(dispatchPage);

@@ -1,6 +1,7 @@
 export { KEYSPACE_RE, PRODUCTION_MIN_RF, productionScyllaConfig, testScyllaConfig } from './config/scylla-config';
 export type { ScyllaConfig, ScyllaConfigInput, ScyllaConfigMode } from './config/scylla-config';
 export { TEST_ENV_VARS, scyllaTestConfigFromEnv } from './testing/scylla-test-env';
+export { RequestTally } from './testing/request-tally';
 export { connectSession } from './session/scylla-session';
 export type { ClientTuning, ScyllaSession } from './session/scylla-session';
 export type { TableSpec } from './schema/table-spec';
@@ -16,3 +17,4 @@ export { MESSAGE_TABLES } from './message/message-tables';
 export { ScyllaMessageStore } from './message/scylla-message-store';
 export type { ScyllaMessageStoreOptions } from './message/scylla-message-store';
 export * from './mailbox/index';
+export { entryTtlSeconds } from './mailbox/retention/entry-ttl';

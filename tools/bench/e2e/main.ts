@@ -25,6 +25,7 @@ import type { BaselineResult } from './raw-baseline';
 import { rawBaseline } from './raw-baseline';
 import type { PhaseResult } from './report';
 import { cpuPerMessage, renderTable } from './report';
+import { scrapeStages, stageDelta } from './stages';
 import { Sender } from './senders';
 import { ensureStack } from './stack';
 import { sleep, summarize } from './stats';
@@ -60,6 +61,7 @@ async function main(): Promise<void> {
       for (const phase of o.phases) {
         vis.reset();
         devices.takeCounts();
+        const stagesBefore = await scrapeStages(o.mailboxUrl);
         const cpu = new CpuMeter(procs);
         const t0 = performance.now();
         // The time bound of a phase: its sending window plus the drain, whatever the services do.
@@ -71,6 +73,7 @@ async function main(): Promise<void> {
         const end = performance.now();
         const sync = devices.takeCounts();
         const cpuUse = cpu.read();
+        const stages = stageDelta(stagesBefore, await scrapeStages(o.mailboxUrl));
         const result: PhaseResult = {
           size,
           conversations: count,
@@ -92,6 +95,7 @@ async function main(): Promise<void> {
           cpu: cpuUse,
           idleCorePercent: idle,
           cpuPerMessageUs: cpuPerMessage(cpuUse, idle, (end - t0) / 1000, run.accepted),
+          stages,
         };
         phases.push(result);
         say(`${size}m ${result.mode}: ${result.acceptedPerSecond} accepted/s, send p99 ${result.send.p99} ms, visible p99 ${result.visible.p99} ms, unseen ${result.notVisibleAfterDrain}`);

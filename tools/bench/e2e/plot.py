@@ -2,7 +2,9 @@
 
 Three panels, each a latency-by-percentile spectrum (x: percentile on a log scale of 1/(1-p),
 y: ms on a log scale): HTTP send latency and send -> visible in every recipient per phase, and the
-raw kafkajs produce -> consume baseline per payload size and mode.
+raw kafkajs produce -> consume baseline per payload size and mode. A fourth panel says where the
+delivery time goes: per phase, the p50 (bar) and p99 (mark) of the mailbox's stage histograms from
+created_at (routed, page to the store, visible) beside the device's send -> visible.
 """
 import json
 import math
@@ -35,11 +37,43 @@ def panel(ax, title):
     ax.grid(True, which="both", alpha=0.3)
 
 
+STAGES = [("routed", "routed (Kafka acked)"), ("applying", "page to the store"), ("visible", "visible (frontier)")]
+
+
+def stages_panel(ax, phases):
+    """Grouped horizontal bars: per phase, p50 of each stage from created_at and of the device's view."""
+    rows = [p for p in phases if p.get("stages")]
+    height = 0.8 / (len(STAGES) + 1)
+    for i, (key, label) in enumerate(STAGES + [("device", "device sees it (from send start)")]):
+        ys, p50s, p99s = [], [], []
+        for r, p in enumerate(rows):
+            s = p["visible"] if key == "device" else p["stages"][key]
+            if s.get("p50") is None:
+                continue
+            ys.append(r + i * height)
+            p50s.append(s["p50"])
+            # beyond the last bucket (> 300 s) a quantile is stored as null: drawn at 300 s
+            p99s.append(s["p99"] if s.get("p99") is not None else 300_000)
+        ax.barh(ys, p50s, height=height, label=f"{label}: p50 bar, p99 mark")
+        ax.plot(p99s, ys, linestyle="none", marker="|", markersize=9, color="black")
+    ax.set_yticks([r + 0.4 - height / 2 for r in range(len(rows))])
+    ax.set_yticklabels([f"{p['size']}m {p['mode']}" for p in rows], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlabel("ms (log)")
+    ax.set_title("where delivery time goes (from created_at; device from send start)", fontsize=10)
+    ax.grid(True, which="both", axis="x", alpha=0.3)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2)
+
+
 def main(src, dst):
     with open(src) as f:
         result = json.load(f)
     meta, phases, baselines = result["meta"], result["phases"], result["baselines"]
-    fig, axes = plt.subplots(1, 3, figsize=(18, 6), sharey=True)
+    fig = plt.figure(figsize=(24, 6))
+    axes = [fig.add_subplot(1, 4, 1)]
+    axes += [fig.add_subplot(1, 4, i, sharey=axes[0]) for i in (2, 3)]
+    stages_panel(fig.add_subplot(1, 4, 4), phases)
     for p in phases:
         name = f"{p['size']}m {p['mode']} ({p['acceptedPerSecond']:.0f}/s)"
         spectrum(axes[0], name, p["send"])

@@ -1,4 +1,6 @@
 import type { BaselineResult } from './raw-baseline';
+import type { Stage, StageSummary } from './stages';
+import { STAGES } from './stages';
 import type { LatencySummary } from './stats';
 
 export interface PhaseResult {
@@ -25,6 +27,8 @@ export interface PhaseResult {
   readonly idleCorePercent: Record<string, number>;
   /** Per process, CPU µs per accepted message: in all, and above its idle rate (null without an idle measure). */
   readonly cpuPerMessageUs: Record<string, { total: number; aboveIdle: number | null } | null>;
+  /** The mailbox's own delivery-stage histograms over the phase (from created_at; `stages.ts`). */
+  readonly stages: Record<Stage, StageSummary>;
 }
 
 /**
@@ -85,6 +89,16 @@ export function renderTable(phases: readonly PhaseResult[], baselines: readonly 
     };
     lines.push(`${pad(`${p.size}m ${p.mode}`, 26)}${names.map((n) => `${pad(cell(n), 24)} `).join('')}`);
   }
+  lines.push('');
+  lines.push("where delivery time goes, the mailbox's histograms from created_at (writer clock, at reserve), ms p50 / p99:");
+  lines.push(`${pad('phase', 26)}${STAGES.map((s) => pad(STAGE_TITLE[s], 26)).join('')}device sees it (from send start)`);
+  for (const p of phases) {
+    const st = (s: Stage): string => {
+      const x = p.stages[s];
+      return x.count === 0 ? '–' : `${ms(x.p50)} / ${ms(x.p99)} (${x.count})`;
+    };
+    lines.push(`${pad(`${p.size}m ${p.mode}`, 26)}${STAGES.map((s) => pad(st(s), 26)).join('')}${ms(p.visible.p50)} / ${ms(p.visible.p99)}`);
+  }
   if (baselines.length > 0) {
     lines.push('');
     lines.push('raw baseline (kafkajs produce → consume, same broker, same payload sizes):');
@@ -94,4 +108,13 @@ export function renderTable(phases: readonly PhaseResult[], baselines: readonly 
     }
   }
   return lines.join('\n');
+}
+
+const STAGE_TITLE: Record<Stage, string> = { routed: 'routed (Kafka acked)', applying: 'page to the store', visible: 'visible (frontier)' };
+
+/** A stage quantile for the table: interpolated ms, or "> 300 s" beyond the last bucket. */
+function ms(v: number | null): string {
+  if (v === null) return '–';
+  if (v === Infinity) return '> 300 s';
+  return v >= 100 ? String(Math.round(v)) : v.toFixed(1);
 }

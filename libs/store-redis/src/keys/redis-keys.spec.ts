@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { InvalidInputError } from '@qim/store-core';
 import type { Id128 } from '@qim/store-core';
 import { COMMIT_SHARDS, EPHEMERAL_REGISTRY_SHARDS, MAILBOX_BUCKETS, RedisKeys } from './redis-keys';
@@ -27,6 +28,18 @@ describe('RedisKeys', () => {
     expect(seen.size).toBe(MAILBOX_BUCKETS);
     expect(Math.max(...seen)).toBe(MAILBOX_BUCKETS - 1);
     expect(keys.mailboxBucketOf(id('1'), id('2'))).toBe(new RedisKeys('other').mailboxBucketOf(id('1'), id('2')));
+  });
+
+  it('a mailbox bucket is SHA-256("qim.redis.mailbox-bucket\\0" ‖ tenant ‖ user)[0..4] mod 256, remembered or not', () => {
+    const direct = (t: Id128, u: Id128): number =>
+      createHash('sha256').update('qim.redis.mailbox-bucket\0').update(Buffer.from(t, 'hex')).update(Buffer.from(u, 'hex')).digest().readUInt32BE(0) % MAILBOX_BUCKETS;
+    const fresh = new RedisKeys('qim');
+    const users = Array.from({ length: 70_000 }, (_, i) => i.toString(16).padStart(32, '0') as Id128);
+    // Twice over more users than the memo holds: the second pass is served partly from the memo, partly recomputed after a reset.
+    for (const pass of [1, 2]) {
+      for (let i = 0; i < users.length; i += 997) expect([pass, fresh.mailboxBucketOf(id('7'), users[i]!)]).toEqual([pass, direct(id('7'), users[i]!)]);
+      for (const u of users) fresh.mailboxBucketOf(id('7'), u);
+    }
   });
 
   it('commit shards spread keys (deterministic, all shards used)', () => {

@@ -119,7 +119,12 @@ export interface WriterLeaseKeys {
   readonly hlcFloor: string;
 }
 
+/** Users whose mailbox bucket one `RedisKeys` remembers (≈ 10 MB at the bound). */
+const BUCKET_MEMO_USERS = 65_536;
+
 export class RedisKeys {
+  private readonly buckets = new Map<string, number>();
+
   constructor(readonly namespace: string) {
     if (!NAMESPACE_RE.test(namespace)) throw new InvalidInputError(`redis key namespace must match ${NAMESPACE_RE}: ${JSON.stringify(namespace)}`);
   }
@@ -173,7 +178,16 @@ export class RedisKeys {
   }
 
   mailboxBucketOf(tenantId: Id128, userId: Id128): number {
-    return shardHash([tenantId, userId], 'qim.redis.mailbox-bucket\0', MAILBOX_BUCKETS);
+    // Every sync and every applied entry needs it, and a SHA-256 costs ~2 µs: remembered per user
+    // (a pure function of the ids; the memo is dropped whole when it reaches its bound).
+    const id = `${tenantId}${userId}`;
+    let bucket = this.buckets.get(id);
+    if (bucket === undefined) {
+      bucket = shardHash([tenantId, userId], 'qim.redis.mailbox-bucket\0', MAILBOX_BUCKETS);
+      if (this.buckets.size >= BUCKET_MEMO_USERS) this.buckets.clear();
+      this.buckets.set(id, bucket);
+    }
+    return bucket;
   }
 
   mailboxBucket(bucket: number): MailboxBucketKeys {

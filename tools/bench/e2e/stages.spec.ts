@@ -1,0 +1,34 @@
+import { parseStages, stageDelta } from './stages';
+
+const exposition = (routed: number[], shard0: number[], shard1: number[]): string => {
+  const bounds = ['0.01', '0.05', '0.1', '+Inf'];
+  const lines = ['# HELP qim_delivery_stage_seconds x', '# TYPE qim_delivery_stage_seconds histogram'];
+  bounds.forEach((le, i) => lines.push(`qim_delivery_stage_seconds_bucket{le="${le}",stage="routed"} ${routed[i]}`));
+  lines.push(`qim_delivery_stage_seconds_sum{stage="routed"} 1`, `qim_delivery_stage_seconds_count{stage="routed"} ${routed[3]}`);
+  lines.push('# TYPE qim_dispatch_lag_seconds histogram');
+  bounds.forEach((le, i) => lines.push(`qim_dispatch_lag_seconds_bucket{le="${le}",shard="0"} ${shard0[i]}`));
+  bounds.forEach((le, i) => lines.push(`qim_dispatch_lag_seconds_bucket{le="${le}",shard="1"} ${shard1[i]}`));
+  return lines.join('\n');
+};
+
+describe('delivery stages from the mailbox histograms', () => {
+  it('takes the difference of two scrapes, sums the shards and interpolates inside the bucket', () => {
+    const before = parseStages(exposition([0, 0, 0, 0], [5, 5, 5, 5], [0, 0, 0, 0]));
+    const after = parseStages(exposition([0, 100, 100, 100], [5, 55, 105, 105], [0, 0, 100, 100]));
+    const d = stageDelta(before, after);
+    // routed: all 100 between 10 and 50 ms → p50 at the middle of that bucket, p99 near its top.
+    expect(d.routed).toEqual({ count: 100, p50: 30, p99: 49.6 });
+    // visible: 200 new (shard 0: 50 in 10–50 ms, 50 in 50–100; shard 1: 100 in 50–100 ms).
+    expect(d.visible.count).toBe(200);
+    expect(d.visible.p50).toBe(66.7);
+    expect(d.visible.p99).toBe(99.3);
+    expect(d.applying).toEqual({ count: 0, p50: null, p99: null });
+  });
+
+  it('reports a quantile beyond the last finite bucket as Infinity, and refuses counters that went down', () => {
+    const before = parseStages(exposition([0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]));
+    const slow = parseStages(exposition([0, 0, 0, 10], [0, 0, 0, 0], [0, 0, 0, 0]));
+    expect(stageDelta(before, slow).routed.p50).toBe(Infinity);
+    expect(() => stageDelta(slow, before)).toThrow('went down');
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * Where delivery time goes, read from the mailbox's own histograms (`GET /metrics`): for each
+ * message, from its created_at (the writer's clock, taken at reserve) to
+ * - `routed`: its dispatch records acknowledged by Kafka at the router (outbox publish + one Kafka hop + routing),
+ * - `applying`: its dispatch's page handed to the shard store (+ the dispatch topic's hop and the queue before the page),
+ * - `visible`: the page's frontier written, entries readable (+ the apply itself).
+ * The benchmark's device-visible latency adds the send's way in before created_at and the long
+ * poll's wake and answer after `visible`. Histograms are cumulative, so a phase is the difference
+ * of two scrapes; a quantile is interpolated inside its bucket (the buckets end at 2, 5, 10, 20,
+ * 35, 50, 75, 100, 150, 250, 500 ms …).
+ */
+
+export const STAGES = ['routed', 'applying', 'visible'] as const;
+export type Stage = (typeof STAGES)[number];
+
+/** Per stage, cumulative counts by bucket upper bound (s; +Inf last). */
+export type StageScrape = Record<Stage, ReadonlyMap<number, number>>;
+
+export interface StageSummary {
+  readonly count: number;
+  /** ms, interpolated inside the bucket; null without samples, Infinity beyond the last finite bucket. */
+  readonly p50: number | null;
+  readonly p99: number | null;
+}
+
+const LINE = /^(qim_delivery_stage_seconds_bucket|qim_dispatch_lag_seconds_bucket)\{([^}]*)\}\s+(\S+)$/;
+
+/** Parses the two histograms out of a Prometheus text exposition (dispatch lag summed over shards). */
+export function parseStages(text: string): StageScrape {
+  const acc: Record<Stage, Map<number, number>> = { routed: new Map(), applying: new Map(), visible: new Map() };
+  for (const line of text.split('\n')) {
+    const m = LINE.exec(line);
+    if (!m) continue;
+    const labels = new Map<string, string>();
+    for (const part of m[2]!.matchAll(/(\w+)="([^"]*)"/g)) labels.set(part[1]!, part[2]!);
+    const le = labels.get('le');
+    if (le === undefined) continue;
+    const bound = le === '+Inf' ? Infinity : Number(le);
+    const stage: string | undefined = m[1] === 'qim_dispatch_lag_seconds_bucket' ? 'visible' : labels.get('stage');
+    if (stage !== 'routed' && stage !== 'applying' && stage !== 'visible') continue;
+    const value = Number(m[3]);
+    if (Number.isNaN(bound) || !Number.isFinite(value)) throw new Error(`unreadable histogram bucket: ${line}`);
+    acc[stage].set(bound, (acc[stage].get(bound) ?? 0) + value);
+  }
+  return acc;
+}
+
+/** Count and p50/p99 (ms) of each stage between two scrapes of the same process. */
+export function stageDelta(before: StageScrape, after: StageScrape): Record<Stage, StageSummary> {
+  const out = {} as Record<Stage, StageSummary>;
+  for (const stage of STAGES) {
+    const bounds = [...after[stage].keys()].sort((a, b) => a - b);
+    const cumulative = bounds.map((b) => (after[stage].get(b) ?? 0) - (before[stage].get(b) ?? 0));
+    if (cumulative.some((c) => c < 0)) throw new Error(`histogram of ${stage} went down between scrapes (the mailbox restarted?)`);
+    const count = cumulative.length === 0 ? 0 : cumulative[cumulative.length - 1]!;
+    out[stage] = { count, p50: quantile(bounds, cumulative, 0.5), p99: quantile(bounds, cumulative, 0.99) };
+  }
+  return out;
+}
+
+function quantile(bounds: readonly number[], cumulative: readonly number[], q: number): number | null {
+  const count = cumulative.length === 0 ? 0 : cumulative[cumulative.length - 1]!;
+  if (count === 0) return null;
+  const rank = q * count;
+  for (let i = 0; i < bounds.length; i++) {
+    if (cumulative[i]! < rank) continue;
+    const hi = bounds[i]!;
+    if (hi === Infinity) return Infinity;
+    const lo = i === 0 ? 0 : bounds[i - 1]!;
+    const below = i === 0 ? 0 : cumulative[i - 1]!;
+    const inBucket = cumulative[i]! - below;
+    const frac = inBucket === 0 ? 1 : (rank - below) / inBucket;
+    return Math.round((lo + (hi - lo) * frac) * 10_000) / 10;
+  }
+  return Infinity;
+}
+
+/** One scrape of the mailbox's metrics; fails loudly when the histograms are missing. */
+export async function scrapeStages(mailboxUrl: string): Promise<StageScrape> {
+  const res = await fetch(new URL('/metrics', mailboxUrl));
+  if (!res.ok) throw new Error(`GET ${mailboxUrl}/metrics answered ${res.status}`);
+  const text = await res.text();
+  for (const name of ['qim_delivery_stage_seconds', 'qim_dispatch_lag_seconds']) {
+    if (!text.includes(`# TYPE ${name} histogram`)) throw new Error(`${mailboxUrl}/metrics has no histogram ${name} (an older mailbox build?)`);
+  }
+  return parseStages(text);
+}
