@@ -119,12 +119,14 @@ export interface WriterLeaseKeys {
   readonly hlcFloor: string;
 }
 
-/** Users whose mailbox bucket one `RedisKeys` remembers (≈ 10 MB at the bound). */
+/**
+ * Users whose mailbox bucket this process remembers, shared by every `RedisKeys` (the bucket does not
+ * depend on the namespace): ≈ 10 MB at the bound, whatever the number of shard stores.
+ */
 const BUCKET_MEMO_USERS = 65_536;
+const bucketMemo = new Map<string, number>();
 
 export class RedisKeys {
-  private readonly buckets = new Map<string, number>();
-
   constructor(readonly namespace: string) {
     if (!NAMESPACE_RE.test(namespace)) throw new InvalidInputError(`redis key namespace must match ${NAMESPACE_RE}: ${JSON.stringify(namespace)}`);
   }
@@ -181,11 +183,11 @@ export class RedisKeys {
     // Every sync and every applied entry needs it, and a SHA-256 costs ~2 µs: remembered per user
     // (a pure function of the ids; the memo is dropped whole when it reaches its bound).
     const id = `${tenantId}${userId}`;
-    let bucket = this.buckets.get(id);
+    let bucket = bucketMemo.get(id);
     if (bucket === undefined) {
       bucket = shardHash([tenantId, userId], 'qim.redis.mailbox-bucket\0', MAILBOX_BUCKETS);
-      if (this.buckets.size >= BUCKET_MEMO_USERS) this.buckets.clear();
-      this.buckets.set(id, bucket);
+      if (bucketMemo.size >= BUCKET_MEMO_USERS) bucketMemo.clear();
+      bucketMemo.set(id, bucket);
     }
     return bucket;
   }
