@@ -5,6 +5,7 @@
 #   eval "$(tools/infra/infra env)"; tools/bench/run.sh redis-commit
 #   eval "$(tools/infra/infra env)"; tools/bench/run.sh redis-mailbox     # applyPage vs raw ZADD + ZADD GT
 #   tools/bench/run.sh e2e --help      (tools/bench/e2e/README.md)
+# BENCH_NODE_ARGS (word-split) go to node, e.g. "--cpu-prof --cpu-prof-dir=DIR" to profile the benchmark itself.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 name=${1:?usage: tools/bench/run.sh <name> [args...]}
@@ -16,4 +17,5 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 "$root/node_modules/.bin/esbuild" "$src" --bundle --platform=node --target=node20 --packages=external \
   --tsconfig="$root/tsconfig.base.json" --outfile="$out/$name.js" --log-level=warning
-NODE_PATH="$root/node_modules" node "$out/$name.js" "$@"
+# shellcheck disable=SC2086
+NODE_PATH="$root/node_modules" node ${BENCH_NODE_ARGS:-} "$out/$name.js" "$@"
