@@ -82,6 +82,21 @@ describe('PartitionConsumer (real Kafka)', () => {
     await until('offset 7 committed', async () => (await committed()).get(0) === 7n);
   });
 
+  it('takes commits off the page cycle: the pages handled while a commit is in flight share the next request', async () => {
+    await produce(0, 60);
+    let handled = 0;
+    const commits: bigint[] = [];
+    const c = start({ handlePage: async () => void (handled += 1) }, 1, { onCommitted: (_p, o) => void commits.push(o) });
+    await c.start();
+    await until('offset 60 committed', async () => (await committed()).get(0) === 60n);
+    expect(handled).toBe(60);
+    // One request per page would be 60; each request carries the latest offset, in order.
+    expect(c.commitRequests()).toBeLessThan(30);
+    expect(commits.length).toBe(c.commitRequests());
+    expect([...commits].sort((a, b) => (a < b ? -1 : 1))).toEqual(commits);
+    expect(commits[commits.length - 1]).toBe(60n);
+  });
+
   it('pauses only the partition of a failing page, reads the same page again, never skips it', async () => {
     await produce(0, 4);
     await produce(1, 4);

@@ -1,5 +1,6 @@
 import type { Consumer, EachBatchPayload, IHeaders, Kafka } from 'kafkajs';
 import type { BusLogger } from './kafka-factory';
+import { OffsetCommitQueue } from './offset-commit-queue';
 import { cutPages } from './page-cutter';
 import type { ConsumedRecord, PageHandler } from './page-handler';
 import { RetryBackoff } from './retry-backoff';
@@ -47,9 +48,13 @@ const HEARTBEAT_MS = 1_000;
 /**
  * A kafkajs consumer group member that drives a `PageHandler` page by page (`eachBatch`, manual
  * commits only). Per page: handle (heartbeating every second while it runs, so long work keeps group
- * membership) → commit `toOffset + 1` → heartbeat. A page that fails pauses only its partition and
- * is read again after a growing backoff, never skipped; other partitions go on. Commits go through
- * the batch's own group generation, so a member that lost the partition cannot commit for it.
+ * membership) → queue `toOffset + 1` for commit → heartbeat → the next page. Commits leave the fetch
+ * cycle (`OffsetCommitQueue`): one OffsetCommit request in flight, the offsets of the pages handled
+ * meanwhile in the next, so no page waits for its predecessor's commit round trip; an offset earned
+ * before a rejoin is dropped, so a member that lost the partition does not commit for it. A page
+ * that fails pauses only its partition and is read again after a growing backoff, never skipped;
+ * other partitions go on. `stop` lets the page in flight finish and sends its commit before the
+ * group is left.
  */
 export class PartitionConsumer {
   private readonly consumer: Consumer;
@@ -60,6 +65,11 @@ export class PartitionConsumer {
   private joined = false;
   private readonly joinWaiters = new Set<(err: Error | null) => void>();
   private readonly backoff: RetryBackoff;
+  /** The commit function of the latest batch (kafkajs commits through the group's current member). */
+  private commitVia: EachBatchPayload['commitOffsetsIfNecessary'] | null = null;
+  /** Group joins so far: the generation a handled page's offset belongs to. */
+  private joins = 0;
+  private readonly commits: OffsetCommitQueue;
 
   constructor(
     kafka: Kafka,
@@ -67,6 +77,19 @@ export class PartitionConsumer {
     private readonly opts: PartitionConsumerOptions,
   ) {
     this.backoff = new RetryBackoff(opts.retry ?? { initialMs: 200, maxMs: 30_000 });
+    this.commits = new OffsetCommitQueue({
+      // Through the latest batch's own commit function: kafkajs's `consumer.commitOffsets` silently
+      // does nothing once the runner is stopping, which would lose the final commit of `stop`.
+      send: async (offsets) => {
+        const commit = this.commitVia;
+        if (!commit) throw new Error('no batch has been handled yet');
+        await commit({ topics: [{ topic: opts.topic, partitions: [...offsets].map(([partition, offset]) => ({ partition, offset: offset.toString() })) }] });
+      },
+      currentJoin: () => this.joins,
+      onCommitted: (partition, offset) => opts.onCommitted?.(partition, offset),
+      onFailed: (err, offsets) =>
+        opts.logger?.warn({ err, topic: opts.topic, offsets: Object.fromEntries([...offsets].map(([p, o]) => [p, o.toString()])) }, 'offset commit failed; a later page carries the offsets past'),
+    });
     this.consumer = kafka.consumer({
       groupId: opts.groupId,
       sessionTimeout: opts.sessionTimeoutMs ?? 15_000,
@@ -76,6 +99,7 @@ export class PartitionConsumer {
       allowAutoTopicCreation: false,
     });
     this.consumer.on(this.consumer.events.GROUP_JOIN, (e) => {
+      this.joins += 1;
       this.assigned = [...(e.payload.memberAssignment[opts.topic] ?? [])].sort((a, b) => a - b);
       // A restarted consumer that joined again is healthy, with or without traffic.
       this.crashed = null;
@@ -141,6 +165,16 @@ export class PartitionConsumer {
   }
 
   private async eachBatch(p: EachBatchPayload): Promise<void> {
+    this.commitVia = p.commitOffsetsIfNecessary;
+    try {
+      await this.handleBatch(p);
+    } finally {
+      // Stopping: the pages handled so far are committed before kafkajs leaves the group.
+      if (this.stopping) await this.commits.drain();
+    }
+  }
+
+  private async handleBatch(p: EachBatchPayload): Promise<void> {
     const { topic, partition } = p.batch;
     const records: ConsumedRecord[] = p.batch.messages.map((m) => ({
       topic,
@@ -161,9 +195,7 @@ export class PartitionConsumer {
       }
       this.backoff.succeeded(partition);
       p.resolveOffset(String(page.toOffset));
-      const next = page.toOffset + 1n;
-      await p.commitOffsetsIfNecessary({ topics: [{ topic, partitions: [{ partition, offset: next.toString() }] }] });
-      this.opts.onCommitted?.(partition, next);
+      this.commits.add({ partition, offset: page.toOffset + 1n, join: this.joins });
       await p.heartbeat();
     }
     this.crashed = null;
@@ -195,11 +227,17 @@ export class PartitionConsumer {
     return { ok: this.running && this.crashed === null, detail: { running: this.running, assigned: this.assigned, crashed: this.crashed } };
   }
 
-  /** Stops fetching, lets the page in flight finish (it commits itself), leaves the group. */
+  /** OffsetCommit requests sent so far (each carries every offset queued while the previous was in flight). */
+  commitRequests(): number {
+    return this.commits.requestsSent;
+  }
+
+  /** Stops fetching, lets the page in flight finish, sends the queued commits, leaves the group. */
   async stop(): Promise<void> {
     this.stopping = true;
     this.running = false;
     this.backoff.clear();
+    await this.commits.drain();
     await this.consumer.disconnect();
   }
 }

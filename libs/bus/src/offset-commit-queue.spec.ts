@@ -1,0 +1,112 @@
+import { OffsetCommitQueue } from './offset-commit-queue';
+
+interface Request {
+  readonly offsets: Map<number, bigint>;
+  settle(err?: Error): void;
+}
+
+/** A queue whose requests stay open until the test settles them. */
+function harness(join = { now: 1 }) {
+  const requests: Request[] = [];
+  const committed: [number, bigint][] = [];
+  const failed: Map<number, bigint>[] = [];
+  const q = new OffsetCommitQueue({
+    send: (offsets) =>
+      new Promise<void>((resolve, reject) => requests.push({ offsets: new Map(offsets), settle: (err) => (err ? reject(err) : resolve()) })),
+    currentJoin: () => join.now,
+    onCommitted: (p, o) => void committed.push([p, o]),
+    onFailed: (_err, offsets) => void failed.push(new Map(offsets)),
+  });
+  return { q, requests, committed, failed, join };
+}
+
+const tick = () => new Promise<void>((r) => setImmediate(r));
+
+describe('OffsetCommitQueue', () => {
+  it('keeps one request in flight and sends everything queued meanwhile in the next, the latest offset per partition', async () => {
+    const { q, requests, committed } = harness();
+    q.add({ partition: 0, offset: 3n, join: 1 });
+    q.add({ partition: 1, offset: 5n, join: 1 });
+    await tick();
+    expect(requests.map((r) => [...r.offsets])).toEqual([[[0, 3n], [1, 5n]]]);
+    q.add({ partition: 0, offset: 7n, join: 1 });
+    q.add({ partition: 0, offset: 9n, join: 1 });
+    await tick();
+    expect(requests).toHaveLength(1);
+    requests[0]!.settle();
+    await tick();
+    expect(requests.map((r) => [...r.offsets])).toEqual([[[0, 3n], [1, 5n]], [[0, 9n]]]);
+    requests[1]!.settle();
+    await q.drain();
+    expect(committed).toEqual([[0, 3n], [1, 5n], [0, 9n]]);
+    expect(q.requestsSent).toBe(2);
+  });
+
+  it('never reports a commit before the broker accepted it', async () => {
+    const { q, requests, committed } = harness();
+    q.add({ partition: 2, offset: 1n, join: 1 });
+    await tick();
+    expect(committed).toEqual([]);
+    requests[0]!.settle();
+    await q.drain();
+    expect(committed).toEqual([[2, 1n]]);
+  });
+
+  it('drops an offset earned before a rejoin: the partition may be another member’s now', async () => {
+    const { q, requests, committed, join } = harness();
+    q.add({ partition: 0, offset: 4n, join: 1 });
+    q.add({ partition: 1, offset: 8n, join: 1 });
+    join.now = 2;
+    q.add({ partition: 1, offset: 9n, join: 2 });
+    await tick();
+    expect(requests.map((r) => [...r.offsets])).toEqual([[[1, 9n]]]);
+    requests[0]!.settle();
+    await q.drain();
+    expect(committed).toEqual([[1, 9n]]);
+  });
+
+  it('sends nothing when every queued offset is stale', async () => {
+    const { q, requests, join } = harness();
+    q.add({ partition: 0, offset: 4n, join: 1 });
+    join.now = 3;
+    await q.drain();
+    expect(requests).toHaveLength(0);
+    expect(q.requestsSent).toBe(0);
+  });
+
+  it('reports a failed request, goes on with the offsets queued after it, and does not move a partition back', async () => {
+    const { q, requests, committed, failed } = harness();
+    q.add({ partition: 0, offset: 4n, join: 1 });
+    await tick();
+    q.add({ partition: 0, offset: 6n, join: 1 });
+    q.add({ partition: 0, offset: 5n, join: 1 });
+    requests[0]!.settle(new Error('NOT_COORDINATOR'));
+    await tick();
+    expect(failed).toEqual([new Map([[0, 4n]])]);
+    expect(requests.map((r) => [...r.offsets])).toEqual([[[0, 4n]], [[0, 6n]]]);
+    requests[1]!.settle();
+    await q.drain();
+    expect(committed).toEqual([[0, 6n]]);
+  });
+
+  it('drain waits for the request in flight and for what was queued behind it', async () => {
+    const { q, requests, committed } = harness();
+    q.add({ partition: 0, offset: 1n, join: 1 });
+    await tick();
+    q.add({ partition: 0, offset: 2n, join: 1 });
+    let drained = false;
+    const d = q.drain().then(() => (drained = true));
+    await tick();
+    expect(drained).toBe(false);
+    requests[0]!.settle();
+    await tick();
+    await tick();
+    expect(drained).toBe(false);
+    requests[1]!.settle();
+    await d;
+    expect(committed).toEqual([
+      [0, 1n],
+      [0, 2n],
+    ]);
+  });
+});
