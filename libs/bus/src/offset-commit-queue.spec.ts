@@ -10,14 +10,16 @@ function harness(join = { now: 1 }) {
   const requests: Request[] = [];
   const committed: [number, bigint][] = [];
   const failed: Map<number, bigint>[] = [];
+  const sent = { ok: 0 };
   const q = new OffsetCommitQueue({
+    onSent: () => void (sent.ok += 1),
     send: (offsets) =>
       new Promise<void>((resolve, reject) => requests.push({ offsets: new Map(offsets), settle: (err) => (err ? reject(err) : resolve()) })),
     currentJoin: () => join.now,
     onCommitted: (p, o) => void committed.push([p, o]),
     onFailed: (_err, offsets) => void failed.push(new Map(offsets)),
   });
-  return { q, requests, committed, failed, join };
+  return { q, requests, committed, failed, join, sent };
 }
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
@@ -75,7 +77,7 @@ describe('OffsetCommitQueue', () => {
   });
 
   it('reports a failed request, goes on with the offsets queued after it, and does not move a partition back', async () => {
-    const { q, requests, committed, failed } = harness();
+    const { q, requests, committed, failed, sent } = harness();
     q.add({ partition: 0, offset: 4n, join: 1 });
     await tick();
     q.add({ partition: 0, offset: 6n, join: 1 });
@@ -87,6 +89,7 @@ describe('OffsetCommitQueue', () => {
     requests[1]!.settle();
     await q.drain();
     expect(committed).toEqual([[0, 6n]]);
+    expect([q.requestsSent, sent.ok]).toEqual([2, 1]);
   });
 
   it('drain waits for the request in flight and for what was queued behind it', async () => {

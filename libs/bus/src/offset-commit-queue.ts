@@ -14,6 +14,8 @@ export interface OffsetCommitQueueOptions {
   readonly currentJoin: () => number;
   /** After each accepted request, per partition in it. */
   readonly onCommitted?: (partition: number, offset: bigint) => void;
+  /** After each accepted request, once. */
+  readonly onSent?: () => void;
   /** A request that failed (the offsets stay uncommitted until a later page's commit carries them past). */
   readonly onFailed?: (err: unknown, offsets: ReadonlyMap<number, bigint>) => void;
 }
@@ -74,6 +76,7 @@ export class OffsetCommitQueue {
           this.opts.onFailed?.(err, offsets);
           continue;
         }
+        this.opts.onSent?.();
         for (const [partition, offset] of offsets) this.opts.onCommitted?.(partition, offset);
       }
     } finally {

@@ -86,13 +86,15 @@ describe('PartitionConsumer (real Kafka)', () => {
     await produce(0, 60);
     let handled = 0;
     const commits: bigint[] = [];
-    const c = start({ handlePage: async () => void (handled += 1) }, 1, { onCommitted: (_p, o) => void commits.push(o) });
+    const results: string[] = [];
+    const c = start({ handlePage: async () => void (handled += 1) }, 1, { onCommitted: (_p, o) => void commits.push(o), onCommitRequest: (r) => void results.push(r) });
     await c.start();
     await until('offset 60 committed', async () => (await committed()).get(0) === 60n);
     expect(handled).toBe(60);
     // One request per page would be 60; each request carries the latest offset, in order.
     expect(c.commitRequests()).toBeLessThan(30);
     expect(commits.length).toBe(c.commitRequests());
+    expect(results).toEqual(commits.map(() => 'ok'));
     expect([...commits].sort((a, b) => (a < b ? -1 : 1))).toEqual(commits);
     expect(commits[commits.length - 1]).toBe(60n);
   });

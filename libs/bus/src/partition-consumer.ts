@@ -13,8 +13,10 @@ export interface PartitionConsumerOptions {
   /** Largest page handed to the handler (records); a fetched batch is cut into pages of this size. */
   readonly pageRecords: number;
   readonly logger?: BusLogger;
-  /** Called after each commit with (partition, committed next offset). */
+  /** Called after each accepted commit, per partition in it, with (partition, committed next offset). */
   readonly onCommitted?: (partition: number, offset: bigint) => void;
+  /** Called when an OffsetCommit request ended: accepted (`ok`) or `failed`. */
+  readonly onCommitRequest?: (result: 'ok' | 'failed') => void;
   /** First and largest pause (ms) before a failed page of a partition is read again. */
   readonly retry?: { readonly initialMs: number; readonly maxMs: number };
   /**
@@ -87,8 +89,11 @@ export class PartitionConsumer {
       },
       currentJoin: () => this.joins,
       onCommitted: (partition, offset) => opts.onCommitted?.(partition, offset),
-      onFailed: (err, offsets) =>
-        opts.logger?.warn({ err, topic: opts.topic, offsets: Object.fromEntries([...offsets].map(([p, o]) => [p, o.toString()])) }, 'offset commit failed; a later page carries the offsets past'),
+      onSent: () => opts.onCommitRequest?.('ok'),
+      onFailed: (err, offsets) => {
+        opts.onCommitRequest?.('failed');
+        opts.logger?.warn({ err, topic: opts.topic, offsets: Object.fromEntries([...offsets].map(([p, o]) => [p, o.toString()])) }, 'offset commit failed; a later page carries the offsets past');
+      },
     });
     this.consumer = kafka.consumer({
       groupId: opts.groupId,

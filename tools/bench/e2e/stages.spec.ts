@@ -10,6 +10,8 @@ const exposition = (routed: number[], shard0: number[], shard1: number[]): strin
   bounds.forEach((le, i) => lines.push(`qim_dispatch_lag_seconds_bucket{le="${le}",shard="1"} ${shard1[i]}`));
   return lines.join('\n');
 };
+const withCommits = (text: string, router: number, shard: number): string =>
+  `${text}\nqim_kafka_offset_commit_requests_total{role="router",result="ok"} ${router}\nqim_kafka_offset_commit_requests_total{role="shard",result="ok"} ${shard}\nqim_kafka_offset_commit_requests_total{role="shard",result="failed"} 1`;
 
 describe('delivery stages from the mailbox histograms', () => {
   it('takes the difference of two scrapes, sums the shards and interpolates inside the bucket', () => {
@@ -23,6 +25,14 @@ describe('delivery stages from the mailbox histograms', () => {
     expect(d.visible.p50).toBe(66.7);
     expect(d.visible.p99).toBe(99.3);
     expect(d.applying).toEqual({ count: 0, p50: null, p99: null });
+  });
+
+  it('counts the OffsetCommit requests of every role between two scrapes (absent counter: none yet)', () => {
+    const none = parseStages(exposition([0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]));
+    expect(none.offsetCommits).toBe(0);
+    const later = parseStages(withCommits(exposition([0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]), 40, 25));
+    expect(stageDelta(none, later).offsetCommits).toBe(66);
+    expect(() => stageDelta(later, none)).toThrow('OffsetCommit requests went down');
   });
 
   it('reports a quantile beyond the last finite bucket as Infinity, and refuses counters that went down', () => {

@@ -13,8 +13,8 @@
 export const STAGES = ['routed', 'applying', 'visible'] as const;
 export type Stage = (typeof STAGES)[number];
 
-/** Per stage, cumulative counts by bucket upper bound (s; +Inf last). */
-export type StageScrape = Record<Stage, ReadonlyMap<number, number>>;
+/** Per stage, cumulative counts by bucket upper bound (s; +Inf last); and the OffsetCommit requests sent so far, all roles. */
+export type StageScrape = Record<Stage, ReadonlyMap<number, number>> & { readonly offsetCommits: number };
 
 export interface StageSummary {
   readonly count: number;
@@ -23,12 +23,16 @@ export interface StageSummary {
   readonly p99: number | null;
 }
 
+const COMMITS = /^qim_kafka_offset_commit_requests_total\{[^}]*\}\s+(\S+)$/;
 const LINE = /^(qim_delivery_stage_seconds_bucket|qim_dispatch_lag_seconds_bucket)\{([^}]*)\}\s+(\S+)$/;
 
 /** Parses the two histograms out of a Prometheus text exposition (dispatch lag summed over shards). */
 export function parseStages(text: string): StageScrape {
   const acc: Record<Stage, Map<number, number>> = { routed: new Map(), applying: new Map(), visible: new Map() };
+  let offsetCommits = 0;
   for (const line of text.split('\n')) {
+    const c = COMMITS.exec(line);
+    if (c) offsetCommits += Number(c[1]);
     const m = LINE.exec(line);
     if (!m) continue;
     const labels = new Map<string, string>();
@@ -42,12 +46,14 @@ export function parseStages(text: string): StageScrape {
     if (Number.isNaN(bound) || !Number.isFinite(value)) throw new Error(`unreadable histogram bucket: ${line}`);
     acc[stage].set(bound, (acc[stage].get(bound) ?? 0) + value);
   }
-  return acc;
+  if (!Number.isFinite(offsetCommits)) throw new Error('unreadable qim_kafka_offset_commit_requests_total');
+  return { ...acc, offsetCommits };
 }
 
 /** Count and p50/p99 (ms) of each stage between two scrapes of the same process. */
-export function stageDelta(before: StageScrape, after: StageScrape): Record<Stage, StageSummary> {
-  const out = {} as Record<Stage, StageSummary>;
+export function stageDelta(before: StageScrape, after: StageScrape): Record<Stage, StageSummary> & { readonly offsetCommits: number } {
+  const out = { offsetCommits: after.offsetCommits - before.offsetCommits } as Record<Stage, StageSummary> & { offsetCommits: number };
+  if (out.offsetCommits < 0) throw new Error('OffsetCommit requests went down between scrapes (the mailbox restarted?)');
   for (const stage of STAGES) {
     const bounds = [...after[stage].keys()].sort((a, b) => a - b);
     const cumulative = bounds.map((b) => (after[stage].get(b) ?? 0) - (before[stage].get(b) ?? 0));
@@ -81,6 +87,7 @@ export async function scrapeStages(mailboxUrl: string): Promise<StageScrape> {
   if (!res.ok) throw new Error(`GET ${mailboxUrl}/metrics answered ${res.status}`);
   const text = await res.text();
   for (const name of ['qim_delivery_stage_seconds', 'qim_dispatch_lag_seconds']) {
+    // (the OffsetCommit counter appears with its first request; absent means 0)
     if (!text.includes(`# TYPE ${name} histogram`)) throw new Error(`${mailboxUrl}/metrics has no histogram ${name} (an older mailbox build?)`);
   }
   return parseStages(text);

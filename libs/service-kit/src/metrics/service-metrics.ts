@@ -128,6 +128,13 @@ export class ServiceMetrics {
     labelNames: ['role', 'partition'] as const,
     registers: [this.registry],
   });
+  /** OffsetCommit requests per consumer role (each carries every page handled while the previous was in flight). */
+  readonly offsetCommitRequests = new Counter({
+    name: 'qim_kafka_offset_commit_requests_total',
+    help: 'OffsetCommit requests sent per consumer role, and how they ended (ok, failed)',
+    labelNames: ['role', 'result'] as const,
+    registers: [this.registry],
+  });
 
   constructor(readonly service: string, withDefaults = true) {
     this.registry.setDefaultLabels({ service });
