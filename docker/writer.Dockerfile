@@ -28,4 +28,4 @@ USER node
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.QIM_HTTP_PORT+'/readyz').then(r=>process.exit(r.status===200?0:1),()=>process.exit(1))"]
-CMD ["node", "main.js"]
+CMD ["node", "--max-semi-space-size=32", "main.js"]

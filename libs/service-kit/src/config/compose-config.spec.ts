@@ -147,7 +147,10 @@ describe.each(['writer', 'mailbox'])('docker/%s.Dockerfile', (svc) => {
   it('runs as non-root with a /readyz health check', () => {
     expect(text).toMatch(/^USER node$/m);
     expect(text).toMatch(/^HEALTHCHECK [^\n]*\\\n\s+CMD [^\n]*\/readyz/m);
-    expect(text).toMatch(/^CMD \["node", "main.js"\]$/m);
+  });
+
+  it('starts the service with the production node flags (README "Node flags")', () => {
+    expect(text).toMatch(/^CMD \["node", "--max-semi-space-size=32", "main.js"\]$/m);
   });
 });
 

@@ -10,6 +10,9 @@ export interface Exit {
 
 const TAIL_CHARS = 8_000;
 
+/** The production node flags of the services (docker/*.Dockerfile, README "Configuration"): a larger young generation. */
+const SERVICE_NODE_FLAGS = ['--max-semi-space-size=32'];
+
 /** Every service process a drill started that has not exited yet (killed when the runner is told to stop). */
 const live = new Set<ServiceProcess>();
 
@@ -39,7 +42,7 @@ export class ServiceProcess {
     args: readonly string[] = [],
   ) {
     this.log = createWriteStream(logFile, { flags: 'a' });
-    this.child = spawn(process.execPath, [entry, ...args], { cwd, env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, entry, ...args], { cwd, env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     const keep = (d: Buffer): void => {
       this.log.write(d);
       this.tailText = (this.tailText + d.toString()).slice(-TAIL_CHARS);
