@@ -6,7 +6,7 @@ interface Request {
 }
 
 /** A queue whose requests stay open until the test settles them. */
-function harness(join = { now: 1 }) {
+function harness(join = { now: 1 }, extra: { drainAttempts?: number } = {}) {
   const requests: Request[] = [];
   const committed: [number, bigint][] = [];
   const failed: Map<number, bigint>[] = [];
@@ -18,6 +18,8 @@ function harness(join = { now: 1 }) {
     currentJoin: () => join.now,
     onCommitted: (p, o) => void committed.push([p, o]),
     onFailed: (_err, offsets) => void failed.push(new Map(offsets)),
+    retryDelayMs: () => 0,
+    ...extra,
   });
   return { q, requests, committed, failed, join, sent };
 }
@@ -111,5 +113,75 @@ describe('OffsetCommitQueue', () => {
       [0, 1n],
       [0, 2n],
     ]);
+  });
+
+  it('sends a failed request’s offsets again when nothing newer came for their partitions', async () => {
+    const { q, requests, committed, failed, sent } = harness();
+    q.add({ partition: 0, offset: 4n, join: 1 });
+    q.add({ partition: 1, offset: 2n, join: 1 });
+    await tick();
+    q.add({ partition: 1, offset: 3n, join: 1 });
+    requests[0]!.settle(new Error('REQUEST_TIMED_OUT'));
+    await tick();
+    await tick();
+    expect(failed).toEqual([new Map([[0, 4n], [1, 2n]])]);
+    // the retry carries partition 0's failed offset and partition 1's newer one
+    expect(requests.map((r) => [...r.offsets].sort((a, b) => a[0] - b[0]))).toEqual([
+      [[0, 4n], [1, 2n]],
+      [[0, 4n], [1, 3n]],
+    ]);
+    requests[1]!.settle();
+    await q.drain();
+    expect(committed.sort((a, b) => a[0] - b[0])).toEqual([[0, 4n], [1, 3n]]);
+    expect([q.requestsSent, sent.ok]).toEqual([2, 1]);
+  });
+
+  it('does not send a failed offset again after a rejoin', async () => {
+    const { q, requests, failed, join } = harness();
+    q.add({ partition: 0, offset: 4n, join: 1 });
+    await tick();
+    join.now = 2;
+    requests[0]!.settle(new Error('REBALANCE_IN_PROGRESS'));
+    await q.drain();
+    expect(failed).toHaveLength(1);
+    expect(requests).toHaveLength(1);
+  });
+
+  it('waits the retry delay of the consecutive failure count before sending again', async () => {
+    const delays: number[] = [];
+    const requests: Request[] = [];
+    const q = new OffsetCommitQueue({
+      send: (offsets) => new Promise<void>((resolve, reject) => requests.push({ offsets: new Map(offsets), settle: (err) => (err ? reject(err) : resolve()) })),
+      currentJoin: () => 1,
+      retryDelayMs: (failures) => {
+        delays.push(failures);
+        return 5;
+      },
+    });
+    q.add({ partition: 0, offset: 1n, join: 1 });
+    await tick();
+    requests[0]!.settle(new Error('x'));
+    await new Promise((r) => setTimeout(r, 20));
+    requests[1]!.settle(new Error('x'));
+    await new Promise((r) => setTimeout(r, 20));
+    requests[2]!.settle();
+    await q.drain();
+    expect(delays).toEqual([1, 2]);
+    expect(requests).toHaveLength(3);
+  });
+
+  it('once draining, gives a failing partition a bounded number of attempts, so stop ends while the broker is away', async () => {
+    const { q, requests, failed } = harness({ now: 1 }, { drainAttempts: 3 });
+    q.add({ partition: 0, offset: 4n, join: 1 });
+    const d = q.drain();
+    for (let i = 0; i < 10 && requests.length < 4; i++) {
+      await tick();
+      const open = requests[requests.length - 1];
+      open?.settle(new Error('BROKER_NOT_AVAILABLE'));
+      await tick();
+    }
+    await d;
+    expect(requests).toHaveLength(3);
+    expect(failed).toHaveLength(3);
   });
 });

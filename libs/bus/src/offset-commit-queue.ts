@@ -16,8 +16,20 @@ export interface OffsetCommitQueueOptions {
   readonly onCommitted?: (partition: number, offset: bigint) => void;
   /** After each accepted request, once. */
   readonly onSent?: () => void;
-  /** A request that failed (the offsets stay uncommitted until a later page's commit carries them past). */
+  /** A request that failed; its offsets are sent again (see `OffsetCommitQueue`). */
   readonly onFailed?: (err: unknown, offsets: ReadonlyMap<number, bigint>) => void;
+  /** The wait before the request after the n-th consecutive failure (default 100 ms doubling, at most 5 s). */
+  readonly retryDelayMs?: (failures: number) => number;
+  /** Once `drain` was called: requests a failing offset gets in all before it is given up (default 3). */
+  readonly drainAttempts?: number;
+}
+
+/** The longest wait between requests once `drain` was called. */
+const DRAIN_RETRY_DELAY_MS = 200;
+
+/** 100, 200, 400 … ms, at most 5 s. */
+export function defaultCommitRetryDelayMs(failures: number): number {
+  return Math.min(5_000, 100 * 2 ** Math.min(failures - 1, 6));
 }
 
 /**
@@ -30,13 +42,21 @@ export interface OffsetCommitQueueOptions {
  *
  * An offset earned in an earlier group join (a rebalance came between the page and its request) is
  * dropped: the partition may belong to another member now, and its committed offset is theirs to
- * move. A failed request is reported and not retried: the offsets stay behind (pages read again
- * after a restart are duplicates the handlers recognise) until a later commit carries them past.
+ * move. A failed request is reported and its offsets go back in the queue (unless a newer offset of
+ * the same partition and join came meanwhile); the next request waits a growing delay. An idle
+ * partition's last offset is so committed once the broker answers again, not left behind to be read
+ * again after a restart. Once `drain` was called (the consumer is stopping), a failing offset is
+ * given up after `drainAttempts` requests, so a stop ends while the broker is away (its pages are
+ * then read again after the restart, duplicates the handlers recognise).
  */
 export class OffsetCommitQueue {
   private pending = new Map<number, OffsetToCommit>();
   private inFlight: Promise<void> | null = null;
   private requests = 0;
+  private failures = 0;
+  private draining = false;
+  /** Requests each queued offset has been in so far, by partition (reset when a newer offset comes). */
+  private attempts = new Map<number, number>();
 
   constructor(private readonly opts: OffsetCommitQueueOptions) {}
 
@@ -45,12 +65,18 @@ export class OffsetCommitQueue {
     const prior = this.pending.get(o.partition);
     if (prior && prior.join === o.join && prior.offset > o.offset) return;
     this.pending.set(o.partition, o);
+    this.attempts.delete(o.partition);
     if (!this.inFlight) this.inFlight = this.pump();
   }
 
   /** Resolves once nothing is queued or in flight (every queued offset sent or dropped). */
   async drain(): Promise<void> {
-    while (this.inFlight) await this.inFlight;
+    this.draining = true;
+    try {
+      while (this.inFlight) await this.inFlight;
+    } finally {
+      this.draining = false;
+    }
   }
 
   /** OffsetCommit requests sent so far. */
@@ -74,13 +100,41 @@ export class OffsetCommitQueue {
           await this.opts.send(offsets);
         } catch (err) {
           this.opts.onFailed?.(err, offsets);
+          await this.failed(batch, join);
           continue;
         }
+        this.failures = 0;
+        for (const partition of offsets.keys()) if (!this.pending.has(partition)) this.attempts.delete(partition);
         this.opts.onSent?.();
         for (const [partition, offset] of offsets) this.opts.onCommitted?.(partition, offset);
       }
     } finally {
       this.inFlight = null;
+    }
+  }
+
+  /** Puts a failed request's offsets back (where nothing newer came) and waits before the next request. */
+  private async failed(batch: ReadonlyMap<number, OffsetToCommit>, join: number): Promise<void> {
+    const limit = this.opts.drainAttempts ?? 3;
+    for (const o of batch.values()) {
+      if (o.join !== join) continue;
+      const tried = (this.attempts.get(o.partition) ?? 0) + 1;
+      const newer = this.pending.get(o.partition);
+      if (newer && !(newer.join === o.join && newer.offset < o.offset)) continue;
+      if (this.draining && tried >= limit) {
+        this.attempts.delete(o.partition);
+        continue;
+      }
+      this.pending.set(o.partition, o);
+      this.attempts.set(o.partition, tried);
+    }
+    this.failures += 1;
+    if (this.pending.size > 0) {
+      const delay = (this.opts.retryDelayMs ?? defaultCommitRetryDelayMs)(this.failures);
+      // Stopping: short waits, the stop has a deadline.
+      const ms = this.draining ? Math.min(delay, DRAIN_RETRY_DELAY_MS) : delay;
+      if (ms > 0) await new Promise<void>((resolve) => setTimeout(resolve, ms));
+      else await Promise.resolve();
     }
   }
 }

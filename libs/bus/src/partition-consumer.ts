@@ -92,7 +92,7 @@ export class PartitionConsumer {
       onSent: () => opts.onCommitRequest?.('ok'),
       onFailed: (err, offsets) => {
         opts.onCommitRequest?.('failed');
-        opts.logger?.warn({ err, topic: opts.topic, offsets: Object.fromEntries([...offsets].map(([p, o]) => [p, o.toString()])) }, 'offset commit failed; a later page carries the offsets past');
+        opts.logger?.warn({ err, topic: opts.topic, offsets: Object.fromEntries([...offsets].map(([p, o]) => [p, o.toString()])) }, 'offset commit failed; sent again after a delay');
       },
     });
     this.consumer = kafka.consumer({
