@@ -55,9 +55,10 @@ async function main(): Promise<void> {
       const devices = new DevicePool(endpoints, pop.tenant, mode, vis);
       await devices.start(pop.users);
       say(`${size} members × ${count} conversations: ${pop.users.length} devices syncing`);
-      const idle = await idleCorePercent(procs, o.idleSeconds);
       // Sends on the wire at once: the saturation level (at least 256) plus headroom, as a connection pool of that size would allow.
       const sender = new Sender(endpoints, pop, vis, o.payloadBytes, Math.max(o.saturation, 256) + 64);
+      if (size === o.sizes[0] && o.warmupSeconds > 0) await warmUp(sender, vis, o);
+      const idle = await idleCorePercent(procs, o.idleSeconds);
       for (const phase of o.phases) {
         vis.reset();
         devices.takeCounts();
@@ -139,6 +140,18 @@ async function main(): Promise<void> {
     if (r.status === 0) process.stdout.write(`chart: ${png}\n`);
     else say('plotting failed (see above)');
   }
+}
+
+/**
+ * Unrecorded saturation sending (and its drain) before the first recorded phase: a freshly started
+ * service runs its first seconds of load interpreted and with cold caches, which no later phase sees.
+ */
+async function warmUp(sender: Sender, vis: Visibility, o: BenchOptions): Promise<void> {
+  const deadline = performance.now() + (o.warmupSeconds + o.drainSeconds) * 1000;
+  const run = await sender.saturation(o.saturation, o.warmupSeconds, o.maxSends, deadline);
+  while (vis.outstanding > 0 && performance.now() < deadline) await sleep(20);
+  say(`warm-up: ${run.accepted} sends in ${o.warmupSeconds} s (not recorded)`);
+  vis.reset();
 }
 
 /** Each process's CPU % of one core over `seconds` of quiet (devices connected, nothing sent); {} for 0 s. */

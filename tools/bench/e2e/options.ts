@@ -29,6 +29,8 @@ export interface BenchOptions {
   readonly baselineSeconds: number;
   /** Quiet window before each size's phases (devices long-polling, no sends): the idle CPU rate subtracted per message. */
   readonly idleSeconds: number;
+  /** Unrecorded saturation sending before the first size's idle window and phases (JIT, pools, caches). */
+  readonly warmupSeconds: number;
   readonly out: string;
   readonly start: boolean;
   readonly keepStack: boolean;
@@ -55,6 +57,8 @@ const USAGE = `usage: tools/bench/run.sh e2e [options]
   --baseline-seconds 3       raw kafkajs produce→consume per size and phase (0 = skip)
   --idle-seconds 3           quiet window before each size's phases: each process's idle CPU rate,
                              subtracted in the CPU µs per message table (0 = skip)
+  --warmup-seconds 5         unrecorded saturation sending before the first size's phases, so the
+                             first recorded phase does not measure the services' JIT warm-up (0 = skip)
   --out <file.json>          result file (default .infra/bench/e2e-<time>.json; the PNG beside it)
   --no-start                 fail instead of starting the stack with tools/scenario/qim-local up
   --keep-stack               leave a stack this run started running
@@ -85,7 +89,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv, st
     else if (i + 1 < argv.length) flags.set(name, argv[++i]!);
     else fail(`${a} needs a value`);
   }
-  const known = ['sizes', 'rate', 'conversations', 'saturation', 'phases', 'seconds', 'drain', 'max-sends', 'payload', 'wait-ms', 'poll-ms', 'short-poll', 'fetch', 'baseline-seconds', 'idle-seconds', 'out', 'no-start', 'keep-stack', 'no-plot', 'note'];
+  const known = ['sizes', 'rate', 'conversations', 'saturation', 'phases', 'seconds', 'drain', 'max-sends', 'payload', 'wait-ms', 'poll-ms', 'short-poll', 'fetch', 'baseline-seconds', 'idle-seconds', 'warmup-seconds', 'out', 'no-start', 'keep-stack', 'no-plot', 'note'];
   for (const k of flags.keys()) if (!known.includes(k)) fail(`unknown option --${k}`);
   const num = (k: string, d: number, min: number, max: number): number => {
     const v = flags.has(k) ? Number(flags.get(k)) : d;
@@ -115,6 +119,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv, st
     fetch: flags.has('fetch'),
     baselineSeconds: num('baseline-seconds', 3, 0, 600),
     idleSeconds: num('idle-seconds', 3, 0, 600),
+    warmupSeconds: num('warmup-seconds', 5, 0, 600),
     out: flags.get('out') ?? `.infra/bench/e2e-${stamp}.json`,
     start: !flags.has('no-start'),
     keepStack: flags.has('keep-stack'),
