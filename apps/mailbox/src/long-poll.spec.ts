@@ -92,6 +92,64 @@ describe('long-poll sync (wait_ms)', () => {
   });
 });
 
+describe('a sync whose cursor the process proves current', () => {
+  let t: MailboxTestApp;
+  afterEach(() => t.app.close());
+
+  const poll = (user: string, query: string) => t.app.inject({ url: `/v1/mailboxes/${user}/entries${query}`, headers: headers(T, user as never) });
+  const seqsOf = (r: { json(): { entries: { events: { message: { seq: string } }[] }[] } }) => r.json().entries.map((e) => e.events[0]!.message.seq);
+
+  it('waits without a store read, through pages for others, and reads once the page that gives the user an entry', async () => {
+    t = await mailboxTestApp();
+    await t.deliver(messageRecord(T, 1n, alice, t.clock.nowMs()), [alice]);
+    const first = await poll(alice, '');
+    expect(seqsOf(first)).toEqual(['1']);
+    const cursor = first.json().next_after as string;
+    const before = t.scans();
+    const pending = poll(alice, `?after=${cursor}&wait_ms=5000`);
+    await until('the sync to wait', () => t.board.waiterCount(shard) === 1);
+    await t.deliver(messageRecord(T, 2n, neighbour, t.clock.nowMs()), [neighbour]);
+    await sleep(20);
+    expect(t.scans() - before).toBe(0);
+    await t.deliver(messageRecord(T, 3n, neighbour, t.clock.nowMs()), [alice, neighbour]);
+    const r = await pending;
+    expect(seqsOf(r)).toEqual(['3']);
+    expect(t.scans() - before).toBe(1);
+  });
+
+  it('answers an empty page at wait_ms without a read, keeping the cursor', async () => {
+    t = await mailboxTestApp();
+    await t.deliver(messageRecord(T, 1n, alice, t.clock.nowMs()), [alice]);
+    const cursor = (await poll(alice, '')).json().next_after as string;
+    await t.deliver(messageRecord(T, 2n, neighbour, t.clock.nowMs()), [neighbour]);
+    const before = t.scans();
+    const r = await poll(alice, `?after=${cursor}&wait_ms=100`);
+    expect(r.json()).toMatchObject({ entries: [], has_more: false, next_after: cursor });
+    expect(BigInt(r.json().up_to as string)).toBeGreaterThan(BigInt(cursor));
+    expect(t.scans() - before).toBe(0);
+  });
+
+  it('reads when a page gave the user an entry after the cursor, or another process applies the shard', async () => {
+    t = await mailboxTestApp();
+    await t.deliver(messageRecord(T, 1n, alice, t.clock.nowMs()), [alice]);
+    const cursor = (await poll(alice, '')).json().next_after as string;
+    await t.deliver(messageRecord(T, 2n, neighbour, t.clock.nowMs()), [alice]);
+    expect(seqsOf(await poll(alice, `?after=${cursor}&wait_ms=5000`))).toEqual(['2']);
+    // a process that does not apply the shard knows nothing of its pages: every sync reads
+    const other = await mailboxTestApp({ ownShards: false, pollMs: 20 });
+    try {
+      const start = (await other.app.inject({ url: `/v1/mailboxes/${alice}/entries`, headers: headers(T, alice) })).json().next_after as string;
+      await other.applyElsewhere(messageRecord(T, 1n, alice, other.clock.nowMs()), [alice]);
+      const before = other.scans();
+      const r = await other.app.inject({ url: `/v1/mailboxes/${alice}/entries?after=${start}`, headers: headers(T, alice) });
+      expect(r.json().entries).toHaveLength(1);
+      expect(other.scans() - before).toBe(1);
+    } finally {
+      await other.app.close();
+    }
+  });
+});
+
 describe('long-poll over a real connection', () => {
   let t: MailboxTestApp;
   let base: string;

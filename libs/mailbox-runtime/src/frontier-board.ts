@@ -26,6 +26,21 @@ export type BoardEvent =
 
 export type BoardListener = (e: BoardEvent) => void;
 
+export interface FrontierBoardOptions {
+  /** Users remembered per owned shard for `quietSince` (default 16,384); older ones are forgotten into a floor. */
+  readonly usersPerShard?: number;
+}
+
+/** What this process knows of an owned shard's pages since it started following its frontier. */
+interface ShardTouches {
+  /** Every page above this frontier was applied here, with its users known. */
+  readonly from: Frontier;
+  /** Users given an entry by those pages, each with the frontier of its latest such page; least recent first. */
+  readonly users: Map<string, bigint>;
+  /** The highest frontier of a forgotten user; null while none was forgotten. */
+  floor: bigint | null;
+}
+
 /**
  * The in-process view of the shard frontiers: for the shards this process owns (its dispatch
  * partitions), the frontier as last applied or read here, so a sync of those shards reads it from
@@ -36,7 +51,13 @@ export class FrontierBoard {
   private owned = new Set<number>();
   private readonly values = new Map<number, bigint | null>();
   private readonly listeners = new Map<number, Set<BoardListener>>();
+  private readonly touches = new Map<number, ShardTouches>();
+  private readonly usersPerShard: number;
   private isClosed = false;
+
+  constructor(opts: FrontierBoardOptions = {}) {
+    this.usersPerShard = opts.usersPerShard ?? 16_384;
+  }
 
   /** The shards assigned to this process after a rebalance; waiters of the others re-read the store. */
   own(shards: readonly number[]): void {
@@ -44,6 +65,7 @@ export class FrontierBoard {
     for (const s of this.owned) {
       if (next.has(s)) continue;
       this.values.delete(s);
+      this.touches.delete(s);
       this.emit(s, { kind: 'released' });
     }
     this.owned = next;
@@ -62,18 +84,63 @@ export class FrontierBoard {
   learn(shard: number, frontier: Frontier): void {
     if (!this.owned.has(shard)) return;
     const current = this.values.get(shard);
-    if (current === undefined || frontierAbove(frontier, current)) this.values.set(shard, frontier);
+    if (current === undefined || frontierAbove(frontier, current)) {
+      this.values.set(shard, frontier);
+      // Pages up to it were applied elsewhere (or before): who they served is unknown here.
+      this.follow(shard, frontier);
+    }
   }
 
   /**
    * A page was applied: the store's frontier of `shard` is now at least `frontier`. `users` are the
-   * users given entries in `(prior, frontier]` by this page, or null when that is not known.
+   * users given entries by this page, or null when that is not known; `fromOffset`, the page's first
+   * offset, when given, tells whether the page continues the known frontier: a page starting above
+   * it leaves the offsets between applied elsewhere, so its users are not all of `(prior, frontier]`.
    */
-  advance(shard: number, frontier: bigint, users: ReadonlySet<string> | null): void {
+  advance(shard: number, frontier: bigint, pageUsers: ReadonlySet<string> | null, fromOffset?: bigint): void {
     const prior = this.known(shard);
     if (prior !== undefined && !frontierAbove(frontier, prior)) return;
-    if (this.owned.has(shard)) this.values.set(shard, frontier);
+    const gap = fromOffset !== undefined && prior !== undefined && (prior === null ? fromOffset > 0n : fromOffset > prior + 1n);
+    const users = gap ? null : pageUsers;
+    if (this.owned.has(shard)) {
+      this.values.set(shard, frontier);
+      if (prior === undefined || users === null) this.follow(shard, frontier);
+      else this.touched(shard, frontier, users);
+    }
     this.emit(shard, { kind: 'advanced', prior, frontier, users: prior === undefined ? null : users });
+  }
+
+  /**
+   * True when this process can tell without a read that no entry of the user is visible above the
+   * cursor frontier `cursor` (the source offset of a sync cursor): it owns the shard, has applied
+   * every page above `cursor` itself, and none of those gave the user an entry. A range scan from the
+   * cursor up to the known frontier would answer no entries.
+   */
+  quietSince(shard: number, userKey: string, cursor: Frontier): boolean {
+    if (!this.owned.has(shard)) return false;
+    const t = this.touches.get(shard);
+    if (t === undefined || frontierAbove(t.from, cursor)) return false;
+    const last = t.users.get(userKey) ?? t.floor;
+    return last === null || !frontierAbove(last, cursor);
+  }
+
+  /** Starts following `shard` from `frontier`: nothing is known of the pages up to it. */
+  private follow(shard: number, frontier: Frontier): void {
+    this.touches.set(shard, { from: frontier, users: new Map(), floor: null });
+  }
+
+  private touched(shard: number, frontier: bigint, users: ReadonlySet<string>): void {
+    const t = this.touches.get(shard);
+    if (t === undefined) return;
+    for (const u of users) {
+      t.users.delete(u);
+      t.users.set(u, frontier);
+    }
+    while (t.users.size > this.usersPerShard) {
+      const [oldest, at] = t.users.entries().next().value as [string, bigint];
+      t.users.delete(oldest);
+      if (t.floor === null || at > t.floor) t.floor = at;
+    }
   }
 
   /** Registers a listener for `shard`; returns its removal. */

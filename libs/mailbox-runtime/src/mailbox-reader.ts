@@ -1,6 +1,6 @@
 import type { Id128, MailboxEntry, MailboxStore } from '@qim/store-core';
 import { ShardPlacements } from '@qim/bus';
-import { CursorExpiredError, ForbiddenError, InvalidInputError, epochStartSeq, seqForWatermark } from '@qim/store-core';
+import { CursorExpiredError, ForbiddenError, InvalidInputError, epochStartSeq, seqForWatermark, splitMailboxSeq } from '@qim/store-core';
 import type { Frontier, FrontierBoard } from './frontier-board';
 import { frontierAbove, userKeyOf } from './frontier-board';
 import { waitForFrontier } from './frontier-wait';
@@ -51,6 +51,14 @@ interface Scan {
  * else one `frontier()` read. A user reads only their own mailbox. With `waitMs`, an empty answer
  * waits until the shard worker applies a page that gives this user an entry (in-process wake-up), or
  * — for a shard applied elsewhere — until a frontier re-read every `pollMs` shows progress.
+ *
+ * A cursor the board proves current is not read: when this process applied every page of the shard
+ * above the cursor and none gave the user an entry (`FrontierBoard.quietSince`), a scan up to the
+ * known frontier would answer nothing, so the sync answers (or starts waiting) without one. That is
+ * the common long poll, sent right after the previous answer; a wake-up still reads. Such an empty
+ * page keeps the device's cursor (a scan would move it to `up_to`): the read that comes with the
+ * next entry is the one that checks the cursor against trim and retention, so a cursor below the
+ * retained boundary still gets `CursorExpiredError` before any entry past it.
  */
 export class MailboxReader {
   private readonly pollMs: number;
@@ -86,7 +94,7 @@ export class MailboxReader {
     const store = await this.opts.storeFor(shard);
     const deadline = Date.now() + req.waitMs;
     const userKey = userKeyOf(req.tenantId, req.userId);
-    let scan = await this.scan(store, req, await this.frontierOf(shard, store));
+    let scan = this.provenCurrent(shard, userKey, req) ?? (await this.scan(store, req, await this.frontierOf(shard, store)));
     for (;;) {
       if (scan.page.entries.length > 0 || scan.page.hasMore) return scan.page;
       const remaining = deadline - Date.now();
@@ -101,8 +109,24 @@ export class MailboxReader {
       });
       if (end === 'aborted' || end === 'closed') return scan.page;
       const frontier = await this.frontierOf(shard, store);
-      if (end === 'advanced' || frontierAbove(frontier, scan.frontier)) scan = await this.scan(store, req, frontier);
+      if (end === 'advanced' || frontierAbove(frontier, scan.frontier)) scan = this.provenCurrent(shard, userKey, req) ?? (await this.scan(store, req, frontier));
     }
+  }
+
+  /** The empty page of a cursor the board proves current (see the class comment); null: read. */
+  private provenCurrent(shard: number, userKey: string, req: SyncRequest): Scan | null {
+    if (req.after === null) return null;
+    const frontier = this.opts.board.known(shard);
+    if (frontier === undefined) return null;
+    let cursor;
+    try {
+      cursor = splitMailboxSeq(req.after);
+    } catch {
+      return null; // the scan refuses it
+    }
+    if (cursor.epoch !== this.opts.epoch || frontierAbove(cursor.offset, frontier)) return null;
+    if (!this.opts.board.quietSince(shard, userKey, cursor.offset)) return null;
+    return { page: { entries: [], nextAfter: req.after, hasMore: false, upTo: seqForWatermark(this.opts.epoch, frontier) }, frontier };
   }
 
   private async scan(store: MailboxStore, req: SyncRequest, frontier: Frontier): Promise<Scan> {

@@ -194,7 +194,7 @@ export class ShardWorker implements PageHandler {
     m.shardFrontier.set({ shard: label }, Number(report.frontier));
     this.frontiers.set(shard, report.frontier);
     // A frontier beyond this page was moved by another applier: which users it served is unknown here.
-    this.opts.board.advance(shard, report.frontier, report.frontier > page.toOffset ? null : users);
+    this.opts.board.advance(shard, report.frontier, report.frontier > page.toOffset ? null : users, page.fromOffset);
 
     const prev = this.stateOf(shard);
     if (prev.stall) {

@@ -23,6 +23,8 @@ export interface MailboxTestApp {
   readonly clock: ManualClock;
   readonly board: FrontierBoard;
   readonly storeFor: (shard: number) => Promise<MailboxStore>;
+  /** Range scans the reader has sent to the stores so far. */
+  scans(): number;
   /**
    * Dispatches a message to its recipients as the router + shard consumer would: one page per shard
    * at the next offsets of its partition, applied by the real `ShardWorker`.
@@ -41,6 +43,24 @@ export async function mailboxTestApp(
   const backend = memoryMailboxBackend({ epoch: EPOCH, gc: { entryRetentionMs: 86_400_000n, dispatchDedupeMs: 8n * 86_400_000n }, applyConcurrency: 4 }, clock);
   const storeFor = (shard: number): Promise<MailboxStore> => backend.storeFor(shard);
   const board = new FrontierBoard();
+  let scans = 0;
+  const counted = new Map<number, MailboxStore>();
+  // The reader's view of the stores: the same stores, each range scan counted.
+  const readerStoreFor = async (shard: number): Promise<MailboxStore> => {
+    let s = counted.get(shard);
+    if (s === undefined) {
+      const store = await storeFor(shard);
+      s = new Proxy(store, {
+        get(target, key) {
+          if (key === 'rangeScan') return (...args: Parameters<MailboxStore['rangeScan']>) => ((scans += 1), target.rangeScan(...args));
+          const v: unknown = Reflect.get(target, key);
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      });
+      counted.set(shard, s);
+    }
+    return s;
+  };
   const worker = new ShardWorker({ storeFor, board, metrics, log: silent, now: () => Number(clock.nowMs()) });
   if (opts.ownShards ?? true) await worker.onAssigned(Array.from({ length: SHARDS }, (_, s) => s));
   const offsets = new Map<number, bigint>();
@@ -53,7 +73,7 @@ export async function mailboxTestApp(
   if (opts.routes) app.addHook('onRoute', (r) => void opts.routes!.push(r));
   await app.register(mailboxApp, {
     serviceToken: TOKEN,
-    reader: new MailboxReader({ storeFor, shardCount: SHARDS, epoch: EPOCH, board, pollMs: opts.pollMs }),
+    reader: new MailboxReader({ storeFor: readerStoreFor, shardCount: SHARDS, epoch: EPOCH, board, pollMs: opts.pollMs }),
     status: new ShardStatusReader({
       storeFor,
       worker,
@@ -72,6 +92,7 @@ export async function mailboxTestApp(
     clock,
     board,
     storeFor,
+    scans: () => scans,
     async deliver(record, recipients) {
       const dispatches = dispatchRecordsOf({ record, recipients }, SHARDS);
       for (const d of dispatches) {
