@@ -115,6 +115,10 @@ describe('a sync whose cursor the process proves current', () => {
     const r = await pending;
     expect(seqsOf(r)).toEqual(['3']);
     expect(t.scans() - before).toBe(1);
+    // both kinds are counted for operators: the first sync and the wake-up read, the long poll's start did not
+    const metrics = (await t.app.inject({ url: '/metrics' })).body;
+    expect(metrics).toMatch(/^qim_sync_scans_total\{result="read",service="mailbox"\} 2$/m);
+    expect(metrics).toMatch(/^qim_sync_scans_total\{result="skipped",service="mailbox"\} 1$/m);
   });
 
   it('answers an empty page at wait_ms without a read, keeping the cursor', async () => {

@@ -38,6 +38,8 @@ export interface MailboxReaderOptions {
   readonly board: FrontierBoard;
   /** How often a wait on a shard owned by another process re-reads the frontier (ms). */
   readonly pollMs?: number;
+  /** Each range scan a sync needed: `read` from the store, or `skipped` (the cursor proven current). */
+  readonly onScan?: (result: 'read' | 'skipped') => void;
 }
 
 interface Scan {
@@ -115,6 +117,12 @@ export class MailboxReader {
 
   /** The empty page of a cursor the board proves current (see the class comment); null: read. */
   private provenCurrent(shard: number, userKey: string, req: SyncRequest): Scan | null {
+    const page = this.provenPage(shard, userKey, req);
+    if (page !== null) this.opts.onScan?.('skipped');
+    return page;
+  }
+
+  private provenPage(shard: number, userKey: string, req: SyncRequest): Scan | null {
     if (req.after === null) return null;
     const frontier = this.opts.board.known(shard);
     if (frontier === undefined) return null;
@@ -130,6 +138,7 @@ export class MailboxReader {
   }
 
   private async scan(store: MailboxStore, req: SyncRequest, frontier: Frontier): Promise<Scan> {
+    this.opts.onScan?.('read');
     const upTo = seqForWatermark(this.opts.epoch, frontier);
     const raw = await this.rangeFrom(store, req, upTo);
     const cut = cutByBytes(raw.entries, req.maxBytes);

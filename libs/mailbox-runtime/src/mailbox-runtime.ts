@@ -121,7 +121,7 @@ export async function startMailboxRuntime(config: MailboxConfig, log: BusLogger)
       check: async () => c.healthy(),
     });
     return {
-      reader: new MailboxReader({ storeFor, shardCount: config.shards, epoch: config.epoch, board }),
+      reader: new MailboxReader({ storeFor, shardCount: config.shards, epoch: config.epoch, board, onScan: (result) => metrics.syncScans.inc({ result }) }),
       status: new ShardStatusReader({
         storeFor,
         worker,

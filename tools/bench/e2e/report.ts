@@ -1,5 +1,5 @@
 import type { BaselineResult } from './raw-baseline';
-import type { Stage, StageSummary } from './stages';
+import type { Stage, StageSummary, SyncScans } from './stages';
 import { STAGES } from './stages';
 import type { LatencySummary } from './stats';
 
@@ -28,7 +28,7 @@ export interface PhaseResult {
   /** Per process, CPU µs per accepted message: in all, and above its idle rate (null without an idle measure). */
   readonly cpuPerMessageUs: Record<string, { total: number; aboveIdle: number | null } | null>;
   /** The mailbox's own delivery-stage histograms over the phase (from created_at; `stages.ts`). */
-  readonly stages: Record<Stage, StageSummary> & { readonly offsetCommits: number };
+  readonly stages: Record<Stage, StageSummary> & { readonly offsetCommits: number; readonly syncScans: SyncScans };
 }
 
 /**
@@ -91,14 +91,15 @@ export function renderTable(phases: readonly PhaseResult[], baselines: readonly 
   }
   lines.push('');
   lines.push("where delivery time goes, the mailbox's histograms from created_at (writer clock, at reserve), ms p50 / p99:");
-  lines.push(`${pad('phase', 26)}${STAGES.map((s) => pad(STAGE_TITLE[s], 26)).join('')}${pad('device sees it (from send start)', 34)}mailbox OffsetCommit requests per message`);
+  lines.push(`${pad('phase', 26)}${STAGES.map((s) => pad(STAGE_TITLE[s], 26)).join('')}${pad('device sees it (from send start)', 34)}${pad('OffsetCommit req./msg', 23)}sync scans read / skipped per message`);
   for (const p of phases) {
     const st = (s: Stage): string => {
       const x = p.stages[s];
       return x.count === 0 ? '–' : `${ms(x.p50)} / ${ms(x.p99)} (${x.count})`;
     };
     const commits = p.accepted === 0 ? '–' : (p.stages.offsetCommits / p.accepted).toFixed(2);
-    lines.push(`${pad(`${p.size}m ${p.mode}`, 26)}${STAGES.map((s) => pad(st(s), 26)).join('')}${pad(`${ms(p.visible.p50)} / ${ms(p.visible.p99)}`, 34)}${commits}`);
+    const scans = p.accepted === 0 ? '–' : `${(p.stages.syncScans.read / p.accepted).toFixed(2)} / ${(p.stages.syncScans.skipped / p.accepted).toFixed(2)}`;
+    lines.push(`${pad(`${p.size}m ${p.mode}`, 26)}${STAGES.map((s) => pad(st(s), 26)).join('')}${pad(`${ms(p.visible.p50)} / ${ms(p.visible.p99)}`, 34)}${pad(commits, 23)}${scans}`);
   }
   if (baselines.length > 0) {
     lines.push('');

@@ -35,6 +35,16 @@ describe('delivery stages from the mailbox histograms', () => {
     expect(() => stageDelta(later, none)).toThrow('OffsetCommit requests went down');
   });
 
+  it('counts the sync scans read and skipped between two scrapes (absent counter: none yet)', () => {
+    const none = parseStages(exposition([0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]));
+    expect(none.syncScans).toEqual({ read: 0, skipped: 0 });
+    const later = parseStages(
+      `${exposition([0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0])}\nqim_sync_scans_total{result="read",service="mailbox"} 30\nqim_sync_scans_total{result="skipped",service="mailbox"} 12`,
+    );
+    expect(stageDelta(none, later).syncScans).toEqual({ read: 30, skipped: 12 });
+    expect(() => stageDelta(later, none)).toThrow('sync scans went down');
+  });
+
   it('reports a quantile beyond the last finite bucket as Infinity, and refuses counters that went down', () => {
     const before = parseStages(exposition([0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]));
     const slow = parseStages(exposition([0, 0, 0, 10], [0, 0, 0, 0], [0, 0, 0, 0]));

@@ -13,8 +13,14 @@
 export const STAGES = ['routed', 'applying', 'visible'] as const;
 export type Stage = (typeof STAGES)[number];
 
-/** Per stage, cumulative counts by bucket upper bound (s; +Inf last); and the OffsetCommit requests sent so far, all roles. */
-export type StageScrape = Record<Stage, ReadonlyMap<number, number>> & { readonly offsetCommits: number };
+/** Range scans of device syncs so far: sent to the store, and skipped (the cursor proven current in process). */
+export interface SyncScans {
+  readonly read: number;
+  readonly skipped: number;
+}
+
+/** Per stage, cumulative counts by bucket upper bound (s; +Inf last); the OffsetCommit requests sent so far, all roles; the sync scans. */
+export type StageScrape = Record<Stage, ReadonlyMap<number, number>> & { readonly offsetCommits: number; readonly syncScans: SyncScans };
 
 export interface StageSummary {
   readonly count: number;
@@ -24,15 +30,19 @@ export interface StageSummary {
 }
 
 const COMMITS = /^qim_kafka_offset_commit_requests_total\{[^}]*\}\s+(\S+)$/;
+const SCANS = /^qim_sync_scans_total\{[^}]*result="(read|skipped)"[^}]*\}\s+(\S+)$/;
 const LINE = /^(qim_delivery_stage_seconds_bucket|qim_dispatch_lag_seconds_bucket)\{([^}]*)\}\s+(\S+)$/;
 
 /** Parses the two histograms out of a Prometheus text exposition (dispatch lag summed over shards). */
 export function parseStages(text: string): StageScrape {
   const acc: Record<Stage, Map<number, number>> = { routed: new Map(), applying: new Map(), visible: new Map() };
   let offsetCommits = 0;
+  const scans = { read: 0, skipped: 0 };
   for (const line of text.split('\n')) {
     const c = COMMITS.exec(line);
     if (c) offsetCommits += Number(c[1]);
+    const sc = SCANS.exec(line);
+    if (sc) scans[sc[1] as 'read' | 'skipped'] += Number(sc[2]);
     const m = LINE.exec(line);
     if (!m) continue;
     const labels = new Map<string, string>();
@@ -47,13 +57,16 @@ export function parseStages(text: string): StageScrape {
     acc[stage].set(bound, (acc[stage].get(bound) ?? 0) + value);
   }
   if (!Number.isFinite(offsetCommits)) throw new Error('unreadable qim_kafka_offset_commit_requests_total');
-  return { ...acc, offsetCommits };
+  if (!Number.isFinite(scans.read) || !Number.isFinite(scans.skipped)) throw new Error('unreadable qim_sync_scans_total');
+  return { ...acc, offsetCommits, syncScans: scans };
 }
 
 /** Count and p50/p99 (ms) of each stage between two scrapes of the same process. */
-export function stageDelta(before: StageScrape, after: StageScrape): Record<Stage, StageSummary> & { readonly offsetCommits: number } {
-  const out = { offsetCommits: after.offsetCommits - before.offsetCommits } as Record<Stage, StageSummary> & { offsetCommits: number };
+export function stageDelta(before: StageScrape, after: StageScrape): Record<Stage, StageSummary> & { readonly offsetCommits: number; readonly syncScans: SyncScans } {
+  const syncScans = { read: after.syncScans.read - before.syncScans.read, skipped: after.syncScans.skipped - before.syncScans.skipped };
+  const out = { offsetCommits: after.offsetCommits - before.offsetCommits, syncScans } as Record<Stage, StageSummary> & { offsetCommits: number; syncScans: SyncScans };
   if (out.offsetCommits < 0) throw new Error('OffsetCommit requests went down between scrapes (the mailbox restarted?)');
+  if (syncScans.read < 0 || syncScans.skipped < 0) throw new Error('sync scans went down between scrapes (the mailbox restarted?)');
   for (const stage of STAGES) {
     const bounds = [...after[stage].keys()].sort((a, b) => a - b);
     const cumulative = bounds.map((b) => (after[stage].get(b) ?? 0) - (before[stage].get(b) ?? 0));

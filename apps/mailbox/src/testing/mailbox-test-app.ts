@@ -73,7 +73,7 @@ export async function mailboxTestApp(
   if (opts.routes) app.addHook('onRoute', (r) => void opts.routes!.push(r));
   await app.register(mailboxApp, {
     serviceToken: TOKEN,
-    reader: new MailboxReader({ storeFor: readerStoreFor, shardCount: SHARDS, epoch: EPOCH, board, pollMs: opts.pollMs }),
+    reader: new MailboxReader({ storeFor: readerStoreFor, shardCount: SHARDS, epoch: EPOCH, board, pollMs: opts.pollMs, onScan: (result) => metrics.syncScans.inc({ result }) }),
     status: new ShardStatusReader({
       storeFor,
       worker,

@@ -136,6 +136,14 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  /** Device syncs' range scans: sent to the store, or skipped because the shard owner proved the cursor current. */
+  readonly syncScans = new Counter({
+    name: 'qim_sync_scans_total',
+    help: 'Range scans of device syncs: read (sent to the store) or skipped (the cursor proven current in process)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
   constructor(readonly service: string, withDefaults = true) {
     this.registry.setDefaultLabels({ service });
     if (withDefaults) collectDefaultMetrics({ register: this.registry });
