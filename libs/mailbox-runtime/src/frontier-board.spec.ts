@@ -117,8 +117,9 @@ describe('FrontierBoard.quietSince (a cursor proven current without a read)', ()
   });
 
   it('bounds the users it remembers: one forgotten counts as given an entry at the highest frontier forgotten', () => {
-    const b = new FrontierBoard({ usersPerShard: 2 });
-    b.own([0]);
+    // 4 users over the 2 owned shards: 2 per shard
+    const b = new FrontierBoard({ trackedUsers: 4 });
+    b.own([0, 1]);
     b.learn(0, 0n);
     b.advance(0, 1n, new Set(['t:u1']));
     b.advance(0, 2n, new Set(['t:u2']));

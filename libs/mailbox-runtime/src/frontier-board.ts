@@ -27,8 +27,11 @@ export type BoardEvent =
 export type BoardListener = (e: BoardEvent) => void;
 
 export interface FrontierBoardOptions {
-  /** Users remembered per owned shard for `quietSince` (default 16,384); older ones are forgotten into a floor. */
-  readonly usersPerShard?: number;
+  /**
+   * Users remembered for `quietSince` over all owned shards (default 131,072, ≈ 20 MB), shared evenly
+   * between them; a shard's least recently served users are forgotten into its floor beyond its share.
+   */
+  readonly trackedUsers?: number;
 }
 
 /** What this process knows of an owned shard's pages since it started following its frontier. */
@@ -52,11 +55,13 @@ export class FrontierBoard {
   private readonly values = new Map<number, bigint | null>();
   private readonly listeners = new Map<number, Set<BoardListener>>();
   private readonly touches = new Map<number, ShardTouches>();
-  private readonly usersPerShard: number;
+  private readonly trackedUsers: number;
+  private usersPerShard: number;
   private isClosed = false;
 
   constructor(opts: FrontierBoardOptions = {}) {
-    this.usersPerShard = opts.usersPerShard ?? 16_384;
+    this.trackedUsers = opts.trackedUsers ?? 131_072;
+    this.usersPerShard = this.trackedUsers;
   }
 
   /** The shards assigned to this process after a rebalance; waiters of the others re-read the store. */
@@ -69,6 +74,7 @@ export class FrontierBoard {
       this.emit(s, { kind: 'released' });
     }
     this.owned = next;
+    this.usersPerShard = Math.max(1, Math.floor(this.trackedUsers / Math.max(1, next.size)));
   }
 
   owns(shard: number): boolean {
