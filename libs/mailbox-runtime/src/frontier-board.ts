@@ -28,7 +28,7 @@ export type BoardListener = (e: BoardEvent) => void;
 
 export interface FrontierBoardOptions {
   /**
-   * Users remembered for `quietSince` over all owned shards (default 131,072, ≈ 20 MB), shared evenly
+   * Users remembered for `quietSince` over all owned shards (default 131,072, ≈ 28 MB), shared evenly
    * between them; a shard's least recently served users are forgotten into its floor beyond its share.
    */
   readonly trackedUsers?: number;
