@@ -56,8 +56,8 @@
       {0, 0}                              written under the compare-and-set
       {-6, v, gen, insp, gap, ledger}     CAS lost (nothing of this user written): the meta as
                                           stored now (ends at the first absent field), to plan again
-    {-10}                                 malformed arguments, a header whose seq is not hex
-                                          included (nothing written)
+    {-10}                                 malformed arguments, a header whose seq is not hex or
+                                          not of the call's epoch included (nothing written)
 ]]
 --- @include "result-codes"
 --- @include "hex-u64"
@@ -77,13 +77,16 @@ local OFFSET_SPAN = 140737488355328
 -- entries of one dispatch share their header, so a page's users share one parse. The key suffixes
 -- and the proof member are built here once too.
 local headers = {}
+local epochNum = tonumber(epoch)
 local function parseHeader(h)
   local physical, day = string.match(h, '^(%d+):(%d+)$', 34)
   if not day then return nil end
   local seq, exp = string.sub(h, 1, 16), string.sub(h, 17, 32)
-  local score = tonumber(string.sub(seq, 5), 16)
-  if not score then return nil end
-  score = score % OFFSET_SPAN
+  -- bits 63…48 (4 hex) and 47…0 (12 hex); the seq's epoch (bits 62…47) must be the call's
+  local high, low = tonumber(string.sub(seq, 1, 4), 16), tonumber(string.sub(seq, 5), 16)
+  if not high or not low or #seq ~= 16 or not string.match(seq, '^%x+$') then return nil end
+  if high * 2 + math.floor(low / OFFSET_SPAN) ~= epochNum then return nil end
+  local score = low % OFFSET_SPAN
   return {
     seq = seq, exp = exp, expMs = fastMs(exp), live = string.byte(h, 33) == 49, physical = physical, day = day,
     dayNum = tonumber(day), score = score, scoreArg = string.format('%.0f', score),

@@ -1,4 +1,4 @@
-import { CursorExpiredError, DAY_MS, dayOf, decodeActiveLedger } from '@qim/store-core';
+import { CursorExpiredError, DAY_MS, composeMailboxSeq, dayOf, decodeActiveLedger } from '@qim/store-core';
 import type { Id128, MailboxEntryInput } from '@qim/store-core';
 import { LUA_SCRIPTS } from '../generated/lua-scripts';
 import { RedisKeys } from '../keys/redis-keys';
@@ -110,6 +110,25 @@ describe('RedisMailboxStore append: retention meta only when the ledger must cha
       userAppendArgs(keys, { entries: [bad], live: null, cas: null }),
     ]);
     expect(await f.admin.eval(LUA_SCRIPTS.appendEntriesV4.lua, 1, ...call.keys, ...call.args)).toEqual([-10]);
+    expect(await f.admin.zcard(keys.dayIndex(f.shardEpoch.epoch, dayOf(now)))).toBe(1);
+  });
+
+  it('a header whose seq belongs to another epoch than the call is refused before anything is written', async () => {
+    const u = rid();
+    const now = f.clock.nowMs();
+    await f.open().appendBatch([entry(u, 1n, now)]);
+    const keys = userKeys(u);
+    const good = prepareEntry(entry(u, 2n, now), f.shardEpoch.epoch, SPEC_GC.entryRetentionMs, 1_000n);
+    // the same offset in the next epoch (its lowest epoch bit is bit 47 of the seq) and in an epoch two above
+    for (const epoch of [f.shardEpoch.epoch + 1, f.shardEpoch.epoch + 2]) {
+      const otherHead = `${composeMailboxSeq(epoch, 2n).toString(16).padStart(16, '0')}${good.head.slice(16)}`;
+      const other = { ...good, head: otherHead, liveHeader: entryHeader(otherHead, good.tail, true) };
+      const call = appendEntriesCall(new RedisKeys(f.namespace).mailboxBucket(keys.bucket), now, f.shardEpoch.epoch, 'add', [
+        userAppendArgs(keys, { entries: [good], live: null, cas: null }),
+        userAppendArgs(keys, { entries: [other], live: null, cas: null }),
+      ]);
+      expect(await f.admin.eval(LUA_SCRIPTS.appendEntriesV4.lua, 1, ...call.keys, ...call.args)).toEqual([-10]);
+    }
     expect(await f.admin.zcard(keys.dayIndex(f.shardEpoch.epoch, dayOf(now)))).toBe(1);
   });
 
