@@ -130,6 +130,8 @@ describe('crash injection between every durable step, then the recovery scan', (
     const healthy = gate.store(lifetime);
     const committer = new DurableMessageCommitter(healthy, publisher());
 
+    // The dead claim's lease starts when the dying reserve writes it: no earlier than this.
+    const startedAt = Date.now();
     const crashed = point.startsWith('reserve')
       ? dying.reserve(input(req, created))
       : point.startsWith('put-record')
@@ -139,7 +141,6 @@ describe('crash injection between every durable step, then the recovery scan', (
             return dying.markPublishedAndCommitted(r.snapshot.intent, { topic: 'qim.messages', partition: 0, offset: 7n });
           });
     await expect(crashed).rejects.toThrow(`injected crash at ${point}`);
-    const crashedAt = Date.now();
 
     const found = (await healthy.scanRecoverableCommits(BigInt(Date.now()) - 30_000n, 100)).filter((s) => s.intent.key.tenantId === tenant);
     if (reservePoints.has(point)) {
@@ -148,8 +149,9 @@ describe('crash injection between every durable step, then the recovery scan', (
       expect(await healthy.loadCommitForRequest(req)).toBeNull();
       const retry = await committer.send(input(req, created));
       expect(retry.replay).toBe(false);
-      // not before the dead claimant's lease ran out
-      expect(Date.now() - crashedAt).toBeGreaterThanOrEqual(Number(GATE_CLAIM_LEASE_MS) - 100);
+      // not before the dead claimant's lease ran out (counted from before the claim was written: the
+      // claim's own round trip may end well after its lease started, so not from the crash)
+      expect(Date.now() - startedAt).toBeGreaterThanOrEqual(Number(GATE_CLAIM_LEASE_MS) - 100);
       // the dead claimant's seq is a hole only when it got that far
       // (after the entry alone, the concurrent seq allocation may or may not have completed)
       if (point === 'reserve:after-entry') expect([1n, 2n]).toContain(retry.seq);
