@@ -1,4 +1,5 @@
 import { OffsetCommitQueue } from './offset-commit-queue';
+import type { OffsetCommitQueueOptions } from './offset-commit-queue';
 
 interface Request {
   readonly offsets: Map<number, bigint>;
@@ -6,7 +7,7 @@ interface Request {
 }
 
 /** A queue whose requests stay open until the test settles them. */
-function harness(join = { now: 1 }, extra: { drainAttempts?: number } = {}) {
+function harness(join = { now: 1 }, extra: Partial<OffsetCommitQueueOptions> = {}) {
   const requests: Request[] = [];
   const committed: [number, bigint][] = [];
   const failed: Map<number, bigint>[] = [];
@@ -149,15 +150,15 @@ describe('OffsetCommitQueue', () => {
 
   it('waits the retry delay of the consecutive failure count before sending again', async () => {
     const delays: number[] = [];
-    const requests: Request[] = [];
-    const q = new OffsetCommitQueue({
-      send: (offsets) => new Promise<void>((resolve, reject) => requests.push({ offsets: new Map(offsets), settle: (err) => (err ? reject(err) : resolve()) })),
-      currentJoin: () => 1,
-      retryDelayMs: (failures) => {
-        delays.push(failures);
-        return 5;
+    const { q, requests } = harness(
+      { now: 1 },
+      {
+        retryDelayMs: (failures) => {
+          delays.push(failures);
+          return 5;
+        },
       },
-    });
+    );
     q.add({ partition: 0, offset: 1n, join: 1 });
     await tick();
     requests[0]!.settle(new Error('x'));

@@ -56,12 +56,10 @@ export class FrontierBoard {
   private readonly listeners = new Map<number, Set<BoardListener>>();
   private readonly touches = new Map<number, ShardTouches>();
   private readonly trackedUsers: number;
-  private usersPerShard: number;
   private isClosed = false;
 
   constructor(opts: FrontierBoardOptions = {}) {
     this.trackedUsers = opts.trackedUsers ?? 131_072;
-    this.usersPerShard = this.trackedUsers;
   }
 
   /** The shards assigned to this process after a rebalance; waiters of the others re-read the store. */
@@ -74,7 +72,6 @@ export class FrontierBoard {
       this.emit(s, { kind: 'released' });
     }
     this.owned = next;
-    this.usersPerShard = Math.max(1, Math.floor(this.trackedUsers / Math.max(1, next.size)));
   }
 
   owns(shard: number): boolean {
@@ -142,7 +139,8 @@ export class FrontierBoard {
       t.users.delete(u);
       t.users.set(u, frontier);
     }
-    while (t.users.size > this.usersPerShard) {
+    const share = Math.max(1, Math.floor(this.trackedUsers / Math.max(1, this.owned.size)));
+    while (t.users.size > share) {
       const [oldest, at] = t.users.entries().next().value as [string, bigint];
       t.users.delete(oldest);
       if (t.floor === null || at > t.floor) t.floor = at;
