@@ -53,11 +53,14 @@ async function main(): Promise<void> {
       const pop = await createPopulation(endpoints, size, count);
       const vis = new Visibility();
       const devices = new DevicePool(endpoints, pop.tenant, mode, vis);
-      await devices.start(pop.users);
-      say(`${size} members × ${count} conversations: ${pop.users.length} devices syncing`);
+      const synced = o.devices === null ? pop.users : pop.users.slice(0, o.devices);
+      await devices.start(synced);
+      say(`${size} members × ${count} conversations: ${synced.length} of ${pop.users.length} members have a syncing device`);
       // Sends on the wire at once: the saturation level (at least 256) plus headroom, as a connection pool of that size would allow.
-      const sender = new Sender(endpoints, pop, vis, o.payloadBytes, Math.max(o.saturation, 256) + 64);
-      if (size === o.sizes[0] && o.warmupSeconds > 0) await warmUp(sender, vis, o);
+      const sender = new Sender(endpoints, pop, vis, o.payloadBytes, Math.max(o.saturation, 256) + 64, new Set(synced));
+      // Every accepted message writes one entry per member: the mailbox has applied all sent so far once it wrote this many.
+      const applied = new AppliedEntries(o.mailboxUrl, (await scrapeStages(o.mailboxUrl)).entriesWritten);
+      if (size === o.sizes[0] && o.warmupSeconds > 0) await warmUp(sender, vis, applied, size, o);
       const idle = await idleCorePercent(procs, o.idleSeconds);
       for (const phase of o.phases) {
         vis.reset();
@@ -70,7 +73,8 @@ async function main(): Promise<void> {
         const rate = o.rates.get(size)!;
         const run = phase === 'fixed' ? await sender.fixedRate(rate, o.seconds, o.maxSends, deadline) : await sender.saturation(o.saturation, o.seconds, o.maxSends, deadline);
         const sendEnd = performance.now();
-        while (vis.outstanding > 0 && performance.now() < deadline) await sleep(20);
+        applied.sent(run.accepted * size);
+        const appliedAt = await drain(vis, applied, deadline);
         const end = performance.now();
         const sync = devices.takeCounts();
         const cpuUse = cpu.read();
@@ -78,7 +82,7 @@ async function main(): Promise<void> {
         const result: PhaseResult = {
           size,
           conversations: count,
-          devices: pop.users.length,
+          devices: synced.length,
           mode: phase === 'fixed' ? `fixed ${rate}/s` : `saturation ${o.saturation}`,
           offeredPerSecond: phase === 'fixed' ? rate : null,
           attempted: run.attempted,
@@ -88,6 +92,9 @@ async function main(): Promise<void> {
           visible: summarize(vis.latencies),
           visiblePerSecond: vis.latencies.length === 0 ? 0 : round(vis.latencies.length / ((vis.lastVisibleAt - t0) / 1000)),
           notVisibleAfterDrain: vis.outstanding,
+          appliedPerSecond: appliedAt === null ? null : round(run.accepted / ((appliedAt - t0) / 1000)),
+          applyDrainMs: appliedAt === null ? null : Math.max(0, Math.round(appliedAt - sendEnd)),
+          entriesNotApplied: applied.missing,
           drainMs: Math.round(end - sendEnd),
           sendErrors: run.errors.toJSON(),
           syncErrors: sync.errors,
@@ -99,7 +106,9 @@ async function main(): Promise<void> {
           stages,
         };
         phases.push(result);
-        say(`${size}m ${result.mode}: ${result.acceptedPerSecond} accepted/s, send p99 ${result.send.p99} ms, visible p99 ${result.visible.p99} ms, unseen ${result.notVisibleAfterDrain}`);
+        say(
+          `${size}m ${result.mode}: ${result.acceptedPerSecond} accepted/s, applied/s ${result.appliedPerSecond ?? '–'} (all applied ${result.applyDrainMs ?? '–'} ms after the last send; entries not applied ${result.entriesNotApplied}), send p99 ${result.send.p99} ms, visible p99 ${result.visible.p99} ms, unseen ${result.notVisibleAfterDrain}`,
+        );
       }
       await devices.close();
       if (o.baselineSeconds > 0) {
@@ -146,12 +155,59 @@ async function main(): Promise<void> {
  * Unrecorded saturation sending (and its drain) before the first recorded phase: a freshly started
  * service runs its first seconds of load interpreted and with cold caches, which no later phase sees.
  */
-async function warmUp(sender: Sender, vis: Visibility, o: BenchOptions): Promise<void> {
+async function warmUp(sender: Sender, vis: Visibility, applied: AppliedEntries, size: number, o: BenchOptions): Promise<void> {
   const deadline = performance.now() + (o.warmupSeconds + o.drainSeconds) * 1000;
   const run = await sender.saturation(o.saturation, o.warmupSeconds, o.maxSends, deadline);
-  while (vis.outstanding > 0 && performance.now() < deadline) await sleep(20);
+  applied.sent(run.accepted * size);
+  await drain(vis, applied, deadline);
   say(`warm-up: ${run.accepted} sends in ${o.warmupSeconds} s (not recorded)`);
   vis.reset();
+}
+
+/**
+ * How far the mailbox has applied what was sent, from its `qim_mailbox_entries_total{state="written"}`:
+ * one entry per member of each accepted message (devices or not). `missing` is the entries still owed.
+ */
+class AppliedEntries {
+  private expected: number;
+  missing = 0;
+
+  constructor(
+    private readonly mailboxUrl: string,
+    writtenSoFar: number,
+  ) {
+    this.expected = writtenSoFar;
+  }
+
+  sent(entries: number): void {
+    this.expected += entries;
+  }
+
+  /** True once the mailbox has written every entry owed (one scrape of its metrics). */
+  async caughtUp(): Promise<boolean> {
+    this.missing = Math.max(0, this.expected - (await scrapeStages(this.mailboxUrl)).entriesWritten);
+    return this.missing === 0;
+  }
+}
+
+/**
+ * After a sending window: waits until every tracked message is visible to its devices and the
+ * mailbox has applied every accepted message, or `deadline`. Returns when the mailbox had applied
+ * everything (performance.now() ms, to the 100 ms of its scrapes), or null if it had not by the deadline.
+ */
+async function drain(vis: Visibility, applied: AppliedEntries, deadline: number): Promise<number | null> {
+  let appliedAt: number | null = null;
+  let nextScrape = 0;
+  while (performance.now() < deadline) {
+    const now = performance.now();
+    if (appliedAt === null && now >= nextScrape) {
+      if (await applied.caughtUp()) appliedAt = now;
+      nextScrape = now + 100;
+    }
+    if (appliedAt !== null && vis.outstanding === 0) break;
+    await sleep(20);
+  }
+  return appliedAt;
 }
 
 /** Each process's CPU % of one core over `seconds` of quiet (devices connected, nothing sent); {} for 0 s. */

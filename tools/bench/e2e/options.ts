@@ -24,6 +24,8 @@ export interface BenchOptions {
   /** Interval of the short-polling fallback (also forced with --poll-ms). */
   readonly pollMs: number;
   readonly forceShortPoll: boolean;
+  /** Users with a syncing device per size: the first N of the population (conversation order); null = every member. */
+  readonly devices: number | null;
   /** The client over Node's fetch instead of its default node:http transport (to compare their CPU). */
   readonly fetch: boolean;
   readonly baselineSeconds: number;
@@ -53,6 +55,9 @@ const USAGE = `usage: tools/bench/run.sh e2e [options]
   --wait-ms 10000            device long-poll wait
   --poll-ms 100              short-poll interval (fallback when the server has no wait_ms)
   --short-poll               force short polling (an aggressive device population with --poll-ms 10)
+  --devices all              syncing devices per size: all (one per member) or N (the members of the
+                             first conversations, N in all); send → visible is measured for those
+                             members, applied/s for every message (the mailbox's entries written)
   --fetch                    the client over Node's fetch instead of node:http (compare the bench-client CPU)
   --baseline-seconds 3       raw kafkajs produce→consume per size and phase (0 = skip)
   --idle-seconds 3           quiet window before each size's phases: each process's idle CPU rate,
@@ -89,7 +94,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv, st
     else if (i + 1 < argv.length) flags.set(name, argv[++i]!);
     else fail(`${a} needs a value`);
   }
-  const known = ['sizes', 'rate', 'conversations', 'saturation', 'phases', 'seconds', 'drain', 'max-sends', 'payload', 'wait-ms', 'poll-ms', 'short-poll', 'fetch', 'baseline-seconds', 'idle-seconds', 'warmup-seconds', 'out', 'no-start', 'keep-stack', 'no-plot', 'note'];
+  const known = ['sizes', 'rate', 'conversations', 'saturation', 'phases', 'seconds', 'drain', 'max-sends', 'payload', 'wait-ms', 'poll-ms', 'short-poll', 'devices', 'fetch', 'baseline-seconds', 'idle-seconds', 'warmup-seconds', 'out', 'no-start', 'keep-stack', 'no-plot', 'note'];
   for (const k of flags.keys()) if (!known.includes(k)) fail(`unknown option --${k}`);
   const num = (k: string, d: number, min: number, max: number): number => {
     const v = flags.has(k) ? Number(flags.get(k)) : d;
@@ -116,6 +121,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv, st
     waitMs: num('wait-ms', 10_000, 1, 300_000),
     pollMs: num('poll-ms', 100, 1, 60_000),
     forceShortPoll: flags.has('short-poll'),
+    devices: (flags.get('devices') ?? 'all') === 'all' ? null : num('devices', 0, 1, 1_000_000),
     fetch: flags.has('fetch'),
     baselineSeconds: num('baseline-seconds', 3, 0, 600),
     idleSeconds: num('idle-seconds', 3, 0, 600),

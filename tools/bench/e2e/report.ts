@@ -1,5 +1,5 @@
 import type { BaselineResult } from './raw-baseline';
-import type { Stage, StageSummary, SyncScans } from './stages';
+import type { Stage, StageDelta } from './stages';
 import { STAGES } from './stages';
 import type { LatencySummary } from './stats';
 
@@ -17,6 +17,12 @@ export interface PhaseResult {
   /** Fully visible messages per second, over the sending window plus the time to the last one. */
   readonly visiblePerSecond: number;
   readonly notVisibleAfterDrain: number;
+  /** Messages applied by the mailbox per second (its entries written, every member), from phase start until all were; null when they were not by the phase's end. */
+  readonly appliedPerSecond: number | null;
+  /** From the last send's answer until the mailbox had applied every accepted message (ms, to its 100 ms scrapes): the lag left when sending stops. */
+  readonly applyDrainMs: number | null;
+  /** Entries (one per member per message) the mailbox had not written at the phase's end. */
+  readonly entriesNotApplied: number;
   readonly drainMs: number;
   readonly sendErrors: Record<string, number>;
   readonly syncErrors: Record<string, number>;
@@ -28,7 +34,7 @@ export interface PhaseResult {
   /** Per process, CPU µs per accepted message: in all, and above its idle rate (null without an idle measure). */
   readonly cpuPerMessageUs: Record<string, { total: number; aboveIdle: number | null } | null>;
   /** The mailbox's own delivery-stage histograms over the phase (from created_at; `stages.ts`). */
-  readonly stages: Record<Stage, StageSummary> & { readonly offsetCommits: number; readonly syncScans: SyncScans };
+  readonly stages: StageDelta;
 }
 
 /**
@@ -64,11 +70,12 @@ const pad = (s: string, n: number): string => s.padEnd(n);
 /** The human-readable table printed at the end of a run. */
 export function renderTable(phases: readonly PhaseResult[], baselines: readonly BaselineResult[]): string {
   const lines: string[] = [];
-  lines.push(`${pad('phase', 26)}${pad('accepted/s', 12)}${pad('send ms p50/p99/p999', 26)}${pad('visible ms p50/p99/p999', 28)}${pad('visible/s', 11)}${pad('unseen', 8)}errors`);
+  lines.push(`${pad('phase', 26)}${pad('accepted/s', 12)}${pad('applied/s', 11)}${pad('apply drain ms', 16)}${pad('send ms p50/p99/p999', 26)}${pad('visible ms p50/p99/p999', 28)}${pad('visible/s', 11)}${pad('unseen', 8)}errors`);
   for (const p of phases) {
     const errs = { ...p.sendErrors, ...Object.fromEntries(Object.entries(p.syncErrors).map(([k, v]) => [`sync ${k}`, v])) };
     const errText = Object.keys(errs).length === 0 ? '0' : Object.entries(errs).map(([k, v]) => `${k}×${v}`).join(', ');
-    lines.push(`${pad(`${p.size}m ${p.mode}`, 26)}${pad(f(p.acceptedPerSecond), 12)}${pad(tri(p.send), 26)}${pad(tri(p.visible), 28)}${pad(f(p.visiblePerSecond), 11)}${pad(String(p.notVisibleAfterDrain), 8)}${errText}`);
+    const drainText = p.applyDrainMs === null ? `${p.entriesNotApplied} entries owed` : String(p.applyDrainMs);
+    lines.push(`${pad(`${p.size}m ${p.mode}`, 26)}${pad(f(p.acceptedPerSecond), 12)}${pad(f(p.appliedPerSecond), 11)}${pad(drainText, 16)}${pad(tri(p.send), 26)}${pad(tri(p.visible), 28)}${pad(f(p.visiblePerSecond), 11)}${pad(String(p.notVisibleAfterDrain), 8)}${errText}`);
   }
   lines.push('');
   lines.push('server CPU, % of one core over each phase (sending + drain):');

@@ -62,7 +62,8 @@ export class WireSlots {
 
 /**
  * Issues sends (`send` of @qim/client: a new client message id each, no retry) from random members
- * of random conversations, at most `maxOnWire` at once; registers each accepted one for visibility.
+ * of random conversations, at most `maxOnWire` at once; registers each accepted one for visibility
+ * by the members that have a device.
  */
 export class Sender {
   private readonly body: Uint8Array;
@@ -77,6 +78,8 @@ export class Sender {
     private readonly visibility: Visibility,
     payloadBytes: number,
     maxOnWire: number,
+    /** Members with a syncing device: visibility is expected from these only (a message with none is not tracked). */
+    private readonly synced: ReadonlySet<string>,
   ) {
     this.body = randomBytes(payloadBytes);
     // A send is bounded by 60 s (or abandoned at the phase's end).
@@ -158,7 +161,8 @@ export class Sender {
       const sent = await this.as(sender).send({ conversationId: c.id, body: this.body }, signal);
       run.accepted++;
       run.latencies.push(performance.now() - start);
-      this.visibility.expect(sent.messageId, start, c.members);
+      const watchers = c.members.filter((m) => this.synced.has(m));
+      if (watchers.length > 0) this.visibility.expect(sent.messageId, start, watchers);
     } catch (err) {
       run.errors.add(signal.aborted ? 'abandoned at phase end' : errorCode(err));
     } finally {

@@ -45,6 +45,17 @@ describe('delivery stages from the mailbox histograms', () => {
     expect(() => stageDelta(later, none)).toThrow('sync scans went down');
   });
 
+  it('sums the mailbox entries written over the shards between two scrapes (expired ones not counted)', () => {
+    const none = parseStages(exposition([0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]));
+    expect(none.entriesWritten).toBe(0);
+    const later = parseStages(
+      `${exposition([0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0])}\nqim_mailbox_entries_total{shard="0",state="written",service="mailbox"} 30\nqim_mailbox_entries_total{shard="7",state="written"} 12\nqim_mailbox_entries_total{shard="7",state="expired"} 5`,
+    );
+    expect(later.entriesWritten).toBe(42);
+    expect(stageDelta(none, later).entriesWritten).toBe(42);
+    expect(() => stageDelta(later, none)).toThrow('entries written went down');
+  });
+
   it('reports a quantile beyond the last finite bucket as Infinity, and refuses counters that went down', () => {
     const before = parseStages(exposition([0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]));
     const slow = parseStages(exposition([0, 0, 0, 10], [0, 0, 0, 0], [0, 0, 0, 0]));

@@ -19,8 +19,12 @@ export interface SyncScans {
   readonly skipped: number;
 }
 
-/** Per stage, cumulative counts by bucket upper bound (s; +Inf last); the OffsetCommit requests sent so far, all roles; the sync scans. */
-export type StageScrape = Record<Stage, ReadonlyMap<number, number>> & { readonly offsetCommits: number; readonly syncScans: SyncScans };
+/**
+ * Per stage, cumulative counts by bucket upper bound (s; +Inf last); the OffsetCommit requests sent
+ * so far, all roles; the sync scans; the mailbox entries written so far, all shards (one per member
+ * of each applied message: how far the mailbox has applied, whether or not a device syncs it).
+ */
+export type StageScrape = Record<Stage, ReadonlyMap<number, number>> & { readonly offsetCommits: number; readonly syncScans: SyncScans; readonly entriesWritten: number };
 
 export interface StageSummary {
   readonly count: number;
@@ -31,6 +35,7 @@ export interface StageSummary {
 
 const COMMITS = /^qim_kafka_offset_commit_requests_total\{[^}]*\}\s+(\S+)$/;
 const SCANS = /^qim_sync_scans_total\{[^}]*result="(read|skipped)"[^}]*\}\s+(\S+)$/;
+const WRITTEN = /^qim_mailbox_entries_total\{[^}]*state="written"[^}]*\}\s+(\S+)$/;
 const LINE = /^(qim_delivery_stage_seconds_bucket|qim_dispatch_lag_seconds_bucket)\{([^}]*)\}\s+(\S+)$/;
 
 /** Parses the two histograms out of a Prometheus text exposition (dispatch lag summed over shards). */
@@ -38,7 +43,10 @@ export function parseStages(text: string): StageScrape {
   const acc: Record<Stage, Map<number, number>> = { routed: new Map(), applying: new Map(), visible: new Map() };
   let offsetCommits = 0;
   const scans = { read: 0, skipped: 0 };
+  let entriesWritten = 0;
   for (const line of text.split('\n')) {
+    const w = WRITTEN.exec(line);
+    if (w) entriesWritten += Number(w[1]);
     const c = COMMITS.exec(line);
     if (c) offsetCommits += Number(c[1]);
     const sc = SCANS.exec(line);
@@ -58,13 +66,21 @@ export function parseStages(text: string): StageScrape {
   }
   if (!Number.isFinite(offsetCommits)) throw new Error('unreadable qim_kafka_offset_commit_requests_total');
   if (!Number.isFinite(scans.read) || !Number.isFinite(scans.skipped)) throw new Error('unreadable qim_sync_scans_total');
-  return { ...acc, offsetCommits, syncScans: scans };
+  if (!Number.isFinite(entriesWritten)) throw new Error('unreadable qim_mailbox_entries_total');
+  return { ...acc, offsetCommits, syncScans: scans, entriesWritten };
 }
 
 /** Count and p50/p99 (ms) of each stage between two scrapes of the same process. */
-export function stageDelta(before: StageScrape, after: StageScrape): Record<Stage, StageSummary> & { readonly offsetCommits: number; readonly syncScans: SyncScans } {
+export type StageDelta = Record<Stage, StageSummary> & { readonly offsetCommits: number; readonly syncScans: SyncScans; readonly entriesWritten: number };
+
+export function stageDelta(before: StageScrape, after: StageScrape): StageDelta {
   const syncScans = { read: after.syncScans.read - before.syncScans.read, skipped: after.syncScans.skipped - before.syncScans.skipped };
-  const out = { offsetCommits: after.offsetCommits - before.offsetCommits, syncScans } as Record<Stage, StageSummary> & { offsetCommits: number; syncScans: SyncScans };
+  const out = { offsetCommits: after.offsetCommits - before.offsetCommits, syncScans, entriesWritten: after.entriesWritten - before.entriesWritten } as Record<Stage, StageSummary> & {
+    offsetCommits: number;
+    syncScans: SyncScans;
+    entriesWritten: number;
+  };
+  if (out.entriesWritten < 0) throw new Error('mailbox entries written went down between scrapes (the mailbox restarted?)');
   if (out.offsetCommits < 0) throw new Error('OffsetCommit requests went down between scrapes (the mailbox restarted?)');
   if (syncScans.read < 0 || syncScans.skipped < 0) throw new Error('sync scans went down between scrapes (the mailbox restarted?)');
   for (const stage of STAGES) {
