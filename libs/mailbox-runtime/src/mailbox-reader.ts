@@ -40,7 +40,18 @@ export interface MailboxReaderOptions {
   readonly pollMs?: number;
   /** Each range scan a sync needed: `read` from the store, or `skipped` (the cursor proven current). */
   readonly onScan?: (result: 'read' | 'skipped') => void;
+  /**
+   * The repeat hold (ms, `QIM_SYNC_REPEAT_HOLD_MS`; 0 or absent: none). A sync that finds nothing
+   * after the cursor of this user's last empty answer, within this long of that answer, waits as a
+   * long poll until the hold has passed since it (answered at once when an entry arrives).
+   */
+  readonly repeatHoldMs?: number;
+  /** Each sync the repeat hold made wait. */
+  readonly onHold?: () => void;
 }
+
+/** Empty answers remembered for the repeat hold at most (the oldest forgotten first): about 100 B each. */
+const MAX_EMPTY_ANSWERS = 131_072;
 
 interface Scan {
   readonly page: SyncPage;
@@ -61,14 +72,25 @@ interface Scan {
  * page keeps the device's cursor (a scan would move it to `up_to`): the read that comes with the
  * next entry is the one that checks the cursor against trim and retention, so a cursor below the
  * retained boundary still gets `CursorExpiredError` before any entry past it.
+ *
+ * The repeat hold keeps device polling from crowding out delivery: a device that asks again with the
+ * cursor of its last empty answer, sooner than `repeatHoldMs` after it, and finds nothing new, waits
+ * like a long poll until `repeatHoldMs` has passed since that answer — woken at once by an entry, so
+ * only empty answers are paced, never a delivery. However fast devices poll, a user's empty answers
+ * cost at most one per hold and cursor; the answer itself is one a long poll could give.
  */
 export class MailboxReader {
   private readonly pollMs: number;
+  private readonly repeatHoldMs: number;
+  /** `userKey cursor` → when an empty page with that cursor was answered (Date.now()); oldest first. */
+  private readonly emptyAnswers = new Map<string, number>();
   /** A device syncs again and again: its shard is remembered, not hashed each time. */
   private readonly placements: ShardPlacements;
 
   constructor(private readonly opts: MailboxReaderOptions) {
     this.pollMs = opts.pollMs ?? 100;
+    this.repeatHoldMs = opts.repeatHoldMs ?? 0;
+    if (!Number.isInteger(this.repeatHoldMs) || this.repeatHoldMs < 0) throw new InvalidInputError(`repeatHoldMs must be an integer ≥ 0: ${this.repeatHoldMs}`);
     this.placements = new ShardPlacements(opts.shardCount);
   }
 
@@ -94,13 +116,18 @@ export class MailboxReader {
     if (!Number.isInteger(req.waitMs) || req.waitMs < 0) throw new InvalidInputError(`wait_ms must be an integer ≥ 0: ${req.waitMs}`);
     const shard = this.placements.of(req.tenantId, req.userId);
     const store = await this.opts.storeFor(shard);
-    const deadline = Date.now() + req.waitMs;
+    let deadline = Date.now() + req.waitMs;
     const userKey = userKeyOf(req.tenantId, req.userId);
     let scan = this.provenCurrent(shard, userKey, req) ?? (await this.scan(store, req, await this.frontierOf(shard, store)));
+    const held = this.heldUntil(userKey, req.after, scan.page);
+    if (held > deadline) {
+      deadline = held;
+      this.opts.onHold?.();
+    }
     for (;;) {
       if (scan.page.entries.length > 0 || scan.page.hasMore) return scan.page;
       const remaining = deadline - Date.now();
-      if (remaining <= 0 || this.opts.board.closed || req.signal?.aborted) return scan.page;
+      if (remaining <= 0 || this.opts.board.closed || req.signal?.aborted) return this.answeredEmpty(userKey, scan.page);
       const owned = this.opts.board.owns(shard);
       const end = await waitForFrontier(this.opts.board, {
         shard,
@@ -109,10 +136,31 @@ export class MailboxReader {
         timeoutMs: owned ? remaining : Math.min(remaining, this.pollMs),
         signal: req.signal,
       });
-      if (end === 'aborted' || end === 'closed') return scan.page;
+      if (end === 'aborted' || end === 'closed') return this.answeredEmpty(userKey, scan.page);
       const frontier = await this.frontierOf(shard, store);
       if (end === 'advanced' || frontierAbove(frontier, scan.frontier)) scan = this.provenCurrent(shard, userKey, req) ?? (await this.scan(store, req, frontier));
     }
+  }
+
+  /** Until when (Date.now() ms) the repeat hold keeps this sync waiting; 0: not held. */
+  private heldUntil(userKey: string, after: bigint | null, first: SyncPage): number {
+    if (this.repeatHoldMs === 0 || after === null || first.entries.length > 0 || first.hasMore) return 0;
+    const at = this.emptyAnswers.get(`${userKey} ${after}`);
+    return at === undefined ? 0 : at + this.repeatHoldMs;
+  }
+
+  /** Remembers an empty answer for the repeat hold (forgetting those older than the hold) and returns it. */
+  private answeredEmpty(userKey: string, page: SyncPage): SyncPage {
+    if (this.repeatHoldMs === 0) return page;
+    const now = Date.now();
+    const key = `${userKey} ${page.nextAfter}`;
+    this.emptyAnswers.delete(key);
+    this.emptyAnswers.set(key, now);
+    for (const [k, at] of this.emptyAnswers) {
+      if (at > now - this.repeatHoldMs && this.emptyAnswers.size <= MAX_EMPTY_ANSWERS) break;
+      this.emptyAnswers.delete(k);
+    }
+    return page;
   }
 
   /** The empty page of a cursor the board proves current (see the class comment); null: read. */

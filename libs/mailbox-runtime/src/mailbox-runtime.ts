@@ -121,7 +121,15 @@ export async function startMailboxRuntime(config: MailboxConfig, log: BusLogger)
       check: async () => c.healthy(),
     });
     return {
-      reader: new MailboxReader({ storeFor, shardCount: config.shards, epoch: config.epoch, board, onScan: (result) => metrics.syncScans.inc({ result }) }),
+      reader: new MailboxReader({
+        storeFor,
+        shardCount: config.shards,
+        epoch: config.epoch,
+        board,
+        repeatHoldMs: config.syncRepeatHoldMs,
+        onScan: (result) => metrics.syncScans.inc({ result }),
+        onHold: () => metrics.syncHeld.inc(),
+      }),
       status: new ShardStatusReader({
         storeFor,
         worker,

@@ -36,7 +36,14 @@ export interface MailboxTestApp {
 
 /** The mailbox plugin over Memory stores, with the shard worker owning every shard of this process. */
 export async function mailboxTestApp(
-  opts: { readiness?: ReadinessCheck[]; ownShards?: boolean; pollMs?: number; /** receives every route the app registers */ routes?: RouteOptions[] } = {},
+  opts: {
+    readiness?: ReadinessCheck[];
+    ownShards?: boolean;
+    pollMs?: number;
+    /** The reader's `repeatHoldMs` (QIM_SYNC_REPEAT_HOLD_MS); 0 unless given. */
+    repeatHoldMs?: number;
+    /** receives every route the app registers */ routes?: RouteOptions[];
+  } = {},
 ): Promise<MailboxTestApp> {
   const clock = new ManualClock(1_700_000_000_000n);
   const metrics = new ServiceMetrics('mailbox', false);
@@ -73,7 +80,16 @@ export async function mailboxTestApp(
   if (opts.routes) app.addHook('onRoute', (r) => void opts.routes!.push(r));
   await app.register(mailboxApp, {
     serviceToken: TOKEN,
-    reader: new MailboxReader({ storeFor: readerStoreFor, shardCount: SHARDS, epoch: EPOCH, board, pollMs: opts.pollMs, onScan: (result) => metrics.syncScans.inc({ result }) }),
+    reader: new MailboxReader({
+      storeFor: readerStoreFor,
+      shardCount: SHARDS,
+      epoch: EPOCH,
+      board,
+      pollMs: opts.pollMs,
+      repeatHoldMs: opts.repeatHoldMs ?? 0,
+      onScan: (result) => metrics.syncScans.inc({ result }),
+      onHold: () => metrics.syncHeld.inc(),
+    }),
     status: new ShardStatusReader({
       storeFor,
       worker,

@@ -19,6 +19,7 @@ export const mailboxEnvShape = {
   QIM_MAILBOX_PAGE_RECORDS: intField(1, 10_000, DEFAULT_MAILBOX_PAGE_RECORDS),
   QIM_SYNC_MAX_LIMIT: intField(1, 10_000, 500),
   QIM_SYNC_MAX_WAIT_MS: intField(0, 300_000, 30_000),
+  QIM_SYNC_REPEAT_HOLD_MS: intField(0, 60_000, 250),
 } as const;
 
 export interface MailboxConfig extends CommonConfig {
@@ -41,6 +42,12 @@ export interface MailboxConfig extends CommonConfig {
   readonly syncMaxLimit: number;
   /** Largest `wait_ms` of a long-polling sync (ms); 0 disables waiting. */
   readonly syncMaxWaitMs: number;
+  /**
+   * The repeat hold (ms): a sync repeating the cursor of the user's last empty answer sooner than
+   * this after it, with nothing new, waits until this long after that answer (woken by an entry);
+   * 0 turns it off. Never longer than `syncMaxWaitMs`.
+   */
+  readonly syncRepeatHoldMs: number;
   readonly routerGroup: string;
   readonly shardGroup: string;
 }
@@ -81,6 +88,7 @@ export const mailboxEnvSchema = z.object(mailboxEnvShape).transform((raw, ctx): 
     pageRecords: raw.QIM_MAILBOX_PAGE_RECORDS,
     syncMaxLimit: raw.QIM_SYNC_MAX_LIMIT,
     syncMaxWaitMs: raw.QIM_SYNC_MAX_WAIT_MS,
+    syncRepeatHoldMs: Math.min(raw.QIM_SYNC_REPEAT_HOLD_MS, raw.QIM_SYNC_MAX_WAIT_MS),
     routerGroup: `${raw.QIM_KAFKA_CLIENT_ID ?? 'qim-mailbox'}-router`,
     shardGroup: `${raw.QIM_KAFKA_CLIENT_ID ?? 'qim-mailbox'}-shards-e${raw.QIM_MAILBOX_EPOCH}`,
   };

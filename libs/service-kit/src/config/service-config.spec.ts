@@ -125,6 +125,13 @@ describe('mailbox environment', () => {
     expect(variables(refusal(mailboxEnvSchema, { ...base, ...mailbox, ...bad }))).toEqual(Object.keys(bad).sort());
   });
 
+  it('defaults the repeat hold to 250 ms, range-checks it and never lets it exceed the longest wait', () => {
+    expect(parseEnv(mailboxEnvSchema, { ...base, ...mailbox }).syncRepeatHoldMs).toBe(250);
+    expect(parseEnv(mailboxEnvSchema, { ...base, ...mailbox, QIM_SYNC_REPEAT_HOLD_MS: '0' }).syncRepeatHoldMs).toBe(0);
+    expect(parseEnv(mailboxEnvSchema, { ...base, ...mailbox, QIM_SYNC_REPEAT_HOLD_MS: '2000', QIM_SYNC_MAX_WAIT_MS: '500' }).syncRepeatHoldMs).toBe(500);
+    for (const v of ['-1', '60001', '1.5', 'soon']) expect(variables(refusal(mailboxEnvSchema, { ...base, ...mailbox, QIM_SYNC_REPEAT_HOLD_MS: v }))).toEqual(['QIM_SYNC_REPEAT_HOLD_MS']);
+  });
+
   it('refuses the variables of the lane-watermark design (no floor or GC loops remain)', () => {
     const old = ['QIM_MAILBOX_CHUNK_SIZE', 'QIM_DISPATCH_GC_DELAY_MS', 'QIM_GC_INTERVAL_MS', 'QIM_GC_CUTOFF_MS', 'QIM_GC_BATCH', 'QIM_FLOOR_INTERVAL_MS'];
     expect(variables(refusal(mailboxEnvSchema, { ...base, ...mailbox, ...Object.fromEntries(old.map((k) => [k, '1000'])) }))).toEqual([...old].sort());

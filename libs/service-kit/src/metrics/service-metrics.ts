@@ -144,6 +144,13 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  /** Device syncs held because they repeated the cursor of the user's last empty answer within QIM_SYNC_REPEAT_HOLD_MS. */
+  readonly syncHeld = new Counter({
+    name: 'qim_sync_held_total',
+    help: "Device syncs held because they repeated the cursor of the user's last empty answer within the repeat hold",
+    registers: [this.registry],
+  });
+
   constructor(readonly service: string, withDefaults = true) {
     this.registry.setDefaultLabels({ service });
     if (withDefaults) collectDefaultMetrics({ register: this.registry });
