@@ -154,7 +154,7 @@ describe('a sync whose cursor the process proves current', () => {
   });
 });
 
-describe('a sync that repeats the cursor of its last empty answer is held (QIM_SYNC_REPEAT_HOLD_MS)', () => {
+describe('a sync that repeats the cursor of its last answer is held (QIM_SYNC_REPEAT_HOLD_MS)', () => {
   let t: MailboxTestApp;
   afterEach(() => t.app.close());
 
@@ -162,7 +162,7 @@ describe('a sync that repeats the cursor of its last empty answer is held (QIM_S
     const started = Date.now();
     return t.app.inject({ url: `/v1/mailboxes/${user}/entries${query}`, headers: headers(T, user as never) }).then((r) => ({ r, ms: Date.now() - started }));
   };
-  /** A cursor of alice's that has seen her one entry. */
+  /** The cursor alice's answer with her one entry gave. */
   const currentCursor = async (): Promise<string> => {
     await t.deliver(messageRecord(T, 1n, alice, t.clock.nowMs()), [alice]);
     const first = await poll(alice, '');
@@ -170,31 +170,29 @@ describe('a sync that repeats the cursor of its last empty answer is held (QIM_S
     return first.r.json().next_after as string;
   };
 
-  it('answers the first empty sync at once and holds a repeat until the hold has passed since that answer, without a store read', async () => {
+  it('holds a sync that finds nothing after the cursor of the last answer until the hold has passed since that answer, without a store read', async () => {
     t = await mailboxTestApp({ repeatHoldMs: 400 });
     const cursor = await currentCursor();
-    const once = await poll(alice, `?after=${cursor}`);
-    expect(once.r.json()).toMatchObject({ entries: [], next_after: cursor });
-    expect(once.ms).toBeLessThan(300);
     const before = t.scans();
-    let done = false;
-    const repeat = poll(alice, `?after=${cursor}`).then((x) => ((done = true), x));
-    await until('the repeat to be held', () => t.board.waiterCount(shard) === 1);
-    await sleep(100);
-    expect(done).toBe(false);
-    const { r, ms } = await repeat;
-    expect(r.statusCode).toBe(200);
-    expect(r.json()).toMatchObject({ entries: [], has_more: false, next_after: cursor });
-    expect(ms).toBeGreaterThanOrEqual(300);
-    expect(ms).toBeLessThan(2_000);
+    for (let i = 0; i < 2; i++) {
+      let done = false;
+      const repeat = poll(alice, `?after=${cursor}`).then((x) => ((done = true), x));
+      await until('the repeat to be held', () => t.board.waiterCount(shard) === 1);
+      await sleep(100);
+      expect(done).toBe(false);
+      const { r, ms } = await repeat;
+      expect(r.statusCode).toBe(200);
+      expect(r.json()).toMatchObject({ entries: [], has_more: false, next_after: cursor });
+      expect(ms).toBeGreaterThanOrEqual(300);
+      expect(ms).toBeLessThan(2_000);
+    }
     expect(t.scans() - before).toBe(0);
-    expect((await t.app.inject({ url: '/metrics' })).body).toMatch(/^qim_sync_held_total\{service="mailbox"\} 1$/m);
+    expect((await t.app.inject({ url: '/metrics' })).body).toMatch(/^qim_sync_held_total\{service="mailbox"\} 2$/m);
   });
 
   it('answers a held sync at once when a page gives the user an entry', async () => {
     t = await mailboxTestApp({ repeatHoldMs: 5_000 });
     const cursor = await currentCursor();
-    await poll(alice, `?after=${cursor}`);
     const repeat = poll(alice, `?after=${cursor}`);
     await until('the repeat to be held', () => t.board.waiterCount(shard) === 1);
     await t.deliver(messageRecord(T, 2n, neighbour, t.clock.nowMs()), [alice]);
@@ -203,19 +201,24 @@ describe('a sync that repeats the cursor of its last empty answer is held (QIM_S
     expect(ms).toBeLessThan(2_000);
   });
 
-  it('does not hold a sync with another cursor, a sync after an answer with entries, or any sync when the hold is 0', async () => {
+  it('does not hold a sync with another cursor, a first sync, another user, a repeat after the hold, or any sync when the hold is 0', async () => {
     t = await mailboxTestApp({ repeatHoldMs: 5_000 });
     const cursor = await currentCursor();
-    expect((await poll(alice, `?after=${cursor}`)).ms).toBeLessThan(2_000);
     // another device of alice's, without a cursor yet: its first page has the entry
-    expect((await poll(alice, '')).r.json().entries).toHaveLength(1);
-    // a neighbour's sync is not held by alice's empty answer
+    const other = await poll(alice, '');
+    expect(other.r.json().entries).toHaveLength(1);
+    expect(other.ms).toBeLessThan(2_000);
+    // a cursor no answer gave, with nothing after it: one offset further, past a page for the neighbour
+    await t.deliver(messageRecord(T, 2n, neighbour, t.clock.nowMs()), [neighbour]);
+    const further = await poll(alice, `?after=${BigInt(cursor) + 1n}`);
+    expect(further.r.json()).toMatchObject({ entries: [], next_after: (BigInt(cursor) + 1n).toString() });
+    expect(further.ms).toBeLessThan(2_000);
+    // a neighbour's sync is not held by alice's answers
     expect((await poll(neighbour, '')).ms).toBeLessThan(2_000);
     await t.app.close();
-    // once the hold has passed since the last empty answer, a repeat is answered at once
+    // once the hold has passed since the last answer, a repeat is answered at once
     t = await mailboxTestApp({ repeatHoldMs: 1_000 });
     const c1 = await currentCursor();
-    await poll(alice, `?after=${c1}`);
     await sleep(1_100);
     expect((await poll(alice, `?after=${c1}`)).ms).toBeLessThan(900);
     await t.app.close();

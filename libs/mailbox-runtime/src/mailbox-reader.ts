@@ -42,7 +42,7 @@ export interface MailboxReaderOptions {
   readonly onScan?: (result: 'read' | 'skipped') => void;
   /**
    * The repeat hold (ms, `QIM_SYNC_REPEAT_HOLD_MS`; 0 or absent: none). A sync that finds nothing
-   * after the cursor of this user's last empty answer, within this long of that answer, waits as a
+   * after the cursor of one of this user's answers, within this long of that answer, waits as a
    * long poll until the hold has passed since it (answered at once when an entry arrives).
    */
   readonly repeatHoldMs?: number;
@@ -50,8 +50,8 @@ export interface MailboxReaderOptions {
   readonly onHold?: () => void;
 }
 
-/** Empty answers remembered for the repeat hold at most (the oldest forgotten first): about 100 B each. */
-const MAX_EMPTY_ANSWERS = 131_072;
+/** Answers remembered for the repeat hold at most (the oldest forgotten first): about 100 B each. */
+const MAX_ANSWERS = 131_072;
 
 interface Scan {
   readonly page: SyncPage;
@@ -74,16 +74,17 @@ interface Scan {
  * retained boundary still gets `CursorExpiredError` before any entry past it.
  *
  * The repeat hold keeps device polling from crowding out delivery: a device that asks again with the
- * cursor of its last empty answer, sooner than `repeatHoldMs` after it, and finds nothing new, waits
- * like a long poll until `repeatHoldMs` has passed since that answer — woken at once by an entry, so
- * only empty answers are paced, never a delivery. However fast devices poll, a user's empty answers
- * cost at most one per hold and cursor; the answer itself is one a long poll could give.
+ * cursor its last answer gave it (`next_after`), sooner than `repeatHoldMs` after that answer, and
+ * finds nothing new, waits like a long poll until `repeatHoldMs` has passed since the answer — woken
+ * at once by an entry, so only empty answers are paced, never a delivery. However fast devices
+ * poll, a user's empty answers cost at most one per hold and cursor; each is one a long poll could
+ * give, and the answer before it had already said the device was caught up (`has_more` false).
  */
 export class MailboxReader {
   private readonly pollMs: number;
   private readonly repeatHoldMs: number;
-  /** `userKey cursor` → when an empty page with that cursor was answered (Date.now()); oldest first. */
-  private readonly emptyAnswers = new Map<string, number>();
+  /** `userKey next_after` → when a page with that cursor was answered (Date.now()); oldest first. */
+  private readonly answers = new Map<string, number>();
   /** A device syncs again and again: its shard is remembered, not hashed each time. */
   private readonly placements: ShardPlacements;
 
@@ -125,9 +126,8 @@ export class MailboxReader {
       this.opts.onHold?.();
     }
     for (;;) {
-      if (scan.page.entries.length > 0 || scan.page.hasMore) return scan.page;
       const remaining = deadline - Date.now();
-      if (remaining <= 0 || this.opts.board.closed || req.signal?.aborted) return this.answeredEmpty(userKey, scan.page);
+      if (scan.page.entries.length > 0 || scan.page.hasMore || remaining <= 0 || this.opts.board.closed || req.signal?.aborted) return this.answered(userKey, scan.page);
       const owned = this.opts.board.owns(shard);
       const end = await waitForFrontier(this.opts.board, {
         shard,
@@ -136,7 +136,7 @@ export class MailboxReader {
         timeoutMs: owned ? remaining : Math.min(remaining, this.pollMs),
         signal: req.signal,
       });
-      if (end === 'aborted' || end === 'closed') return this.answeredEmpty(userKey, scan.page);
+      if (end === 'aborted' || end === 'closed') return this.answered(userKey, scan.page);
       const frontier = await this.frontierOf(shard, store);
       if (end === 'advanced' || frontierAbove(frontier, scan.frontier)) scan = this.provenCurrent(shard, userKey, req) ?? (await this.scan(store, req, frontier));
     }
@@ -145,20 +145,20 @@ export class MailboxReader {
   /** Until when (Date.now() ms) the repeat hold keeps this sync waiting; 0: not held. */
   private heldUntil(userKey: string, after: bigint | null, first: SyncPage): number {
     if (this.repeatHoldMs === 0 || after === null || first.entries.length > 0 || first.hasMore) return 0;
-    const at = this.emptyAnswers.get(`${userKey} ${after}`);
+    const at = this.answers.get(`${userKey} ${after}`);
     return at === undefined ? 0 : at + this.repeatHoldMs;
   }
 
-  /** Remembers an empty answer for the repeat hold (forgetting those older than the hold) and returns it. */
-  private answeredEmpty(userKey: string, page: SyncPage): SyncPage {
+  /** Remembers an answer's cursor for the repeat hold (forgetting those older than the hold) and returns it. */
+  private answered(userKey: string, page: SyncPage): SyncPage {
     if (this.repeatHoldMs === 0) return page;
     const now = Date.now();
     const key = `${userKey} ${page.nextAfter}`;
-    this.emptyAnswers.delete(key);
-    this.emptyAnswers.set(key, now);
-    for (const [k, at] of this.emptyAnswers) {
-      if (at > now - this.repeatHoldMs && this.emptyAnswers.size <= MAX_EMPTY_ANSWERS) break;
-      this.emptyAnswers.delete(k);
+    this.answers.delete(key);
+    this.answers.set(key, now);
+    for (const [k, at] of this.answers) {
+      if (at > now - this.repeatHoldMs && this.answers.size <= MAX_ANSWERS) break;
+      this.answers.delete(k);
     }
     return page;
   }

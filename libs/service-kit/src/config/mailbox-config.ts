@@ -43,7 +43,7 @@ export interface MailboxConfig extends CommonConfig {
   /** Largest `wait_ms` of a long-polling sync (ms); 0 disables waiting. */
   readonly syncMaxWaitMs: number;
   /**
-   * The repeat hold (ms): a sync repeating the cursor of the user's last empty answer sooner than
+   * The repeat hold (ms): a sync repeating the cursor an answer gave the user sooner than
    * this after it, with nothing new, waits until this long after that answer (woken by an entry);
    * 0 turns it off. Never longer than `syncMaxWaitMs`.
    */

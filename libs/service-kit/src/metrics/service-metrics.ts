@@ -144,10 +144,10 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
-  /** Device syncs held because they repeated the cursor of the user's last empty answer within QIM_SYNC_REPEAT_HOLD_MS. */
+  /** Device syncs held because they repeated the cursor an answer gave the user within QIM_SYNC_REPEAT_HOLD_MS and found nothing new. */
   readonly syncHeld = new Counter({
     name: 'qim_sync_held_total',
-    help: "Device syncs held because they repeated the cursor of the user's last empty answer within the repeat hold",
+    help: "Device syncs held because they repeated the cursor an answer gave the user within the repeat hold and found nothing new",
     registers: [this.registry],
   });
 

@@ -1,0 +1,82 @@
+"""Side-by-side chart of several tools/bench/e2e results (e.g. an A/B of one setting):
+compare.py <chart.png> <result.json>...   Each result is one run; its label is its --note (or file name).
+
+Three panels: send -> visible in every recipient with a device, latency by percentile per run and
+phase; the mailbox's own created_at -> visible (frontier) p50 and p99 with the device sync requests
+per second; and each process's CPU, % of one core, over the phase.
+"""
+import json
+import math
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+TICKS = [0, 50, 90, 99, 99.9, 100]
+
+
+def xpos(p):
+    return math.log10(1 / (1 - min(p, 99.99) / 100))
+
+
+def load(path):
+    with open(path) as f:
+        result = json.load(f)
+    label = result["meta"].get("note") or os.path.basename(path)
+    return [(f"{label}: {p['size']}m {p['mode']}", p) for p in result["phases"]]
+
+
+def main(dst, sources):
+    rows = [row for src in sources for row in load(src)]
+    fig, (lat, stage, cpu) = plt.subplots(1, 3, figsize=(20, 6))
+    for name, p in rows:
+        pts = [(xpos(q), max(ms, 0.1)) for q, ms in p["visible"].get("spectrum", [])]
+        if pts:
+            lat.plot([x for x, _ in pts], [y for _, y in pts], marker=".", label=f"{name} ({p['acceptedPerSecond']:.0f}/s)")
+    lat.set_title("send -> visible in every recipient with a device", fontsize=10)
+    lat.set_yscale("log")
+    lat.set_xticks([xpos(q) for q in TICKS])
+    lat.set_xticklabels(["min", "p50", "p90", "p99", "p99.9", "max"])
+    lat.set_ylabel("ms (log)")
+    lat.grid(True, which="both", alpha=0.3)
+    lat.legend(fontsize=7, loc="upper left")
+
+    ys = list(range(len(rows)))
+    vis = [p["stages"]["visible"] for _, p in rows]
+    stage.barh(ys, [v["p50"] or 0 for v in vis], height=0.6, label="mailbox created_at -> visible p50 (bar)")
+    stage.plot([v["p99"] or 0 for v in vis], ys, linestyle="none", marker="|", markersize=14, color="black", label="p99 (mark)")
+    for y, (_, p) in zip(ys, rows):
+        stage.annotate(f"{p['syncRequestsPerSecond']:.0f} sync req/s", (max(v["p99"] or 0 for v in vis), y), fontsize=8, xytext=(6, -3), textcoords="offset points")
+    stage.set_yticks(ys)
+    stage.set_yticklabels([n for n, _ in rows], fontsize=8)
+    stage.invert_yaxis()
+    stage.set_xlabel("ms")
+    stage.set_xlim(0, max(v["p99"] or 0 for v in vis) * 1.5 + 1)
+    stage.set_title("the mailbox's own delivery time, and the devices' sync load", fontsize=10)
+    stage.grid(True, axis="x", alpha=0.3)
+    stage.legend(fontsize=7, loc="lower right")
+
+    names = sorted({n for _, p in rows for n, c in p["cpu"].items() if c})
+    left = [0.0] * len(rows)
+    for n in names:
+        vals = [(p["cpu"].get(n) or {}).get("corePercent", 0) for _, p in rows]
+        cpu.barh(ys, vals, left=left, height=0.6, label=n)
+        left = [a + b for a, b in zip(left, vals)]
+    cpu.set_yticks(ys)
+    cpu.set_yticklabels([n for n, _ in rows], fontsize=8)
+    cpu.invert_yaxis()
+    cpu.set_xlabel("% of one core over the phase (stacked)")
+    cpu.set_title("CPU per process", fontsize=10)
+    cpu.grid(True, axis="x", alpha=0.3)
+    cpu.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(dst, dpi=110)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 3:
+        sys.exit("usage: compare.py <chart.png> <result.json>...")
+    main(sys.argv[1], sys.argv[2:])
