@@ -1,5 +1,7 @@
 """Side-by-side chart of several tools/bench/e2e results (e.g. an A/B of one setting):
-compare.py <chart.png> <result.json>...   Each result is one run; its label is its --note (or file name).
+compare.py <chart.png> <result.json>...   Each result is one run; its label is its --note (or file
+name). Runs whose notes agree up to " (" (e.g. "hold 0 (round 1)", "hold 0 (round 2)") are one
+configuration: one colour in the latency panel.
 
 Three panels: send -> visible in every recipient with a device, latency by percentile per run and
 phase; the mailbox's own created_at -> visible (frontier) p50 and p99 with the device sync requests
@@ -31,18 +33,23 @@ def load(path):
 
 def main(dst, sources):
     rows = [row for src in sources for row in load(src)]
-    fig, (lat, stage, cpu) = plt.subplots(1, 3, figsize=(20, 6))
+    fig, (lat, stage, cpu) = plt.subplots(1, 3, figsize=(21, 7))
+    groups = list(dict.fromkeys(name.split(" (")[0] for name, _ in rows))
+    colour = {g: f"C{i % 10}" for i, g in enumerate(groups)}
+    labelled = set()
     for name, p in rows:
         pts = [(xpos(q), max(ms, 0.1)) for q, ms in p["visible"].get("spectrum", [])]
+        group = name.split(" (")[0]
         if pts:
-            lat.plot([x for x, _ in pts], [y for _, y in pts], marker=".", label=f"{name} ({p['acceptedPerSecond']:.0f}/s)")
+            lat.plot([x for x, _ in pts], [y for _, y in pts], marker=".", color=colour[group], alpha=0.8, label=None if group in labelled else group)
+            labelled.add(group)
     lat.set_title("send -> visible in every recipient with a device", fontsize=10)
     lat.set_yscale("log")
     lat.set_xticks([xpos(q) for q in TICKS])
     lat.set_xticklabels(["min", "p50", "p90", "p99", "p99.9", "max"])
     lat.set_ylabel("ms (log)")
     lat.grid(True, which="both", alpha=0.3)
-    lat.legend(fontsize=7, loc="upper left")
+    lat.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.08))
 
     ys = list(range(len(rows)))
     vis = [p["stages"]["visible"] for _, p in rows]
@@ -57,7 +64,7 @@ def main(dst, sources):
     stage.set_xlim(0, max(v["p99"] or 0 for v in vis) * 1.5 + 1)
     stage.set_title("the mailbox's own delivery time, and the devices' sync load", fontsize=10)
     stage.grid(True, axis="x", alpha=0.3)
-    stage.legend(fontsize=7, loc="lower right")
+    stage.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=2)
 
     names = sorted({n for _, p in rows for n, c in p["cpu"].items() if c})
     left = [0.0] * len(rows)
@@ -71,7 +78,7 @@ def main(dst, sources):
     cpu.set_xlabel("% of one core over the phase (stacked)")
     cpu.set_title("CPU per process", fontsize=10)
     cpu.grid(True, axis="x", alpha=0.3)
-    cpu.legend(fontsize=7, loc="lower right")
+    cpu.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=5)
     fig.tight_layout()
     fig.savefig(dst, dpi=110)
 
