@@ -33,7 +33,7 @@ def load(path):
 
 def main(dst, sources):
     rows = [row for src in sources for row in load(src)]
-    fig, (lat, stage, cpu) = plt.subplots(1, 3, figsize=(21, 7))
+    fig, (lat, stage, cpu) = plt.subplots(1, 3, figsize=(21, max(7, 2.5 + 0.3 * len(rows))))
     groups = list(dict.fromkeys(name.split(" (")[0] for name, _ in rows))
     colour = {g: f"C{i % 10}" for i, g in enumerate(groups)}
     labelled = set()

@@ -9,6 +9,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { dirname, join, resolve } from 'node:path';
 import { encodeMessageEvent, messageEventOf } from '@qim/store-core';
 import type { CommitIntent, Id128 } from '@qim/store-core';
@@ -67,6 +68,10 @@ async function main(): Promise<void> {
         devices.takeCounts();
         const stagesBefore = await scrapeStages(o.mailboxUrl);
         const cpu = new CpuMeter(procs);
+        // The benchmark's own event loop: a late loop sends late and sees late, and its open-loop
+        // sends then arrive in a burst — the table says when the client itself was the delay.
+        const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+        loopDelay.enable();
         const t0 = performance.now();
         // The time bound of a phase: its sending window plus the drain, whatever the services do.
         const deadline = t0 + (o.seconds + o.drainSeconds) * 1000;
@@ -78,6 +83,7 @@ async function main(): Promise<void> {
         const end = performance.now();
         const sync = devices.takeCounts();
         const cpuUse = cpu.read();
+        loopDelay.disable();
         const stages = stageDelta(stagesBefore, await scrapeStages(o.mailboxUrl));
         const result: PhaseResult = {
           size,
@@ -99,6 +105,7 @@ async function main(): Promise<void> {
           sendErrors: run.errors.toJSON(),
           syncErrors: sync.errors,
           syncRequestsPerSecond: round(sync.requests / ((end - t0) / 1000)),
+          clientLoopDelayMs: { p99: round(loopDelay.percentile(99) / 1e6), max: round(loopDelay.max / 1e6) },
           skipped: run.skipped,
           cpu: cpuUse,
           idleCorePercent: idle,

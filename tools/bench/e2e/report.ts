@@ -27,6 +27,8 @@ export interface PhaseResult {
   readonly sendErrors: Record<string, number>;
   readonly syncErrors: Record<string, number>;
   readonly syncRequestsPerSecond: number;
+  /** The benchmark process's event-loop delay over the phase (ms; `monitorEventLoopDelay`, 10 ms resolution). */
+  readonly clientLoopDelayMs: { readonly p99: number; readonly max: number };
   readonly skipped: number;
   readonly cpu: Record<string, { cpuSeconds: number; corePercent: number } | null>;
   /** Each process's CPU % of one core in the quiet window before the size's phases (empty when skipped). */
@@ -80,9 +82,10 @@ export function renderTable(phases: readonly PhaseResult[], baselines: readonly 
   lines.push('');
   lines.push('server CPU, % of one core over each phase (sending + drain):');
   const names = [...new Set(phases.flatMap((p) => Object.keys(p.cpu)))];
-  lines.push(`${pad('phase', 26)}${names.map((n) => pad(n, 13)).join('')}sync req/s`);
+  lines.push(`${pad('phase', 26)}${names.map((n) => pad(n, 13)).join('')}${pad('sync req/s', 12)}client loop delay ms p99 / max`);
   for (const p of phases) {
-    lines.push(`${pad(`${p.size}m ${p.mode}`, 26)}${names.map((n) => pad(p.cpu[n] ? `${f(p.cpu[n]!.corePercent)}%` : '–', 13)).join('')}${f(p.syncRequestsPerSecond)}`);
+    const loop = p.clientLoopDelayMs ? `${f(p.clientLoopDelayMs.p99)} / ${f(p.clientLoopDelayMs.max)}` : '–';
+    lines.push(`${pad(`${p.size}m ${p.mode}`, 26)}${names.map((n) => pad(p.cpu[n] ? `${f(p.cpu[n]!.corePercent)}%` : '–', 13)).join('')}${pad(f(p.syncRequestsPerSecond), 12)}${loop}`);
   }
   lines.push('');
   lines.push('CPU µs per accepted message, in all / above the idle rate measured before the phases (idle % of one core in brackets):');
