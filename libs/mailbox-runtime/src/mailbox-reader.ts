@@ -48,10 +48,9 @@ export interface MailboxReaderOptions {
   readonly repeatHoldMs?: number;
   /** Each sync the repeat hold made wait. */
   readonly onHold?: () => void;
+  /** Answers remembered for the repeat hold at most, the oldest forgotten first (default 131,072, about 100 B each). */
+  readonly maxRememberedAnswers?: number;
 }
-
-/** Answers remembered for the repeat hold at most (the oldest forgotten first): about 100 B each. */
-const MAX_ANSWERS = 131_072;
 
 interface Scan {
   readonly page: SyncPage;
@@ -83,6 +82,7 @@ interface Scan {
 export class MailboxReader {
   private readonly pollMs: number;
   private readonly repeatHoldMs: number;
+  private readonly maxAnswers: number;
   /** `userKey next_after` → when a page with that cursor was answered (Date.now()); oldest first. */
   private readonly answers = new Map<string, number>();
   /** A device syncs again and again: its shard is remembered, not hashed each time. */
@@ -92,7 +92,14 @@ export class MailboxReader {
     this.pollMs = opts.pollMs ?? 100;
     this.repeatHoldMs = opts.repeatHoldMs ?? 0;
     if (!Number.isInteger(this.repeatHoldMs) || this.repeatHoldMs < 0) throw new InvalidInputError(`repeatHoldMs must be an integer ≥ 0: ${this.repeatHoldMs}`);
+    this.maxAnswers = opts.maxRememberedAnswers ?? 131_072;
+    if (!Number.isInteger(this.maxAnswers) || this.maxAnswers < 1) throw new InvalidInputError(`maxRememberedAnswers must be an integer ≥ 1: ${this.maxAnswers}`);
     this.placements = new ShardPlacements(opts.shardCount);
+  }
+
+  /** Answers the repeat hold remembers now (bounded by `maxRememberedAnswers`, and by the hold: older ones are forgotten). */
+  get rememberedAnswers(): number {
+    return this.answers.size;
   }
 
   get board(): FrontierBoard {
@@ -157,7 +164,7 @@ export class MailboxReader {
     this.answers.delete(key);
     this.answers.set(key, now);
     for (const [k, at] of this.answers) {
-      if (at > now - this.repeatHoldMs && this.answers.size <= MAX_ANSWERS) break;
+      if (at > now - this.repeatHoldMs && this.answers.size <= this.maxAnswers) break;
       this.answers.delete(k);
     }
     return page;
