@@ -133,6 +133,24 @@ describe('send → history → mailbox sync (redis backend, kafka)', () => {
     expect(above).toMatchObject({ status: 400, code: 'INVALID_INPUT' });
   });
 
+  it('holds a sync that repeats the cursor of an answer and finds nothing new (QIM_SYNC_REPEAT_HOLD_MS, 250 ms by default)', async () => {
+    const heldSoFar = async (): Promise<number> => {
+      const text = await (await fetch(`${stack.mailboxUrl}/metrics`)).text();
+      const m = /^qim_sync_held_total\{[^}]*\} (\d+)$/m.exec(text);
+      if (!m) throw new Error('the mailbox exposes no qim_sync_held_total');
+      return Number(m[1]);
+    };
+    const before = await heldSoFar();
+    const cursor = (await mailboxOf(carol)).nextAfter;
+    const started = Date.now();
+    const repeat = await as(carol).syncPage({ after: cursor });
+    const ms = Date.now() - started;
+    expect([repeat.entries.length, repeat.nextAfter]).toEqual([0, cursor]);
+    expect(ms).toBeGreaterThanOrEqual(150);
+    expect(ms).toBeLessThan(5_000);
+    expect((await heldSoFar()) - before).toBe(1);
+  });
+
   it('exits 0 on SIGTERM', async () => {
     expect((await stack.mailbox!.stop('SIGTERM')).code).toBe(0);
     await stack.startMailbox();
