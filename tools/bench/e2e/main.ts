@@ -26,7 +26,8 @@ import type { BaselineResult } from './raw-baseline';
 import { rawBaseline } from './raw-baseline';
 import type { PhaseResult } from './report';
 import { cpuPerMessage, renderTable } from './report';
-import { scrapeStages, stageDelta } from './stages';
+import { scrapeLoopDelay, scrapeMailbox, scrapeStages, stageDelta } from './stages';
+import type { LoopDelay } from './stages';
 import { Sender } from './senders';
 import { ensureStack } from './stack';
 import { sleep, summarize } from './stats';
@@ -67,6 +68,8 @@ async function main(): Promise<void> {
         vis.reset();
         devices.takeCounts();
         const stagesBefore = await scrapeStages(o.mailboxUrl);
+        // Starts each service's event-loop delay window (prom-client resets it at every scrape).
+        await Promise.all([scrapeLoopDelay(o.writerUrl), scrapeLoopDelay(o.mailboxUrl)]);
         const cpu = new CpuMeter(procs);
         // The benchmark's own event loop: a late loop sends late and sees late, and its open-loop
         // sends then arrive in a burst — the table says when the client itself was the delay.
@@ -84,6 +87,9 @@ async function main(): Promise<void> {
         const sync = devices.takeCounts();
         const cpuUse = cpu.read();
         loopDelay.disable();
+        const writerLoop = await scrapeLoopDelay(o.writerUrl);
+        // The mailbox's window ended at the drain's first scrape (each scrape starts a new one): the sending window.
+        const mailboxLoop = applied.sendingLoopDelay;
         const stages = stageDelta(stagesBefore, await scrapeStages(o.mailboxUrl));
         const result: PhaseResult = {
           size,
@@ -106,6 +112,7 @@ async function main(): Promise<void> {
           syncErrors: sync.errors,
           syncRequestsPerSecond: round(sync.requests / ((end - t0) / 1000)),
           clientLoopDelayMs: { p99: round(loopDelay.percentile(99) / 1e6), max: round(loopDelay.max / 1e6) },
+          serviceLoopDelayMs: { writer: writerLoop, mailbox: mailboxLoop },
           skipped: run.skipped,
           cpu: cpuUse,
           idleCorePercent: idle,
@@ -178,6 +185,9 @@ async function warmUp(sender: Sender, vis: Visibility, applied: AppliedEntries, 
 class AppliedEntries {
   private expected: number;
   missing = 0;
+  private firstScrape = true;
+  /** The mailbox's event-loop delay from the scrape before the sending to the first scrape after it. */
+  sendingLoopDelay: LoopDelay | null = null;
 
   constructor(
     private readonly mailboxUrl: string,
@@ -188,11 +198,15 @@ class AppliedEntries {
 
   sent(entries: number): void {
     this.expected += entries;
+    this.firstScrape = true;
   }
 
   /** True once the mailbox has written every entry owed (one scrape of its metrics). */
   async caughtUp(): Promise<boolean> {
-    this.missing = Math.max(0, this.expected - (await scrapeStages(this.mailboxUrl)).entriesWritten);
+    const { stages, loopDelay } = await scrapeMailbox(this.mailboxUrl);
+    if (this.firstScrape) this.sendingLoopDelay = loopDelay;
+    this.firstScrape = false;
+    this.missing = Math.max(0, this.expected - stages.entriesWritten);
     return this.missing === 0;
   }
 }

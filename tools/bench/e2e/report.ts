@@ -1,5 +1,5 @@
 import type { BaselineResult } from './raw-baseline';
-import type { Stage, StageDelta } from './stages';
+import type { LoopDelay, Stage, StageDelta } from './stages';
 import { STAGES } from './stages';
 import type { LatencySummary } from './stats';
 
@@ -28,7 +28,9 @@ export interface PhaseResult {
   readonly syncErrors: Record<string, number>;
   readonly syncRequestsPerSecond: number;
   /** The benchmark process's event-loop delay over the phase (ms; `monitorEventLoopDelay`, 10 ms resolution). */
-  readonly clientLoopDelayMs: { readonly p99: number; readonly max: number };
+  readonly clientLoopDelayMs: LoopDelay;
+  /** Each service's event-loop delay over the phase (its `nodejs_eventloop_lag_*` gauges, reset by the scrape before the phase); null if it exposes none. */
+  readonly serviceLoopDelayMs: { readonly writer: LoopDelay | null; readonly mailbox: LoopDelay | null };
   readonly skipped: number;
   readonly cpu: Record<string, { cpuSeconds: number; corePercent: number } | null>;
   /** Each process's CPU % of one core in the quiet window before the size's phases (empty when skipped). */
@@ -82,9 +84,10 @@ export function renderTable(phases: readonly PhaseResult[], baselines: readonly 
   lines.push('');
   lines.push('server CPU, % of one core over each phase (sending + drain):');
   const names = [...new Set(phases.flatMap((p) => Object.keys(p.cpu)))];
-  lines.push(`${pad('phase', 26)}${names.map((n) => pad(n, 13)).join('')}${pad('sync req/s', 12)}client loop delay ms p99 / max`);
+  lines.push(`${pad('phase', 26)}${names.map((n) => pad(n, 13)).join('')}${pad('sync req/s', 12)}event-loop delay ms p99 / max: writer, mailbox, bench client`);
   for (const p of phases) {
-    const loop = p.clientLoopDelayMs ? `${f(p.clientLoopDelayMs.p99)} / ${f(p.clientLoopDelayMs.max)}` : '–';
+    const d = (l: LoopDelay | null | undefined): string => (l ? `${f(l.p99)} / ${f(l.max)}` : '–');
+    const loop = `${d(p.serviceLoopDelayMs?.writer)}, ${d(p.serviceLoopDelayMs?.mailbox)}, ${d(p.clientLoopDelayMs)}`;
     lines.push(`${pad(`${p.size}m ${p.mode}`, 26)}${names.map((n) => pad(p.cpu[n] ? `${f(p.cpu[n]!.corePercent)}%` : '–', 13)).join('')}${pad(f(p.syncRequestsPerSecond), 12)}${loop}`);
   }
   lines.push('');

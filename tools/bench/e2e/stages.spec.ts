@@ -1,4 +1,4 @@
-import { parseStages, stageDelta } from './stages';
+import { parseLoopDelay, parseStages, stageDelta } from './stages';
 
 const exposition = (routed: number[], shard0: number[], shard1: number[]): string => {
   const bounds = ['0.01', '0.05', '0.1', '+Inf'];
@@ -61,5 +61,14 @@ describe('delivery stages from the mailbox histograms', () => {
     const slow = parseStages(exposition([0, 0, 0, 10], [0, 0, 0, 0], [0, 0, 0, 0]));
     expect(stageDelta(before, slow).routed.p50).toBe(Infinity);
     expect(() => stageDelta(slow, before)).toThrow('went down');
+  });
+});
+
+describe("a service's event-loop delay from its metrics", () => {
+  it('reads p99 and max in ms, with or without labels, and null when absent', () => {
+    const text = ['nodejs_eventloop_lag_max_seconds{service="writer"} 0.0838', 'nodejs_eventloop_lag_p99_seconds{service="writer"} 0.0166', 'nodejs_eventloop_lag_p50_seconds{service="writer"} 0.0102'].join('\n');
+    expect(parseLoopDelay(text)).toEqual({ p99: 16.6, max: 83.8 });
+    expect(parseLoopDelay('nodejs_eventloop_lag_p99_seconds 0.5\nnodejs_eventloop_lag_max_seconds 1.25')).toEqual({ p99: 500, max: 1250 });
+    expect(parseLoopDelay('qim_sync_scans_total{result="read"} 3')).toBeNull();
   });
 });

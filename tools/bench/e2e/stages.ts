@@ -112,6 +112,14 @@ function quantile(bounds: readonly number[], cumulative: readonly number[], q: n
 
 /** One scrape of the mailbox's metrics; fails loudly when the histograms are missing. */
 export async function scrapeStages(mailboxUrl: string): Promise<StageScrape> {
+  return (await scrapeMailbox(mailboxUrl)).stages;
+}
+
+/**
+ * One scrape of the mailbox's metrics: the stage histograms and counters, and its event-loop delay
+ * since its previous scrape (every scrape starts a new event-loop window).
+ */
+export async function scrapeMailbox(mailboxUrl: string): Promise<{ stages: StageScrape; loopDelay: LoopDelay | null }> {
   const res = await fetch(new URL('/metrics', mailboxUrl));
   if (!res.ok) throw new Error(`GET ${mailboxUrl}/metrics answered ${res.status}`);
   const text = await res.text();
@@ -119,5 +127,30 @@ export async function scrapeStages(mailboxUrl: string): Promise<StageScrape> {
     // (the OffsetCommit counter appears with its first request; absent means 0)
     if (!text.includes(`# TYPE ${name} histogram`)) throw new Error(`${mailboxUrl}/metrics has no histogram ${name} (an older mailbox build?)`);
   }
-  return parseStages(text);
+  return { stages: parseStages(text), loopDelay: parseLoopDelay(text) };
+}
+
+/** A service's event-loop delay (ms, p99 and max) since its previous scrape: prom-client's `nodejs_eventloop_lag_*` resets at every scrape. */
+export interface LoopDelay {
+  readonly p99: number;
+  readonly max: number;
+}
+
+/** Parses the event-loop delay gauges of a Prometheus text exposition; null when the service exposes none. */
+export function parseLoopDelay(text: string): LoopDelay | null {
+  const value = (name: string): number | null => {
+    const m = new RegExp(`^nodejs_eventloop_lag_${name}_seconds(?:\\{[^}]*\\})?\\s+(\\S+)$`, 'm').exec(text);
+    return m ? Number(m[1]) * 1000 : null;
+  };
+  const p99 = value('p99');
+  const max = value('max');
+  if (p99 === null || max === null || !Number.isFinite(p99) || !Number.isFinite(max)) return null;
+  return { p99: Math.round(p99 * 10) / 10, max: Math.round(max * 10) / 10 };
+}
+
+/** One scrape of a service's event-loop delay since its previous scrape (and the start of a new window). */
+export async function scrapeLoopDelay(url: string): Promise<LoopDelay | null> {
+  const res = await fetch(new URL('/metrics', url));
+  if (!res.ok) throw new Error(`GET ${url}/metrics answered ${res.status}`);
+  return parseLoopDelay(await res.text());
 }
