@@ -21,14 +21,17 @@ async function until(what: string, probe: () => boolean, timeoutMs = 2_000): Pro
   }
 }
 
+/** A sync through the app, with how long it took to answer (ms). */
+function timedSync(t: MailboxTestApp, user: string, query: string) {
+  const started = Date.now();
+  return t.app.inject({ url: `/v1/mailboxes/${user}/entries${query}`, headers: headers(T, user as never) }).then((r) => ({ r, ms: Date.now() - started }));
+}
+
 describe('long-poll sync (wait_ms)', () => {
   let t: MailboxTestApp;
   afterEach(() => t.app.close());
 
-  const poll = (user: string, query: string) => {
-    const started = Date.now();
-    return t.app.inject({ url: `/v1/mailboxes/${user}/entries${query}`, headers: headers(T, user as never) }).then((r) => ({ r, ms: Date.now() - started }));
-  };
+  const poll = (user: string, query: string) => timedSync(t, user, query);
 
   it('returns as soon as a page gives the user an entry, not at wait_ms', async () => {
     t = await mailboxTestApp();
@@ -158,10 +161,7 @@ describe('a sync that repeats the cursor of its last answer is held (QIM_SYNC_RE
   let t: MailboxTestApp;
   afterEach(() => t.app.close());
 
-  const poll = (user: string, query: string) => {
-    const started = Date.now();
-    return t.app.inject({ url: `/v1/mailboxes/${user}/entries${query}`, headers: headers(T, user as never) }).then((r) => ({ r, ms: Date.now() - started }));
-  };
+  const poll = (user: string, query: string) => timedSync(t, user, query);
   /** The cursor alice's answer with her one entry gave. */
   const currentCursor = async (): Promise<string> => {
     await t.deliver(messageRecord(T, 1n, alice, t.clock.nowMs()), [alice]);
