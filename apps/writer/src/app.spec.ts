@@ -160,6 +160,14 @@ describe('writer app', () => {
       expect(text).toMatch(/qim_commits_total\{outcome="forbidden",service="writer"\} 1/);
       expect(text).toContain('qim_http_request_duration_seconds_bucket');
     });
+
+    it('times each commit step in /metrics: a new send all four, a replay only its reserve', async () => {
+      await send(ALICE, sendBody(1));
+      await send(ALICE, sendBody(1));
+      const text = (await t.app.inject({ url: '/metrics' })).body;
+      expect(text).toMatch(/qim_commit_step_seconds_count\{service="writer",step="reserve"\} 2/);
+      for (const step of ['record', 'publish', 'commit']) expect(text).toMatch(new RegExp(`qim_commit_step_seconds_count\\{service="writer",step="${step}"\\} 1`));
+    });
   });
 
   describe('GET /v1/conversations/:id/messages', () => {

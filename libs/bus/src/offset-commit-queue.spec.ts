@@ -185,4 +185,70 @@ describe('OffsetCommitQueue', () => {
     expect(requests).toHaveLength(3);
     expect(failed).toHaveLength(3);
   });
+
+  it('with a minimum interval, the first request goes at once and the next waits out the interval, carrying every offset queued meanwhile', async () => {
+    const { q, requests, committed } = harness({ now: 1 }, { minIntervalMs: 60 });
+    q.add({ partition: 0, offset: 1n, join: 1 });
+    await tick();
+    expect(requests).toHaveLength(1);
+    const firstAt = performance.now();
+    requests[0]!.settle();
+    q.add({ partition: 0, offset: 2n, join: 1 });
+    await new Promise((r) => setTimeout(r, 20));
+    q.add({ partition: 0, offset: 3n, join: 1 });
+    q.add({ partition: 1, offset: 8n, join: 1 });
+    await new Promise((r) => setTimeout(r, 10));
+    expect(requests).toHaveLength(1);
+    while (requests.length < 2) await new Promise((r) => setTimeout(r, 5));
+    expect(performance.now() - firstAt).toBeGreaterThanOrEqual(55);
+    expect([...requests[1]!.offsets]).toEqual([
+      [0, 3n],
+      [1, 8n],
+    ]);
+    requests[1]!.settle();
+    await q.drain();
+    expect(committed).toEqual([
+      [0, 1n],
+      [0, 3n],
+      [1, 8n],
+    ]);
+  });
+
+  it('a request after a quiet spell longer than the interval goes at once', async () => {
+    const { q, requests } = harness({ now: 1 }, { minIntervalMs: 30 });
+    q.add({ partition: 0, offset: 1n, join: 1 });
+    await tick();
+    requests[0]!.settle();
+    await new Promise((r) => setTimeout(r, 45));
+    q.add({ partition: 0, offset: 2n, join: 1 });
+    await tick();
+    await tick();
+    expect(requests).toHaveLength(2);
+    requests[1]!.settle();
+    await q.drain();
+  });
+
+  it('drain cuts the interval short: a stopping consumer commits at once', async () => {
+    const { q, requests, committed } = harness({ now: 1 }, { minIntervalMs: 10_000 });
+    q.add({ partition: 0, offset: 1n, join: 1 });
+    await tick();
+    requests[0]!.settle();
+    q.add({ partition: 0, offset: 2n, join: 1 });
+    await new Promise((r) => setTimeout(r, 10));
+    expect(requests).toHaveLength(1);
+    const d = q.drain();
+    while (requests.length < 2) await new Promise((r) => setTimeout(r, 5));
+    requests[1]!.settle();
+    await d;
+    expect(committed).toEqual([
+      [0, 1n],
+      [0, 2n],
+    ]);
+  });
+
+  it('refuses a negative or non-finite interval', () => {
+    for (const minIntervalMs of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => new OffsetCommitQueue({ send: async () => undefined, currentJoin: () => 1, minIntervalMs })).toThrow('minIntervalMs');
+    }
+  });
 });

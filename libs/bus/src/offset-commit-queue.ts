@@ -22,6 +22,11 @@ export interface OffsetCommitQueueOptions {
   readonly retryDelayMs?: (failures: number) => number;
   /** Once `drain` was called: requests a failing offset gets in all before it is given up (default 3). */
   readonly drainAttempts?: number;
+  /**
+   * The least time from the start of one request to the start of the next (default 0: as soon as
+   * the previous one ended). A request after a quieter spell goes at once; `drain` cuts a wait short.
+   */
+  readonly minIntervalMs?: number;
 }
 
 /** The longest wait between requests once `drain` was called. */
@@ -48,6 +53,10 @@ export function defaultCommitRetryDelayMs(failures: number): number {
  * again after a restart. Once `drain` was called (the consumer is stopping), a failing offset is
  * given up after `drainAttempts` requests, so a stop ends while the broker is away (its pages are
  * then read again after the restart, duplicates the handlers recognise).
+ *
+ * With `minIntervalMs`, requests start at most once per interval: a busy consumer then sends a few
+ * OffsetCommit requests a second instead of one per page (each costs the broker a log append), at
+ * the price of re-reading up to an interval of pages after a crash — pages the handlers recognise.
  */
 export class OffsetCommitQueue {
   private pending = new Map<number, OffsetToCommit>();
@@ -57,8 +66,15 @@ export class OffsetCommitQueue {
   private draining = false;
   /** Requests each queued offset has been in so far, by partition (reset when a newer offset comes). */
   private attempts = new Map<number, number>();
+  /** `performance.now()` when the last request started (−∞ before the first). */
+  private lastStart = Number.NEGATIVE_INFINITY;
+  /** Ends the interval wait early (set while waiting). */
+  private wake: (() => void) | null = null;
 
-  constructor(private readonly opts: OffsetCommitQueueOptions) {}
+  constructor(private readonly opts: OffsetCommitQueueOptions) {
+    const interval = opts.minIntervalMs ?? 0;
+    if (!Number.isFinite(interval) || interval < 0) throw new RangeError(`minIntervalMs must be a finite number ≥ 0, got ${interval}`);
+  }
 
   /** Queues a handled page's next offset; starts a request unless one is in flight. */
   add(o: OffsetToCommit): void {
@@ -72,6 +88,7 @@ export class OffsetCommitQueue {
   /** Resolves once nothing is queued or in flight (every queued offset sent or dropped). */
   async drain(): Promise<void> {
     this.draining = true;
+    this.wake?.();
     try {
       while (this.inFlight) await this.inFlight;
     } finally {
@@ -89,6 +106,7 @@ export class OffsetCommitQueue {
     await Promise.resolve();
     try {
       while (this.pending.size > 0) {
+        await this.interval();
         const batch = this.pending;
         this.pending = new Map();
         const join = this.opts.currentJoin();
@@ -96,6 +114,7 @@ export class OffsetCommitQueue {
         for (const o of batch.values()) if (o.join === join) offsets.set(o.partition, o.offset);
         if (offsets.size === 0) continue;
         this.requests += 1;
+        this.lastStart = performance.now();
         try {
           await this.opts.send(offsets);
         } catch (err) {
@@ -111,6 +130,21 @@ export class OffsetCommitQueue {
     } finally {
       this.inFlight = null;
     }
+  }
+
+  /** Waits out what is left of the minimum interval since the last request started (not while draining). */
+  private async interval(): Promise<void> {
+    const wait = this.lastStart + (this.opts.minIntervalMs ?? 0) - performance.now();
+    if (wait <= 0 || this.draining) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, wait);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+    this.wake = null;
   }
 
   /** Puts a failed request's offsets back (where nothing newer came) and waits before the next request. */

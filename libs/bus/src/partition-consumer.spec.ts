@@ -99,6 +99,25 @@ describe('PartitionConsumer (real Kafka)', () => {
     expect(commits[commits.length - 1]).toBe(60n);
   });
 
+  it('with a commit interval, pages handled one at a time share a few OffsetCommit requests at most one per interval', async () => {
+    await produce(0, 40);
+    await produce(1, 40);
+    let handled = 0;
+    // Pages that take a while each: without the interval each one's commit would go in a request of its own.
+    const c = start({ handlePage: async () => void (await new Promise((r) => setTimeout(r, 10)), (handled += 1)) }, 1, { commitIntervalMs: 250 });
+    const t0 = performance.now();
+    await c.start();
+    await until('both partitions committed to 40', async () => {
+      const o = await committed();
+      return o.get(0) === 40n && o.get(1) === 40n;
+    });
+    const elapsed = performance.now() - t0;
+    expect(handled).toBe(80);
+    // Requests start at least 250 ms apart: no more than one per started interval (80 pages; without the interval, many more).
+    expect(c.commitRequests()).toBeLessThanOrEqual(1 + Math.ceil(elapsed / 250));
+    expect(c.commitRequests()).toBeLessThanOrEqual(8);
+  });
+
   it('pauses only the partition of a failing page, reads the same page again, never skips it', async () => {
     await produce(0, 4);
     await produce(1, 4);

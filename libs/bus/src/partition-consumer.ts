@@ -32,6 +32,8 @@ export interface PartitionConsumerOptions {
   readonly onJoin?: () => void;
   /** Called on every crash kafkajs reports (`restart`: whether kafkajs restarts the consumer). */
   readonly onCrash?: (restart: boolean) => void;
+  /** The least time between the starts of two OffsetCommit requests (ms, default 0; `OffsetCommitQueue.minIntervalMs`). */
+  readonly commitIntervalMs?: number;
 }
 
 function headersOf(h: IHeaders | undefined): Record<string, Buffer> | undefined {
@@ -89,6 +91,7 @@ export class PartitionConsumer {
       },
       currentJoin: () => this.joins,
       onCommitted: (partition, offset) => opts.onCommitted?.(partition, offset),
+      minIntervalMs: opts.commitIntervalMs ?? 0,
       onSent: () => opts.onCommitRequest?.('ok'),
       onFailed: (err, offsets) => {
         opts.onCommitRequest?.('failed');

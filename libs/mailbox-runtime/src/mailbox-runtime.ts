@@ -95,6 +95,7 @@ export async function startMailboxRuntime(config: MailboxConfig, log: BusLogger)
       onJoin: () => metrics.consumerJoins.inc({ role: 'shard' }),
       onCrash: (restart) => metrics.consumerCrashes.inc({ role: 'shard', restart: String(restart) }),
       onTerminal: (reason) => terminal.raise(reason),
+      commitIntervalMs: config.kafkaCommitIntervalMs,
     });
     stack.push('shard consumer', () => shardConsumer.stop());
     await shardConsumer.start();
@@ -111,6 +112,7 @@ export async function startMailboxRuntime(config: MailboxConfig, log: BusLogger)
       onJoin: () => metrics.consumerJoins.inc({ role: 'router' }),
       onCrash: (restart) => metrics.consumerCrashes.inc({ role: 'router', restart: String(restart) }),
       onTerminal: (reason) => terminal.raise(reason),
+      commitIntervalMs: config.kafkaCommitIntervalMs,
     });
     stack.push('router consumer', () => routerConsumer.stop());
     await routerConsumer.start();

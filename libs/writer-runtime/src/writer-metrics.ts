@@ -1,6 +1,7 @@
-import { Counter, Gauge } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { ServiceMetrics } from '@qim/service-kit';
+import type { CommitStepObserver } from '@qim/store-core';
 
 /** The writer's own metrics (deadlines, recovery claims, housekeeping), in the service's registry. */
 export class WriterMetrics {
@@ -14,6 +15,10 @@ export class WriterMetrics {
   readonly housekeepingReclaimed: Counter<'kind'>;
   /** 1 when the last pass of a kind stopped at its batch bound with candidates left, else 0. */
   readonly housekeepingBacklog: Gauge<'kind'>;
+  /** Duration of each commit step that succeeded: reserve, record, publish (Kafka acknowledged), commit. */
+  readonly commitStepSeconds: Histogram<'step'>;
+  /** The committer's step observer, feeding `commitStepSeconds`. */
+  readonly commitSteps: CommitStepObserver;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -22,6 +27,15 @@ export class WriterMetrics {
     this.housekeepingExamined = new Counter({ name: 'qim_housekeeping_examined_total', help: 'Expired facts examined by housekeeping', labelNames: ['kind'], registers });
     this.housekeepingReclaimed = new Counter({ name: 'qim_housekeeping_reclaimed_total', help: 'Expired facts reclaimed by housekeeping', labelNames: ['kind'], registers });
     this.housekeepingBacklog = new Gauge({ name: 'qim_housekeeping_backlog', help: '1 when the last housekeeping pass left candidates beyond its batch', labelNames: ['kind'], registers });
+    this.commitStepSeconds = new Histogram({
+      name: 'qim_commit_step_seconds',
+      help: 'Duration of each commit step that succeeded (reserve, record, publish, commit)',
+      labelNames: ['step'],
+      buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.035, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    const steps = this.commitStepSeconds;
+    this.commitSteps = { step: (step, seconds) => steps.observe({ step }, seconds) };
   }
 }
 

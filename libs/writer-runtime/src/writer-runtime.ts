@@ -83,7 +83,7 @@ export async function startWriterRuntime(config: WriterConfig, log: WriterRuntim
     stack.push('outbox producer', () => publisher.disconnect());
     step('kafka', { topic: config.kafka.messagesTopic, durability, produceBudget: budget });
 
-    const committer = new DurableMessageCommitter(backend.store, publisher);
+    const committer = new DurableMessageCommitter(backend.store, publisher, writerMetrics.commitSteps);
     const ids = new MessageIdSource(hlc, grant.writerId);
     const sender = new MessageSender({
       membership: coordination.membership,

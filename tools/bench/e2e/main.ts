@@ -26,7 +26,7 @@ import type { BaselineResult } from './raw-baseline';
 import { rawBaseline } from './raw-baseline';
 import type { PhaseResult } from './report';
 import { cpuPerMessage, renderTable } from './report';
-import { scrapeLoopDelay, scrapeMailbox, scrapeStages, stageDelta } from './stages';
+import { commitStepDelta, scrapeMailbox, scrapeStages, scrapeWriter, stageDelta } from './stages';
 import type { LoopDelay } from './stages';
 import { Sender } from './senders';
 import { ensureStack } from './stack';
@@ -69,7 +69,7 @@ async function main(): Promise<void> {
         devices.takeCounts();
         // Each scrape also starts a service's event-loop delay window (prom-client resets it): this one the mailbox's.
         const stagesBefore = await scrapeStages(o.mailboxUrl);
-        await scrapeLoopDelay(o.writerUrl);
+        const writerBefore = await scrapeWriter(o.writerUrl);
         const cpu = new CpuMeter(procs);
         // The benchmark's own event loop: a late loop sends late and sees late, and its open-loop
         // sends then arrive in a burst — the table says when the client itself was the delay.
@@ -87,7 +87,8 @@ async function main(): Promise<void> {
         const sync = devices.takeCounts();
         const cpuUse = cpu.read();
         loopDelay.disable();
-        const writerLoop = await scrapeLoopDelay(o.writerUrl);
+        const writerAfter = await scrapeWriter(o.writerUrl);
+        const writerLoop = writerAfter.loopDelay;
         // The mailbox's window ended at the drain's first scrape (each scrape starts a new one): the sending window.
         const mailboxLoop = applied.sendingLoopDelay;
         const stages = stageDelta(stagesBefore, await scrapeStages(o.mailboxUrl));
@@ -118,6 +119,7 @@ async function main(): Promise<void> {
           idleCorePercent: idle,
           cpuPerMessageUs: cpuPerMessage(cpuUse, idle, (end - t0) / 1000, run.accepted),
           stages,
+          commitSteps: writerBefore.steps === null || writerAfter.steps === null ? null : commitStepDelta(writerBefore.steps, writerAfter.steps),
         };
         phases.push(result);
         say(

@@ -1,6 +1,6 @@
 import type { BaselineResult } from './raw-baseline';
-import type { LoopDelay, Stage, StageDelta } from './stages';
-import { STAGES } from './stages';
+import type { CommitStepName, LoopDelay, Stage, StageDelta, StageSummary } from './stages';
+import { COMMIT_STEPS, STAGES } from './stages';
 import type { LatencySummary } from './stats';
 
 export interface PhaseResult {
@@ -39,6 +39,8 @@ export interface PhaseResult {
   readonly cpuPerMessageUs: Record<string, { total: number; aboveIdle: number | null } | null>;
   /** The mailbox's own delivery-stage histograms over the phase (from created_at; `stages.ts`). */
   readonly stages: StageDelta;
+  /** The writer's commit-step histograms over the phase (`stages.ts`); null when the writer exposes none. */
+  readonly commitSteps: Record<CommitStepName, StageSummary> | null;
 }
 
 /**
@@ -113,6 +115,18 @@ export function renderTable(phases: readonly PhaseResult[], baselines: readonly 
     const commits = p.accepted === 0 ? '–' : (p.stages.offsetCommits / p.accepted).toFixed(2);
     const scans = p.accepted === 0 ? '–' : `${(p.stages.syncScans.read / p.accepted).toFixed(2)} / ${(p.stages.syncScans.skipped / p.accepted).toFixed(2)}`;
     lines.push(`${pad(`${p.size}m ${p.mode}`, 26)}${STAGES.map((s) => pad(st(s), 26)).join('')}${pad(`${ms(p.visible.p50)} / ${ms(p.visible.p99)}`, 34)}${pad(commits, 23)}${scans}`);
+  }
+  if (phases.some((p) => p.commitSteps !== null)) {
+    lines.push('');
+    lines.push("where send time goes, the writer's commit steps (each step that succeeded), ms p50 / p99:");
+    lines.push(`${pad('phase', 26)}${COMMIT_STEPS.map((s) => pad(s, 26)).join('')}send (client)`);
+    for (const p of phases) {
+      const st = (s: CommitStepName): string => {
+        const x = p.commitSteps?.[s];
+        return x === undefined || x.count === 0 ? '–' : `${ms(x.p50)} / ${ms(x.p99)} (${x.count})`;
+      };
+      lines.push(`${pad(`${p.size}m ${p.mode}`, 26)}${COMMIT_STEPS.map((s) => pad(st(s), 26)).join('')}${ms(p.send.p50)} / ${ms(p.send.p99)}`);
+    }
   }
   if (baselines.length > 0) {
     lines.push('');

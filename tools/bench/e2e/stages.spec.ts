@@ -1,4 +1,4 @@
-import { parseLoopDelay, parseStages, stageDelta } from './stages';
+import { commitStepDelta, parseCommitSteps, parseLoopDelay, parseStages, stageDelta } from './stages';
 
 const exposition = (routed: number[], shard0: number[], shard1: number[]): string => {
   const bounds = ['0.01', '0.05', '0.1', '+Inf'];
@@ -70,5 +70,31 @@ describe("a service's event-loop delay from its metrics", () => {
     expect(parseLoopDelay(text)).toEqual({ p99: 16.6, max: 83.8 });
     expect(parseLoopDelay('nodejs_eventloop_lag_p99_seconds 0.5\nnodejs_eventloop_lag_max_seconds 1.25')).toEqual({ p99: 500, max: 1250 });
     expect(parseLoopDelay('qim_sync_scans_total{result="read"} 3')).toBeNull();
+  });
+});
+
+describe("the writer's commit steps from its metrics", () => {
+  const steps = (reserve: number[], publish: number[]): string => {
+    const bounds = ['0.001', '0.01', '0.1', '+Inf'];
+    const lines = ['# HELP qim_commit_step_seconds x', '# TYPE qim_commit_step_seconds histogram'];
+    bounds.forEach((le, i) => lines.push(`qim_commit_step_seconds_bucket{le="${le}",service="writer",step="reserve"} ${reserve[i]}`));
+    bounds.forEach((le, i) => lines.push(`qim_commit_step_seconds_bucket{le="${le}",service="writer",step="publish"} ${publish[i]}`));
+    lines.push('qim_commit_step_seconds_count{service="writer",step="reserve"} 1');
+    return lines.join('\n');
+  };
+
+  it('takes the difference of two scrapes per step; a step without samples has no quantiles', () => {
+    const before = parseCommitSteps(steps([1, 1, 1, 1], [0, 0, 0, 0]))!;
+    const after = parseCommitSteps(steps([51, 101, 101, 101], [0, 0, 100, 100]))!;
+    const d = commitStepDelta(before, after);
+    // reserve: 50 new below 1 ms, 50 in 1–10 ms → p50 at the top of the first bucket.
+    expect(d.reserve).toEqual({ count: 100, p50: 1, p99: 9.8 });
+    expect(d.publish).toEqual({ count: 100, p50: 55, p99: 99.1 });
+    expect(d.record).toEqual({ count: 0, p50: null, p99: null });
+    expect(() => commitStepDelta(after, before)).toThrow('commit step reserve went down');
+  });
+
+  it('is null for a writer without the histogram', () => {
+    expect(parseCommitSteps('qim_commits_total{outcome="committed"} 3')).toBeNull();
   });
 });

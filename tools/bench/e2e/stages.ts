@@ -83,14 +83,64 @@ export function stageDelta(before: StageScrape, after: StageScrape): StageDelta 
   if (out.entriesWritten < 0) throw new Error('mailbox entries written went down between scrapes (the mailbox restarted?)');
   if (out.offsetCommits < 0) throw new Error('OffsetCommit requests went down between scrapes (the mailbox restarted?)');
   if (syncScans.read < 0 || syncScans.skipped < 0) throw new Error('sync scans went down between scrapes (the mailbox restarted?)');
-  for (const stage of STAGES) {
-    const bounds = [...after[stage].keys()].sort((a, b) => a - b);
-    const cumulative = bounds.map((b) => (after[stage].get(b) ?? 0) - (before[stage].get(b) ?? 0));
-    if (cumulative.some((c) => c < 0)) throw new Error(`histogram of ${stage} went down between scrapes (the mailbox restarted?)`);
-    const count = cumulative.length === 0 ? 0 : cumulative[cumulative.length - 1]!;
-    out[stage] = { count, p50: quantile(bounds, cumulative, 0.5), p99: quantile(bounds, cumulative, 0.99) };
-  }
+  for (const stage of STAGES) out[stage] = bucketDelta(before[stage], after[stage], `histogram of ${stage} went down between scrapes (the mailbox restarted?)`);
   return out;
+}
+
+/** Count and p50/p99 (ms) of the samples between two cumulative bucket maps; `wentDown` is the error when a bucket shrank. */
+function bucketDelta(before: ReadonlyMap<number, number>, after: ReadonlyMap<number, number>, wentDown: string): StageSummary {
+  const bounds = [...after.keys()].sort((a, b) => a - b);
+  const cumulative = bounds.map((b) => (after.get(b) ?? 0) - (before.get(b) ?? 0));
+  if (cumulative.some((c) => c < 0)) throw new Error(wentDown);
+  const count = cumulative.length === 0 ? 0 : cumulative[cumulative.length - 1]!;
+  return { count, p50: quantile(bounds, cumulative, 0.5), p99: quantile(bounds, cumulative, 0.99) };
+}
+
+/**
+ * Where send time goes, read from the writer's `qim_commit_step_seconds`: each step of a commit that
+ * succeeded — `reserve` (idempotency claim + seq), `record` (record, index, RECORDED), `publish`
+ * (the outbox event acknowledged by Kafka) and `commit` (COMMITTED). A send's latency is their sum
+ * plus the HTTP way in and out.
+ */
+export const COMMIT_STEPS = ['reserve', 'record', 'publish', 'commit'] as const;
+export type CommitStepName = (typeof COMMIT_STEPS)[number];
+export type CommitStepScrape = Record<CommitStepName, ReadonlyMap<number, number>>;
+
+const STEP_LINE = /^qim_commit_step_seconds_bucket\{([^}]*)\}\s+(\S+)$/;
+
+/** The commit-step histogram of a writer's Prometheus text; null when the writer exposes none (an older build). */
+export function parseCommitSteps(text: string): CommitStepScrape | null {
+  if (!text.includes('# TYPE qim_commit_step_seconds histogram')) return null;
+  const acc: Record<CommitStepName, Map<number, number>> = { reserve: new Map(), record: new Map(), publish: new Map(), commit: new Map() };
+  for (const line of text.split('\n')) {
+    const m = STEP_LINE.exec(line);
+    if (!m) continue;
+    const labels = new Map<string, string>();
+    for (const part of m[1]!.matchAll(/(\w+)="([^"]*)"/g)) labels.set(part[1]!, part[2]!);
+    const le = labels.get('le');
+    const step = labels.get('step');
+    if (le === undefined || !(COMMIT_STEPS as readonly string[]).includes(step ?? '')) continue;
+    const bound = le === '+Inf' ? Infinity : Number(le);
+    const value = Number(m[2]);
+    if (Number.isNaN(bound) || !Number.isFinite(value)) throw new Error(`unreadable histogram bucket: ${line}`);
+    acc[step as CommitStepName].set(bound, value);
+  }
+  return acc;
+}
+
+/** Count and p50/p99 (ms) of each commit step between two scrapes of the same writer. */
+export function commitStepDelta(before: CommitStepScrape, after: CommitStepScrape): Record<CommitStepName, StageSummary> {
+  const out = {} as Record<CommitStepName, StageSummary>;
+  for (const step of COMMIT_STEPS) out[step] = bucketDelta(before[step], after[step], `commit step ${step} went down between scrapes (the writer restarted?)`);
+  return out;
+}
+
+/** One scrape of the writer's metrics: its commit steps (null from an older build) and event-loop delay since its previous scrape. */
+export async function scrapeWriter(writerUrl: string): Promise<{ steps: CommitStepScrape | null; loopDelay: LoopDelay | null }> {
+  const res = await fetch(new URL('/metrics', writerUrl));
+  if (!res.ok) throw new Error(`GET ${writerUrl}/metrics answered ${res.status}`);
+  const text = await res.text();
+  return { steps: parseCommitSteps(text), loopDelay: parseLoopDelay(text) };
 }
 
 function quantile(bounds: readonly number[], cumulative: readonly number[], q: number): number | null {
@@ -146,11 +196,4 @@ export function parseLoopDelay(text: string): LoopDelay | null {
   const max = value('max');
   if (p99 === null || max === null || !Number.isFinite(p99) || !Number.isFinite(max)) return null;
   return { p99: Math.round(p99 * 10) / 10, max: Math.round(max * 10) / 10 };
-}
-
-/** One scrape of a service's event-loop delay since its previous scrape (and the start of a new window). */
-export async function scrapeLoopDelay(url: string): Promise<LoopDelay | null> {
-  const res = await fetch(new URL('/metrics', url));
-  if (!res.ok) throw new Error(`GET ${url}/metrics answered ${res.status}`);
-  return parseLoopDelay(await res.text());
 }

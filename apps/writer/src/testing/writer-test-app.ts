@@ -84,7 +84,7 @@ export async function writerTestApp(opts: WriterTestOptions = {}): Promise<Write
   const app = fastify(serviceServerOptions({ service: 'writer', logLevel: 'error', bodyLimit: 128 * 1024, requestTimeoutMs: 30_000, logStream }));
   if (opts.routes) app.addHook('onRoute', (r) => void opts.routes!.push(r));
   const t: WriterTestApp = { app, store, clock, membership, publisher, metrics, errorLog, leaseHeld: true };
-  const committer = new DurableMessageCommitter(store, publisher);
+  const committer = new DurableMessageCommitter(store, publisher, writerMetricsOf(metrics).commitSteps);
   const sender = new MessageSender({
     membership,
     committer,

@@ -20,6 +20,7 @@ export const mailboxEnvShape = {
   QIM_SYNC_MAX_LIMIT: intField(1, 10_000, 500),
   QIM_SYNC_MAX_WAIT_MS: intField(0, 300_000, 30_000),
   QIM_SYNC_REPEAT_HOLD_MS: intField(0, 60_000, 250),
+  QIM_KAFKA_COMMIT_INTERVAL_MS: intField(0, 10_000, 100),
 } as const;
 
 export interface MailboxConfig extends CommonConfig {
@@ -48,6 +49,12 @@ export interface MailboxConfig extends CommonConfig {
    * 0 turns it off. Never longer than `syncMaxWaitMs`.
    */
   readonly syncRepeatHoldMs: number;
+  /**
+   * The least time between two OffsetCommit requests of one consumer (ms): a busy consumer commits a
+   * few times a second instead of once per page; after a crash up to this much is read again (and
+   * recognised as duplicates). 0: each request as soon as the previous one ended.
+   */
+  readonly kafkaCommitIntervalMs: number;
   readonly routerGroup: string;
   readonly shardGroup: string;
 }
@@ -89,6 +96,7 @@ export const mailboxEnvSchema = z.object(mailboxEnvShape).transform((raw, ctx): 
     syncMaxLimit: raw.QIM_SYNC_MAX_LIMIT,
     syncMaxWaitMs: raw.QIM_SYNC_MAX_WAIT_MS,
     syncRepeatHoldMs: Math.min(raw.QIM_SYNC_REPEAT_HOLD_MS, raw.QIM_SYNC_MAX_WAIT_MS),
+    kafkaCommitIntervalMs: raw.QIM_KAFKA_COMMIT_INTERVAL_MS,
     routerGroup: `${raw.QIM_KAFKA_CLIENT_ID ?? 'qim-mailbox'}-router`,
     shardGroup: `${raw.QIM_KAFKA_CLIENT_ID ?? 'qim-mailbox'}-shards-e${raw.QIM_MAILBOX_EPOCH}`,
   };

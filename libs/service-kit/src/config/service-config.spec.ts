@@ -132,6 +132,12 @@ describe('mailbox environment', () => {
     for (const v of ['-1', '60001', '1.5', 'soon']) expect(variables(refusal(mailboxEnvSchema, { ...base, ...mailbox, QIM_SYNC_REPEAT_HOLD_MS: v }))).toEqual(['QIM_SYNC_REPEAT_HOLD_MS']);
   });
 
+  it('defaults the Kafka offset-commit interval to 100 ms and range-checks it', () => {
+    expect(parseEnv(mailboxEnvSchema, { ...base, ...mailbox }).kafkaCommitIntervalMs).toBe(100);
+    expect(parseEnv(mailboxEnvSchema, { ...base, ...mailbox, QIM_KAFKA_COMMIT_INTERVAL_MS: '0' }).kafkaCommitIntervalMs).toBe(0);
+    for (const v of ['-1', '10001', '0.5']) expect(variables(refusal(mailboxEnvSchema, { ...base, ...mailbox, QIM_KAFKA_COMMIT_INTERVAL_MS: v }))).toEqual(['QIM_KAFKA_COMMIT_INTERVAL_MS']);
+  });
+
   it('refuses the variables of the lane-watermark design (no floor or GC loops remain)', () => {
     const old = ['QIM_MAILBOX_CHUNK_SIZE', 'QIM_DISPATCH_GC_DELAY_MS', 'QIM_GC_INTERVAL_MS', 'QIM_GC_CUTOFF_MS', 'QIM_GC_BATCH', 'QIM_FLOOR_INTERVAL_MS'];
     expect(variables(refusal(mailboxEnvSchema, { ...base, ...mailbox, ...Object.fromEntries(old.map((k) => [k, '1000'])) }))).toEqual([...old].sort());

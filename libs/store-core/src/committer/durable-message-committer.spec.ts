@@ -5,6 +5,7 @@ import type { MessageStore, ReserveInput } from '../ports/message-store';
 import type { OutboxPublisher } from '../ports/outbox-publisher';
 import { recordFromIntent } from '../rules/record-from-intent';
 import { DurableMessageCommitter } from './durable-message-committer';
+import type { CommitStepObserver } from './durable-message-committer';
 
 const id = (n: number): Id128 => n.toString(16).padStart(32, '0') as Id128;
 const request: SendRequest = {
@@ -121,6 +122,50 @@ describe('DurableMessageCommitter.send', () => {
     const boom = new Error('unavailable');
     const { store } = scriptedStore(null, { putRecord: async () => Promise.reject(boom) });
     await expect(new DurableMessageCommitter(store, publisher()).send(input)).rejects.toBe(boom);
+  });
+});
+
+describe('DurableMessageCommitter step observer', () => {
+  /** An observer that logs each step it is told about, with a duration that must be a finite, non-negative number of seconds. */
+  function observed(): { steps: string[]; observer: CommitStepObserver } {
+    const steps: string[] = [];
+    return {
+      steps,
+      observer: {
+        step: (step, seconds) => {
+          expect(Number.isFinite(seconds) && seconds >= 0).toBe(true);
+          steps.push(step);
+        },
+      },
+    };
+  }
+
+  it('times each step of a new commit: reserve, record, publish, commit', async () => {
+    const { store } = scriptedStore(null);
+    const o = observed();
+    await new DurableMessageCommitter(store, publisher(), o.observer).send(input);
+    expect(o.steps).toEqual(['reserve', 'record', 'publish', 'commit']);
+  });
+
+  it('a replay of a COMMITTED commit is only its reserve; an OUTBOXED one adds the commit mark', async () => {
+    const done = observed();
+    await new DurableMessageCommitter(scriptedStore('COMMITTED').store, publisher(), done.observer).send(input);
+    expect(done.steps).toEqual(['reserve']);
+    const outboxed = observed();
+    await new DurableMessageCommitter(scriptedStore('OUTBOXED').store, publisher(), outboxed.observer).send(input);
+    expect(outboxed.steps).toEqual(['reserve', 'commit']);
+  });
+
+  it('a step that fails is not observed, and an observer that throws does not fail the send', async () => {
+    const failed = observed();
+    await expect(new DurableMessageCommitter(scriptedStore(null).store, publisher(true), failed.observer).send(input)).rejects.toThrow('broker down');
+    expect(failed.steps).toEqual(['reserve', 'record']);
+    const throwing: CommitStepObserver = {
+      step: () => {
+        throw new Error('metrics down');
+      },
+    };
+    expect((await new DurableMessageCommitter(scriptedStore(null).store, publisher(), throwing).send(input)).seq).toBe(7n);
   });
 });
 

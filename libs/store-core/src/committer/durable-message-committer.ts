@@ -28,6 +28,17 @@ interface SendFlight {
 
 const ignore = (): void => undefined;
 
+/** The timed steps of a commit: the store's reserve, its record write, the Kafka publication, the final mark. */
+export type CommitStep = 'reserve' | 'record' | 'publish' | 'commit';
+
+/**
+ * Told how long each step of a commit took once it succeeded (seconds, monotonic clock): where a
+ * send's time goes. A step that failed is not reported; an observer that throws is ignored.
+ */
+export interface CommitStepObserver {
+  step(step: CommitStep, seconds: number): void;
+}
+
 /**
  * Drives one commit `RESERVED → RECORDED → (publish) → COMMITTED` over a `MessageStore` and an
  * `OutboxPublisher`; the only place that publishes and the only place an ACK comes from.
@@ -52,7 +63,21 @@ export class DurableMessageCommitter {
   constructor(
     private readonly store: MessageStore,
     private readonly publisher: OutboxPublisher,
+    private readonly observer?: CommitStepObserver,
   ) {}
+
+  /** Runs one step and reports its duration when it succeeded. */
+  private async timed<T>(step: CommitStep, run: () => Promise<T>): Promise<T> {
+    if (this.observer === undefined) return run();
+    const start = performance.now();
+    const out = await run();
+    try {
+      this.observer.step(step, (performance.now() - start) / 1000);
+    } catch {
+      // metrics must never fail a send
+    }
+    return out;
+  }
 
   /**
    * Reserves (or finds) the commit of `input.request` and finishes it. A replay of a COMMITTED
@@ -94,7 +119,7 @@ export class DurableMessageCommitter {
   }
 
   private async sendOnce(input: ReserveInput): Promise<SendOutcome> {
-    const { snapshot, created } = await this.store.reserve(input);
+    const { snapshot, created } = await this.timed('reserve', () => this.store.reserve(input));
     const { intent } = await this.resume(snapshot);
     return { intent, seq: intent.seq, messageId: intent.messageId, createdAt: intent.createdAt, replay: !created };
   }
@@ -115,11 +140,13 @@ export class DurableMessageCommitter {
     const { intent } = s;
     switch (s.state) {
       case 'RESERVED':
-        return this.store.putRecord(intent, recordFromIntent(intent));
-      case 'RECORDED':
-        return this.store.markPublishedAndCommitted(intent, await this.publisher.publish(intent));
+        return this.timed('record', () => this.store.putRecord(intent, recordFromIntent(intent)));
+      case 'RECORDED': {
+        const publication = await this.timed('publish', () => this.publisher.publish(intent));
+        return this.timed('commit', () => this.store.markPublishedAndCommitted(intent, publication));
+      }
       default:
-        return this.store.markCommitted(intent.key);
+        return this.timed('commit', () => this.store.markCommitted(intent.key));
     }
   }
 }
