@@ -86,6 +86,7 @@ async function main(): Promise<void> {
         const end = performance.now();
         const sync = devices.takeCounts();
         const cpuUse = cpu.read();
+        const machineCorePercent = cpu.machineCorePercent();
         loopDelay.disable();
         const writerAfter = await scrapeWriter(o.writerUrl);
         const writerLoop = writerAfter.loopDelay;
@@ -116,6 +117,7 @@ async function main(): Promise<void> {
           serviceLoopDelayMs: { writer: writerLoop, mailbox: mailboxLoop },
           skipped: run.skipped,
           cpu: cpuUse,
+          machineCorePercent,
           idleCorePercent: idle,
           cpuPerMessageUs: cpuPerMessage(cpuUse, idle, (end - t0) / 1000, run.accepted),
           stages,

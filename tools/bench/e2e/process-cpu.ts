@@ -77,16 +77,42 @@ export function listenerPid(port: number): number | null {
   return null;
 }
 
-/** utime + stime of a process (s), from /proc/<pid>/stat; null when it is gone. */
-export function cpuSeconds(pid: number): number | null {
+/** The fields of /proc/<pid>/stat after the command name (field 3 on), or null when it is gone. */
+function statFields(pid: number | string): string[] | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may contain spaces) start at ") ".
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / CLK_TCK;
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return null;
   }
+}
+
+/**
+ * CPU seconds of a process and its children (s): its own utime + stime, the children it has waited
+ * for (cutime + cstime) and the children still running. A Redis AOF rewrite or RDB save runs in a
+ * forked child for seconds at a time; without it the table would show Redis idle while a core is busy.
+ * Null when the process is gone.
+ */
+export function cpuSeconds(pid: number): number | null {
+  const f = statFields(pid);
+  if (f === null) return null;
+  let ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+  for (const dir of readdirSync('/proc')) {
+    if (!/^\d+$/.test(dir)) continue;
+    const c = statFields(dir);
+    if (c !== null && Number(c[1]) === pid) ticks += Number(c[11]) + Number(c[12]);
+  }
+  return ticks / CLK_TCK;
+}
+
+/** Core-seconds of the whole machine since boot (/proc/stat): busy (everything but idle and iowait) and total. */
+export function machineBusy(): { busySeconds: number; totalSeconds: number } {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
+  const v = line.trim().split(/\s+/).slice(1, 9).map(Number);
+  const total = v.reduce((a, b) => a + b, 0);
+  const idle = v[3]! + v[4]!;
+  return { busySeconds: (total - idle) / CLK_TCK, totalSeconds: total / CLK_TCK };
 }
 
 /** CPU use of each watched process and of this benchmark over an interval. */
@@ -94,6 +120,7 @@ export class CpuMeter {
   private readonly start: Map<string, number | null>;
   private readonly t0 = performance.now();
   private readonly self0 = process.cpuUsage();
+  private readonly machine0 = machineBusy();
 
   constructor(private readonly procs: readonly WatchedProcess[]) {
     this.start = new Map(procs.map((p) => [p.name, cpuSeconds(p.pid)]));
@@ -111,6 +138,13 @@ export class CpuMeter {
     const self = process.cpuUsage(this.self0);
     out['bench-client'] = entry((self.user + self.system) / 1e6, wall);
     return out;
+  }
+
+  /** The whole machine's busy CPU over the interval so far, % of one core (every process, the kernel's work included). */
+  machineCorePercent(): number {
+    const wall = (performance.now() - this.t0) / 1000;
+    const m = machineBusy();
+    return entry(m.busySeconds - this.machine0.busySeconds, wall).corePercent;
   }
 }
 

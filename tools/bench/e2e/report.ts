@@ -32,7 +32,10 @@ export interface PhaseResult {
   /** Each service's event-loop delay over the phase (its `nodejs_eventloop_lag_*` gauges, reset by the scrape before the phase); null if it exposes none. */
   readonly serviceLoopDelayMs: { readonly writer: LoopDelay | null; readonly mailbox: LoopDelay | null };
   readonly skipped: number;
+  /** Per watched process (its forked children included, e.g. a Redis AOF rewrite): CPU seconds and % of one core. */
   readonly cpu: Record<string, { cpuSeconds: number; corePercent: number } | null>;
+  /** The whole machine's busy CPU over the phase, % of one core (every process and the kernel). */
+  readonly machineCorePercent: number;
   /** Each process's CPU % of one core in the quiet window before the size's phases (empty when skipped). */
   readonly idleCorePercent: Record<string, number>;
   /** Per process, CPU µs per accepted message: in all, and above its idle rate (null without an idle measure). */
@@ -84,13 +87,14 @@ export function renderTable(phases: readonly PhaseResult[], baselines: readonly 
     lines.push(`${pad(`${p.size}m ${p.mode}`, 26)}${pad(f(p.acceptedPerSecond), 12)}${pad(f(p.appliedPerSecond), 11)}${pad(drainText, 16)}${pad(tri(p.send), 26)}${pad(tri(p.visible), 28)}${pad(f(p.visiblePerSecond), 11)}${pad(String(p.notVisibleAfterDrain), 8)}${errText}`);
   }
   lines.push('');
-  lines.push('server CPU, % of one core over each phase (sending + drain):');
+  lines.push('server CPU, % of one core over each phase (sending + drain; a process with its forked children, e.g. a Redis AOF rewrite; machine = every process and the kernel):');
   const names = [...new Set(phases.flatMap((p) => Object.keys(p.cpu)))];
-  lines.push(`${pad('phase', 26)}${names.map((n) => pad(n, 13)).join('')}${pad('sync req/s', 12)}event-loop delay ms p99 / max: writer, mailbox, bench client`);
+  lines.push(`${pad('phase', 26)}${names.map((n) => pad(n, 13)).join('')}${pad('machine', 10)}${pad('sync req/s', 12)}event-loop delay ms p99 / max: writer, mailbox, bench client`);
   for (const p of phases) {
     const d = (l: LoopDelay | null | undefined): string => (l ? `${f(l.p99)} / ${f(l.max)}` : '–');
     const loop = `${d(p.serviceLoopDelayMs?.writer)}, ${d(p.serviceLoopDelayMs?.mailbox)}, ${d(p.clientLoopDelayMs)}`;
-    lines.push(`${pad(`${p.size}m ${p.mode}`, 26)}${names.map((n) => pad(p.cpu[n] ? `${f(p.cpu[n]!.corePercent)}%` : '–', 13)).join('')}${pad(f(p.syncRequestsPerSecond), 12)}${loop}`);
+    const machine = p.machineCorePercent === undefined ? '–' : `${f(p.machineCorePercent)}%`;
+    lines.push(`${pad(`${p.size}m ${p.mode}`, 26)}${names.map((n) => pad(p.cpu[n] ? `${f(p.cpu[n]!.corePercent)}%` : '–', 13)).join('')}${pad(machine, 10)}${pad(f(p.syncRequestsPerSecond), 12)}${loop}`);
   }
   lines.push('');
   lines.push('CPU µs per accepted message, in all / above the idle rate measured before the phases (idle % of one core in brackets):');
