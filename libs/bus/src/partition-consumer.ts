@@ -34,6 +34,13 @@ export interface PartitionConsumerOptions {
   readonly onCrash?: (restart: boolean) => void;
   /** The least time between the starts of two OffsetCommit requests (ms, default 0; `OffsetCommitQueue.minIntervalMs`). */
   readonly commitIntervalMs?: number;
+  /**
+   * A fetch is answered once this many bytes are there (default 1: at the first record) or after
+   * `fetchMaxWaitMs` (default 100). More bytes per fetch: fewer fetch round trips at a high rate, each
+   * record waiting up to the wait for its fetch.
+   */
+  readonly fetchMinBytes?: number;
+  readonly fetchMaxWaitMs?: number;
 }
 
 function headersOf(h: IHeaders | undefined): Record<string, Buffer> | undefined {
@@ -103,7 +110,8 @@ export class PartitionConsumer {
       sessionTimeout: opts.sessionTimeoutMs ?? 15_000,
       rebalanceTimeout: 20_000,
       heartbeatInterval: HEARTBEAT_MS,
-      maxWaitTimeInMs: 100,
+      maxWaitTimeInMs: opts.fetchMaxWaitMs ?? 100,
+      minBytes: opts.fetchMinBytes ?? 1,
       allowAutoTopicCreation: false,
     });
     this.consumer.on(this.consumer.events.GROUP_JOIN, (e) => {

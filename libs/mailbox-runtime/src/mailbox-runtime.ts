@@ -96,6 +96,8 @@ export async function startMailboxRuntime(config: MailboxConfig, log: BusLogger)
       onCrash: (restart) => metrics.consumerCrashes.inc({ role: 'shard', restart: String(restart) }),
       onTerminal: (reason) => terminal.raise(reason),
       commitIntervalMs: config.kafkaCommitIntervalMs,
+      fetchMinBytes: config.kafkaFetchMinBytes,
+      fetchMaxWaitMs: config.kafkaFetchMaxWaitMs,
     });
     stack.push('shard consumer', () => shardConsumer.stop());
     await shardConsumer.start();
@@ -113,6 +115,8 @@ export async function startMailboxRuntime(config: MailboxConfig, log: BusLogger)
       onCrash: (restart) => metrics.consumerCrashes.inc({ role: 'router', restart: String(restart) }),
       onTerminal: (reason) => terminal.raise(reason),
       commitIntervalMs: config.kafkaCommitIntervalMs,
+      fetchMinBytes: config.kafkaFetchMinBytes,
+      fetchMaxWaitMs: config.kafkaFetchMaxWaitMs,
     });
     stack.push('router consumer', () => routerConsumer.stop());
     await routerConsumer.start();

@@ -138,6 +138,15 @@ describe('mailbox environment', () => {
     for (const v of ['-1', '10001', '0.5']) expect(variables(refusal(mailboxEnvSchema, { ...base, ...mailbox, QIM_KAFKA_COMMIT_INTERVAL_MS: v }))).toEqual(['QIM_KAFKA_COMMIT_INTERVAL_MS']);
   });
 
+  it('defaults the consumers\' fetch to answer at the first byte, waiting at most 100 ms; both range-checked', () => {
+    const c = parseEnv(mailboxEnvSchema, { ...base, ...mailbox });
+    expect([c.kafkaFetchMinBytes, c.kafkaFetchMaxWaitMs]).toEqual([1, 100]);
+    const set = parseEnv(mailboxEnvSchema, { ...base, ...mailbox, QIM_KAFKA_FETCH_MIN_BYTES: '65536', QIM_KAFKA_FETCH_MAX_WAIT_MS: '10' });
+    expect([set.kafkaFetchMinBytes, set.kafkaFetchMaxWaitMs]).toEqual([65_536, 10]);
+    const bad = { QIM_KAFKA_FETCH_MIN_BYTES: '0', QIM_KAFKA_FETCH_MAX_WAIT_MS: '1001' };
+    expect(variables(refusal(mailboxEnvSchema, { ...base, ...mailbox, ...bad }))).toEqual(Object.keys(bad).sort());
+  });
+
   it('refuses the variables of the lane-watermark design (no floor or GC loops remain)', () => {
     const old = ['QIM_MAILBOX_CHUNK_SIZE', 'QIM_DISPATCH_GC_DELAY_MS', 'QIM_GC_INTERVAL_MS', 'QIM_GC_CUTOFF_MS', 'QIM_GC_BATCH', 'QIM_FLOOR_INTERVAL_MS'];
     expect(variables(refusal(mailboxEnvSchema, { ...base, ...mailbox, ...Object.fromEntries(old.map((k) => [k, '1000'])) }))).toEqual([...old].sort());
