@@ -27,6 +27,7 @@ import { rawBaseline } from './raw-baseline';
 import type { PhaseResult } from './report';
 import { cpuPerMessage, renderTable } from './report';
 import { commitStepDelta, scrapeMailbox, scrapeStages, scrapeWriter, stageDelta } from './stages';
+import { forksDuring, readRedisForks } from './redis-forks';
 import type { LoopDelay } from './stages';
 import { Sender } from './senders';
 import { ensureStack } from './stack';
@@ -70,6 +71,7 @@ async function main(): Promise<void> {
         // Each scrape also starts a service's event-loop delay window (prom-client resets it): this one the mailbox's.
         const stagesBefore = await scrapeStages(o.mailboxUrl);
         const writerBefore = await scrapeWriter(o.writerUrl);
+        const forksBefore = stack.redisUrl === null ? null : await readRedisForks(stack.redisUrl);
         const cpu = new CpuMeter(procs);
         // The benchmark's own event loop: a late loop sends late and sees late, and its open-loop
         // sends then arrive in a burst — the table says when the client itself was the delay.
@@ -89,6 +91,7 @@ async function main(): Promise<void> {
         const machineCorePercent = cpu.machineCorePercent();
         loopDelay.disable();
         const writerAfter = await scrapeWriter(o.writerUrl);
+        const redisForks = stack.redisUrl === null || forksBefore === null ? null : forksDuring(forksBefore, await readRedisForks(stack.redisUrl));
         const writerLoop = writerAfter.loopDelay;
         // The mailbox's window ended at the drain's first scrape (each scrape starts a new one): the sending window.
         const mailboxLoop = applied.sendingLoopDelay;
@@ -118,6 +121,7 @@ async function main(): Promise<void> {
           skipped: run.skipped,
           cpu: cpuUse,
           machineCorePercent,
+          redisForks,
           idleCorePercent: idle,
           cpuPerMessageUs: cpuPerMessage(cpuUse, idle, (end - t0) / 1000, run.accepted),
           stages,

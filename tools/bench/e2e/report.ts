@@ -36,6 +36,8 @@ export interface PhaseResult {
   readonly cpu: Record<string, { cpuSeconds: number; corePercent: number } | null>;
   /** The whole machine's busy CPU over the phase, % of one core (every process and the kernel). */
   readonly machineCorePercent: number;
+  /** Redis AOF rewrites / RDB saves that overlapped the phase (forked children); null without a Redis store. */
+  readonly redisForks: number | null;
   /** Each process's CPU % of one core in the quiet window before the size's phases (empty when skipped). */
   readonly idleCorePercent: Record<string, number>;
   /** Per process, CPU µs per accepted message: in all, and above its idle rate (null without an idle measure). */
@@ -95,6 +97,12 @@ export function renderTable(phases: readonly PhaseResult[], baselines: readonly 
     const loop = `${d(p.serviceLoopDelayMs?.writer)}, ${d(p.serviceLoopDelayMs?.mailbox)}, ${d(p.clientLoopDelayMs)}`;
     const machine = p.machineCorePercent === undefined ? '–' : `${f(p.machineCorePercent)}%`;
     lines.push(`${pad(`${p.size}m ${p.mode}`, 26)}${names.map((n) => pad(p.cpu[n] ? `${f(p.cpu[n]!.corePercent)}%` : '–', 13)).join('')}${pad(machine, 10)}${pad(f(p.syncRequestsPerSecond), 12)}${loop}`);
+  }
+  const forked = phases.filter((p) => (p.redisForks ?? 0) > 0);
+  if (forked.length > 0) {
+    lines.push(
+      `NOTE: Redis forked for an AOF rewrite or RDB save during ${forked.map((p) => `${p.size}m ${p.mode} (${p.redisForks})`).join(', ')}: the child copies the whole dataset (its CPU is in the redis column) and slows the machine; compare such phases with care (tools/scenario/qim-local reset shrinks the dataset).`,
+    );
   }
   lines.push('');
   lines.push('CPU µs per accepted message, in all / above the idle rate measured before the phases (idle % of one core in brackets):');

@@ -15,6 +15,8 @@ export interface Stack {
   readonly started: boolean;
   readonly brokers: string[];
   readonly backend: string;
+  /** The Redis the stack's store uses (redis backend only): its background saves are flagged per phase. */
+  readonly redisUrl: string | null;
   stop(): void;
 }
 
@@ -40,6 +42,7 @@ export async function ensureStack(root: string, writerUrl: string, mailboxUrl: s
     started,
     brokers: brokers.split(','),
     backend: process.env['QIM_STORE_BACKEND'] ?? 'redis',
+    redisUrl: (process.env['QIM_STORE_BACKEND'] ?? 'redis') === 'redis' ? (process.env['QIM_REDIS_URL'] ?? /QIM_REDIS_URL=(\S+)/.exec(env)?.[1] ?? null) : null,
     stop: () => {
       spawnSync(qimLocal, ['down'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
     },
