@@ -5,7 +5,7 @@ configuration: one colour in the latency panel.
 
 Three panels: send -> visible in every recipient with a device, latency by percentile per run and
 phase; the mailbox's own created_at -> visible (frontier) p50 and p99 with the device sync requests
-per second; and each process's CPU, % of one core, over the phase.
+per second; and each process's CPU, % of one core, over the phase, with the machine's busy CPU marked.
 """
 import json
 import math
@@ -29,6 +29,28 @@ def load(path):
         result = json.load(f)
     label = result["meta"].get("note") or os.path.basename(path)
     return [(f"{label}: {p['size']}m {p['mode']}", p) for p in result["phases"]]
+
+
+def cpu_panel(ax, labels, phases):
+    """Each phase's CPU per watched process (with its forked children), % of one core, stacked, one
+    row per phase; the whole machine's busy CPU marked where the result has it."""
+    ys = list(range(len(phases)))
+    names = sorted({n for p in phases for n, c in p["cpu"].items() if c})
+    left = [0.0] * len(phases)
+    for n in names:
+        vals = [(p["cpu"].get(n) or {}).get("corePercent", 0) for p in phases]
+        ax.barh(ys, vals, left=left, height=0.6, label=n)
+        left = [a + b for a, b in zip(left, vals)]
+    machine = [p.get("machineCorePercent") for p in phases]
+    if any(m is not None for m in machine):
+        ax.plot([m or 0 for m in machine], ys, linestyle="none", marker="|", markersize=16, color="black", label="machine (all)")
+    ax.set_yticks(ys)
+    ax.set_yticklabels(labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("% of one core over the phase (stacked; with forked children)")
+    ax.set_title("CPU per process", fontsize=10)
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=4)
 
 
 def main(dst, sources):
@@ -66,19 +88,7 @@ def main(dst, sources):
     stage.grid(True, axis="x", alpha=0.3)
     stage.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=2)
 
-    names = sorted({n for _, p in rows for n, c in p["cpu"].items() if c})
-    left = [0.0] * len(rows)
-    for n in names:
-        vals = [(p["cpu"].get(n) or {}).get("corePercent", 0) for _, p in rows]
-        cpu.barh(ys, vals, left=left, height=0.6, label=n)
-        left = [a + b for a, b in zip(left, vals)]
-    cpu.set_yticks(ys)
-    cpu.set_yticklabels([n for n, _ in rows], fontsize=8)
-    cpu.invert_yaxis()
-    cpu.set_xlabel("% of one core over the phase (stacked)")
-    cpu.set_title("CPU per process", fontsize=10)
-    cpu.grid(True, axis="x", alpha=0.3)
-    cpu.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=5)
+    cpu_panel(cpu, [n for n, _ in rows], [p for _, p in rows])
     fig.tight_layout()
     fig.savefig(dst, dpi=110)
 

@@ -53,21 +53,28 @@ export function parseStages(text: string): StageScrape {
     if (sc) scans[sc[1] as 'read' | 'skipped'] += Number(sc[2]);
     const m = LINE.exec(line);
     if (!m) continue;
-    const labels = new Map<string, string>();
-    for (const part of m[2]!.matchAll(/(\w+)="([^"]*)"/g)) labels.set(part[1]!, part[2]!);
-    const le = labels.get('le');
-    if (le === undefined) continue;
-    const bound = le === '+Inf' ? Infinity : Number(le);
-    const stage: string | undefined = m[1] === 'qim_dispatch_lag_seconds_bucket' ? 'visible' : labels.get('stage');
+    const b = bucketOf(m[2]!, m[3]!, line);
+    if (b === null) continue;
+    const stage: string | undefined = m[1] === 'qim_dispatch_lag_seconds_bucket' ? 'visible' : b.labels.get('stage');
     if (stage !== 'routed' && stage !== 'applying' && stage !== 'visible') continue;
-    const value = Number(m[3]);
-    if (Number.isNaN(bound) || !Number.isFinite(value)) throw new Error(`unreadable histogram bucket: ${line}`);
-    acc[stage].set(bound, (acc[stage].get(bound) ?? 0) + value);
+    acc[stage].set(b.bound, (acc[stage].get(b.bound) ?? 0) + b.value);
   }
   if (!Number.isFinite(offsetCommits)) throw new Error('unreadable qim_kafka_offset_commit_requests_total');
   if (!Number.isFinite(scans.read) || !Number.isFinite(scans.skipped)) throw new Error('unreadable qim_sync_scans_total');
   if (!Number.isFinite(entriesWritten)) throw new Error('unreadable qim_mailbox_entries_total');
   return { ...acc, offsetCommits, syncScans: scans, entriesWritten };
+}
+
+/** One histogram bucket line's labels, upper bound (s; +Inf as Infinity) and count; null without an `le` label. */
+function bucketOf(labelText: string, valueText: string, line: string): { labels: Map<string, string>; bound: number; value: number } | null {
+  const labels = new Map<string, string>();
+  for (const part of labelText.matchAll(/(\w+)="([^"]*)"/g)) labels.set(part[1]!, part[2]!);
+  const le = labels.get('le');
+  if (le === undefined) return null;
+  const bound = le === '+Inf' ? Infinity : Number(le);
+  const value = Number(valueText);
+  if (Number.isNaN(bound) || !Number.isFinite(value)) throw new Error(`unreadable histogram bucket: ${line}`);
+  return { labels, bound, value };
 }
 
 export type StageDelta = Record<Stage, StageSummary> & { readonly offsetCommits: number; readonly syncScans: SyncScans; readonly entriesWritten: number };
@@ -115,15 +122,10 @@ export function parseCommitSteps(text: string): CommitStepScrape | null {
   for (const line of text.split('\n')) {
     const m = STEP_LINE.exec(line);
     if (!m) continue;
-    const labels = new Map<string, string>();
-    for (const part of m[1]!.matchAll(/(\w+)="([^"]*)"/g)) labels.set(part[1]!, part[2]!);
-    const le = labels.get('le');
-    const step = labels.get('step');
-    if (le === undefined || !(COMMIT_STEPS as readonly string[]).includes(step ?? '')) continue;
-    const bound = le === '+Inf' ? Infinity : Number(le);
-    const value = Number(m[2]);
-    if (Number.isNaN(bound) || !Number.isFinite(value)) throw new Error(`unreadable histogram bucket: ${line}`);
-    acc[step as CommitStepName].set(bound, value);
+    const b = bucketOf(m[1]!, m[2]!, line);
+    const step = b?.labels.get('step');
+    if (b === null || !(COMMIT_STEPS as readonly string[]).includes(step ?? '')) continue;
+    acc[step as CommitStepName].set(b.bound, b.value);
   }
   return acc;
 }

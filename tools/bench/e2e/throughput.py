@@ -15,6 +15,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from compare import cpu_panel  # noqa: E402  (the same directory)
+
 
 def load(path):
     with open(path) as f:
@@ -45,22 +47,7 @@ def main(dst, sources):
     acc.grid(True, axis="x", alpha=0.3)
     acc.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=3)
 
-    names = sorted({n for _, _, p in rows for n, c in p["cpu"].items() if c})
-    left = [0.0] * len(rows)
-    for n in names:
-        vals = [(p["cpu"].get(n) or {}).get("corePercent", 0) for _, _, p in rows]
-        cpu.barh(ys, vals, left=left, height=0.6, label=n)
-        left = [a + b for a, b in zip(left, vals)]
-    machine = [p.get("machineCorePercent") for _, _, p in rows]
-    if any(m is not None for m in machine):
-        cpu.plot([m or 0 for m in machine], ys, linestyle="none", marker="|", markersize=16, color="black", label="machine (all)")
-    cpu.set_yticks(ys)
-    cpu.set_yticklabels([n for n, _, _ in rows], fontsize=8)
-    cpu.invert_yaxis()
-    cpu.set_xlabel("% of one core over the phase (stacked; with forked children)")
-    cpu.set_title("CPU per process", fontsize=10)
-    cpu.grid(True, axis="x", alpha=0.3)
-    cpu.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=4)
+    cpu_panel(cpu, [n for n, _, _ in rows], [p for _, _, p in rows])
     fig.tight_layout()
     fig.savefig(dst, dpi=110)
 

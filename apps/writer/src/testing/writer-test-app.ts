@@ -84,7 +84,8 @@ export async function writerTestApp(opts: WriterTestOptions = {}): Promise<Write
   const app = fastify(serviceServerOptions({ service: 'writer', logLevel: 'error', bodyLimit: 128 * 1024, requestTimeoutMs: 30_000, logStream }));
   if (opts.routes) app.addHook('onRoute', (r) => void opts.routes!.push(r));
   const t: WriterTestApp = { app, store, clock, membership, publisher, metrics, errorLog, leaseHeld: true };
-  const committer = new DurableMessageCommitter(store, publisher, writerMetricsOf(metrics).commitSteps);
+  const writerMetrics = writerMetricsOf(metrics);
+  const committer = new DurableMessageCommitter(store, publisher, writerMetrics.commitSteps);
   const sender = new MessageSender({
     membership,
     committer,
@@ -96,7 +97,6 @@ export async function writerTestApp(opts: WriterTestOptions = {}): Promise<Write
     metrics,
     replayOf: (request) => replayAnswer(store, committer, request),
   });
-  const writerMetrics = writerMetricsOf(metrics);
   await t.app.register(writerApp, {
     serviceToken: TOKEN,
     sender: new DeadlineSender(sender, opts.sendDeadlineMs ?? 10_000, () => writerMetrics.sendDeadlineExceeded.inc()),
