@@ -159,12 +159,16 @@ describe('OffsetCommitQueue', () => {
         },
       },
     );
+    // The next request comes after the 5 ms delay: waited for (up to 2 s), not slept for, so a loaded machine cannot fail it.
+    const nextRequest = async (n: number): Promise<void> => {
+      for (let i = 0; i < 400 && requests.length < n; i++) await new Promise((r) => setTimeout(r, 5));
+    };
     q.add({ partition: 0, offset: 1n, join: 1 });
     await tick();
     requests[0]!.settle(new Error('x'));
-    await new Promise((r) => setTimeout(r, 20));
+    await nextRequest(2);
     requests[1]!.settle(new Error('x'));
-    await new Promise((r) => setTimeout(r, 20));
+    await nextRequest(3);
     requests[2]!.settle();
     await q.drain();
     expect(delays).toEqual([1, 2]);
