@@ -19,6 +19,13 @@ export interface GroupCommitOptions {
   /** The produce request's broker-side ack timeout (ms; see `ProducerTuning`). */
   readonly ackTimeoutMs?: number;
   readonly limits?: Partial<GroupCommitLimits>;
+  /**
+   * Produce pacing (ms, default 0 = off): a request starts no sooner than this after the previous
+   * one started. Units queued meanwhile go together, so a steady stream is sent in fewer, larger
+   * requests; a unit arriving after a quiet spell longer than this goes at once. A unit waits at
+   * most this long for its request to start; acknowledgement is unchanged.
+   */
+  readonly paceMs?: number;
 }
 
 export interface GroupCommitStats extends ProducerStats {
@@ -39,7 +46,8 @@ interface Pending extends QueuedUnit {
 
 /**
  * Group commit over one `FencedProducer`: while a produce request is in flight, new units queue;
- * when it settles, everything queued (up to the limits) goes in the next request. One request in
+ * when it settles (and the pace, if any, has passed since it started), everything queued (up to the
+ * limits) goes in the next request. One request in
  * flight at a time, units in call order, so records of one partition keep their call order. A unit
  * resolves with its own records' coordinates, or fails with its request's error (a failed request
  * acknowledges none of its records; the producer fences before the next one).
@@ -52,8 +60,12 @@ export class GroupCommitProducer {
   private closing = false;
   private readonly idleWaiters: (() => void)[] = [];
   private units = 0;
+  private readonly paceMs: number;
+  private lastStartedAt = -Infinity;
 
   constructor(kafka: Kafka, options: GroupCommitOptions = {}) {
+    this.paceMs = options.paceMs ?? 0;
+    if (!Number.isFinite(this.paceMs) || this.paceMs < 0) throw new RangeError(`paceMs must be a finite number ≥ 0, got ${this.paceMs}`);
     this.producer = new FencedProducer(kafka, {
       ...(options.retries === undefined ? {} : { retries: options.retries }),
       ...(options.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: options.ackTimeoutMs }),
@@ -95,6 +107,9 @@ export class GroupCommitProducer {
     await Promise.resolve();
     try {
       while (this.queue.length > 0) {
+        const holdMs = this.lastStartedAt + this.paceMs - performance.now();
+        if (holdMs > 0) await new Promise((r) => setTimeout(r, holdMs));
+        this.lastStartedAt = performance.now();
         const batch = this.queue.splice(0, takeCount(this.queue, this.limits));
         try {
           const coords = await this.producer.send(batch.flatMap((u) => u.records));

@@ -88,6 +88,41 @@ describe('KafkaOutboxPublisher (real Kafka)', () => {
     expect(falseAcks(await readTopic(kafka, topic), acked([head, ...rest], pubs))).toEqual([]);
   });
 
+  /** 30 publications issued 10 ms apart (none awaited before the next): produce requests and the records as stored. */
+  async function trickle(paceMs?: number): Promise<{ requests: number; falseAcks: unknown[]; count: number }> {
+    const topic = await newTopic();
+    const publisher = new KafkaOutboxPublisher(kafka, topic, paceMs === undefined ? {} : { paceMs });
+    await publisher.connect();
+    const intents = Array.from({ length: 30 }, (_, n) => sampleIntent(n));
+    const pending: Promise<Publication>[] = [];
+    for (const intent of intents) {
+      pending.push(publisher.publish(intent));
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const pubs = await Promise.all(pending);
+    const stats = publisher.stats();
+    await publisher.disconnect();
+    const stored = await readTopic(kafka, topic);
+    return { requests: stats.produceRequests, falseAcks: falseAcks(stored, acked(intents, pubs)), count: stored.size };
+  }
+
+  it('with produce pacing, a steady trickle goes in a few requests, each publication acknowledged with its own record', async () => {
+    // Paced at 100 ms over the ~0.3 s trickle: at most one request per started 100 ms.
+    const paced = await trickle(100);
+    expect(paced.requests).toBeLessThanOrEqual(5);
+    expect(paced.count).toBe(30);
+    expect(paced.falseAcks).toEqual([]);
+  });
+
+  it('without produce pacing, the same trickle goes nearly one request per publication', async () => {
+    // The control for the test above: 10 ms apart is slower than a produce round trip here.
+    expect((await trickle()).requests).toBeGreaterThan(10);
+  });
+
+  it('refuses a negative or non-finite pace', () => {
+    for (const paceMs of [-1, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => new KafkaOutboxPublisher(kafka, 'any', { paceMs })).toThrow(RangeError);
+  });
+
   it('an intent that cannot be encoded is InvalidInputError and nothing is sent', async () => {
     const topic = await newTopic();
     const publisher = new KafkaOutboxPublisher(kafka, topic);

@@ -4,7 +4,7 @@ import { GroupOffsetsReader } from './group-offsets';
 import { createKafka } from './kafka-factory';
 import type { ConsumedPage, PageHandler } from './page-handler';
 import type { PartitionConsumerOptions } from './partition-consumer';
-import { PartitionConsumer } from './partition-consumer';
+import { PartitionConsumer, fetchPauseMs } from './partition-consumer';
 import { ensureTopics } from './topics';
 
 /**
@@ -25,6 +25,32 @@ async function until(what: string, probe: () => boolean | Promise<boolean>, time
     await sleep(50);
   }
 }
+
+describe('fetchPauseMs (fetch pacing)', () => {
+  const batch = (records: number, lastOffset: bigint, highWatermark: bigint) => ({
+    messages: Array.from({ length: records }),
+    highWatermark: highWatermark.toString(),
+    lastOffset: () => lastOffset.toString(),
+  });
+
+  it('holds the next fetch for the rest of the pace after a batch that reached the high watermark', () => {
+    expect(fetchPauseMs(10, 1_000, 1_004, batch(3, 41n, 42n))).toBe(6);
+    expect(fetchPauseMs(10, 1_000, 1_000, batch(1, 0n, 1n))).toBe(10);
+  });
+
+  it('does not hold it once the pace has passed while the batch was handled', () => {
+    expect(fetchPauseMs(10, 1_000, 1_010, batch(3, 41n, 42n))).toBe(0);
+    expect(fetchPauseMs(10, 1_000, 1_250, batch(3, 41n, 42n))).toBe(0);
+  });
+
+  it('never holds it when pacing is off, after an empty batch, or while the consumer is behind', () => {
+    expect(fetchPauseMs(0, 1_000, 1_001, batch(3, 41n, 42n))).toBe(0);
+    expect(fetchPauseMs(10, 1_000, 1_001, batch(0, 41n, 42n))).toBe(0);
+    // Records after this batch are already there: catching up is never slowed.
+    expect(fetchPauseMs(10, 1_000, 1_001, batch(3, 41n, 43n))).toBe(0);
+    expect(fetchPauseMs(10, 1_000, 1_001, batch(500, 499n, 100_000n))).toBe(0);
+  });
+});
 
 describe('PartitionConsumer (real Kafka)', () => {
   let kafka: Kafka;
@@ -137,6 +163,34 @@ describe('PartitionConsumer (real Kafka)', () => {
 
   it('by default a fetch answers at the first byte', async () => {
     expect(await handOverDelay()).toBeLessThan(250);
+  });
+
+  /** Hand-overs while 60 records arrive one every 5 ms on partition 0 (the consumer caught up throughout). */
+  async function trickleHandOvers(extra: Partial<PartitionConsumerOptions> = {}): Promise<{ handOvers: number; records: number }> {
+    let handOvers = 0;
+    let records = 0;
+    const c = start({ handlePage: async (p) => void ((handOvers += 1), (records += p.records.length)) }, 100, extra);
+    await c.start();
+    await new Promise((r) => setTimeout(r, 200));
+    for (let i = 0; i < 60; i++) {
+      await produce(0, 1);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await until('60 records handed over', () => records === 60);
+    return { handOvers, records };
+  }
+
+  it('with fetch pacing, a caught-up consumer fetches a steady trickle in batches, every record handed over once', async () => {
+    // Each fetch answers at the first record; unpaced, a trickle is nearly one hand-over per record.
+    // Paced at 100 ms over the ~0.5 s trickle: a handful of fetches carry all 60 records.
+    const paced = await trickleHandOvers({ fetchPaceMs: 100 });
+    expect(paced.records).toBe(60);
+    expect(paced.handOvers).toBeLessThanOrEqual(12);
+  });
+
+  it('without fetch pacing, the same trickle is handed over in many small fetches', async () => {
+    // The control for the test above: the trickle itself is slow enough to be fetched record by record.
+    expect((await trickleHandOvers()).handOvers).toBeGreaterThan(20);
   });
 
   it('pauses only the partition of a failing page, reads the same page again, never skips it', async () => {

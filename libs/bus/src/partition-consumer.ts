@@ -41,6 +41,16 @@ export interface PartitionConsumerOptions {
    */
   readonly fetchMinBytes?: number;
   readonly fetchMaxWaitMs?: number;
+  /**
+   * Fetch pacing (ms, default 0 = off): after a fetch whose records reached the end of their
+   * partitions (the consumer is caught up), the next fetch starts no sooner than this long after
+   * those records were handed over. Records arriving meanwhile go in that next fetch, so a steady
+   * stream is fetched in batches instead of nearly one fetch per record. An idle partition is not
+   * paced (its empty fetch waits `fetchMaxWaitMs` at the broker), and neither is a consumer that is
+   * behind (a batch that ends before the high watermark): pacing never slows catching up. The
+   * records of the fetch itself are not delayed; a record arriving during the pause waits for it.
+   */
+  readonly fetchPaceMs?: number;
 }
 
 function headersOf(h: IHeaders | undefined): Record<string, Buffer> | undefined {
@@ -55,6 +65,24 @@ function headersOf(h: IHeaders | undefined): Record<string, Buffer> | undefined 
 }
 
 const HEARTBEAT_MS = 1_000;
+
+/** The part of a batch pacing looks at (kafkajs `Batch`). */
+export interface PacedBatch {
+  readonly messages: readonly unknown[];
+  readonly highWatermark: string;
+  lastOffset(): string;
+}
+
+/**
+ * How long to hold the next fetch after a batch handed over at `handedOverAt` and handled by `now`
+ * (`PartitionConsumerOptions.fetchPaceMs`): the rest of the pace when the batch had records and
+ * reached its partition's high watermark, else 0 (an empty fetch, or a consumer that is behind).
+ */
+export function fetchPauseMs(paceMs: number, handedOverAt: number, now: number, batch: PacedBatch): number {
+  if (paceMs <= 0 || batch.messages.length === 0) return 0;
+  if (BigInt(batch.lastOffset()) + 1n < BigInt(batch.highWatermark)) return 0;
+  return Math.max(0, handedOverAt + paceMs - now);
+}
 
 /**
  * A kafkajs consumer group member that drives a `PageHandler` page by page (`eachBatch`, manual
@@ -181,6 +209,7 @@ export class PartitionConsumer {
   }
 
   private async eachBatch(p: EachBatchPayload): Promise<void> {
+    const handedOverAt = Date.now();
     this.commitVia = p.commitOffsetsIfNecessary;
     try {
       await this.handleBatch(p);
@@ -188,6 +217,9 @@ export class PartitionConsumer {
       // Stopping: the pages handled so far are committed before kafkajs leaves the group.
       if (this.stopping) await this.commits.drain();
     }
+    // kafkajs fetches again once every batch of this fetch has returned (they run concurrently).
+    const pauseMs = fetchPauseMs(this.opts.fetchPaceMs ?? 0, handedOverAt, Date.now(), p.batch);
+    if (pauseMs > 0 && !this.stopping && p.isRunning()) await new Promise((r) => setTimeout(r, pauseMs));
   }
 
   private async handleBatch(p: EachBatchPayload): Promise<void> {

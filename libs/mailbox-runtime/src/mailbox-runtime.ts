@@ -59,7 +59,7 @@ export async function startMailboxRuntime(config: MailboxConfig, log: BusLogger)
     const offsets = new GroupOffsetsReader(kafka);
     stack.push('kafka offsets reader', () => offsets.close());
 
-    const producer = new DispatchProducer(kafka, config.kafka.dispatchTopic);
+    const producer = new DispatchProducer(kafka, config.kafka.dispatchTopic, { paceMs: config.kafka.producePaceMs });
     await producer.connect();
     stack.push('dispatch producer', () => producer.disconnect());
 
@@ -98,6 +98,7 @@ export async function startMailboxRuntime(config: MailboxConfig, log: BusLogger)
       commitIntervalMs: config.kafkaCommitIntervalMs,
       fetchMinBytes: config.kafkaFetchMinBytes,
       fetchMaxWaitMs: config.kafkaFetchMaxWaitMs,
+      fetchPaceMs: config.kafkaFetchPaceMs,
     });
     stack.push('shard consumer', () => shardConsumer.stop());
     await shardConsumer.start();
@@ -117,6 +118,7 @@ export async function startMailboxRuntime(config: MailboxConfig, log: BusLogger)
       commitIntervalMs: config.kafkaCommitIntervalMs,
       fetchMinBytes: config.kafkaFetchMinBytes,
       fetchMaxWaitMs: config.kafkaFetchMaxWaitMs,
+      fetchPaceMs: config.kafkaFetchPaceMs,
     });
     stack.push('router consumer', () => routerConsumer.stop());
     await routerConsumer.start();

@@ -23,6 +23,7 @@ export const mailboxEnvShape = {
   QIM_KAFKA_COMMIT_INTERVAL_MS: intField(0, 10_000, 100),
   QIM_KAFKA_FETCH_MIN_BYTES: intField(1, 10 * 1024 * 1024, 1),
   QIM_KAFKA_FETCH_MAX_WAIT_MS: intField(1, 1_000, 100),
+  QIM_KAFKA_FETCH_PACE_MS: intField(0, 1_000, 10),
 } as const;
 
 export interface MailboxConfig extends CommonConfig {
@@ -65,6 +66,14 @@ export interface MailboxConfig extends CommonConfig {
    */
   readonly kafkaFetchMinBytes: number;
   readonly kafkaFetchMaxWaitMs: number;
+  /**
+   * Fetch pacing of the consumers while caught up (ms, 0 = off; `PartitionConsumerOptions.fetchPaceMs`):
+   * after a fetch that emptied its partitions, the next one starts no sooner than this after the
+   * previous hand-over, so a steady stream is fetched in batches. An idle or lagging consumer is never
+   * paced, so it costs nothing at idle and never slows catching up; a record arriving during the pause
+   * waits for it (at most this long per hop).
+   */
+  readonly kafkaFetchPaceMs: number;
   readonly routerGroup: string;
   readonly shardGroup: string;
 }
@@ -109,6 +118,7 @@ export const mailboxEnvSchema = z.object(mailboxEnvShape).transform((raw, ctx): 
     kafkaCommitIntervalMs: raw.QIM_KAFKA_COMMIT_INTERVAL_MS,
     kafkaFetchMinBytes: raw.QIM_KAFKA_FETCH_MIN_BYTES,
     kafkaFetchMaxWaitMs: raw.QIM_KAFKA_FETCH_MAX_WAIT_MS,
+    kafkaFetchPaceMs: raw.QIM_KAFKA_FETCH_PACE_MS,
     routerGroup: `${raw.QIM_KAFKA_CLIENT_ID ?? 'qim-mailbox'}-router`,
     shardGroup: `${raw.QIM_KAFKA_CLIENT_ID ?? 'qim-mailbox'}-shards-e${raw.QIM_MAILBOX_EPOCH}`,
   };

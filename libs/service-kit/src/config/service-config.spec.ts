@@ -147,6 +147,19 @@ describe('mailbox environment', () => {
     expect(variables(refusal(mailboxEnvSchema, { ...base, ...mailbox, ...bad }))).toEqual(Object.keys(bad).sort());
   });
 
+  it('leaves produce pacing off by default in both services; range-checked (0…100 ms)', () => {
+    expect(parseEnv(writerEnvSchema, base).kafka.producePaceMs).toBe(0);
+    expect(parseEnv(mailboxEnvSchema, { ...base, ...mailbox }).kafka.producePaceMs).toBe(0);
+    expect(parseEnv(writerEnvSchema, { ...base, QIM_KAFKA_PRODUCE_PACE_MS: '5' }).kafka.producePaceMs).toBe(5);
+    for (const v of ['-1', '101', '1.5']) expect(variables(refusal(writerEnvSchema, { ...base, QIM_KAFKA_PRODUCE_PACE_MS: v }))).toEqual(['QIM_KAFKA_PRODUCE_PACE_MS']);
+  });
+
+  it('paces the consumers\' fetches at 10 ms by default; 0 turns pacing off; range-checked', () => {
+    expect(parseEnv(mailboxEnvSchema, { ...base, ...mailbox }).kafkaFetchPaceMs).toBe(10);
+    expect(parseEnv(mailboxEnvSchema, { ...base, ...mailbox, QIM_KAFKA_FETCH_PACE_MS: '0' }).kafkaFetchPaceMs).toBe(0);
+    for (const v of ['-1', '1001', '2.5']) expect(variables(refusal(mailboxEnvSchema, { ...base, ...mailbox, QIM_KAFKA_FETCH_PACE_MS: v }))).toEqual(['QIM_KAFKA_FETCH_PACE_MS']);
+  });
+
   it('refuses the variables of the lane-watermark design (no floor or GC loops remain)', () => {
     const old = ['QIM_MAILBOX_CHUNK_SIZE', 'QIM_DISPATCH_GC_DELAY_MS', 'QIM_GC_INTERVAL_MS', 'QIM_GC_CUTOFF_MS', 'QIM_GC_BATCH', 'QIM_FLOOR_INTERVAL_MS'];
     expect(variables(refusal(mailboxEnvSchema, { ...base, ...mailbox, ...Object.fromEntries(old.map((k) => [k, '1000'])) }))).toEqual([...old].sort());

@@ -37,6 +37,7 @@ export const commonEnvShape = {
   QIM_TOPIC_DISPATCH: topicName('qim.mailbox.dispatch'),
   QIM_MESSAGES_PARTITIONS: intField(1, 10_000, 12),
   QIM_KAFKA_REPLICATION: intField(1, 15, 1),
+  QIM_KAFKA_PRODUCE_PACE_MS: intField(0, 100, 0),
   QIM_MAILBOX_SHARDS: optionalIntField(1, 65_536),
   QIM_MAILBOX_EPOCH: optionalIntField(0, 65_535),
   QIM_SHUTDOWN_GRACE_MS: intField(100, 120_000, 10_000),
@@ -104,6 +105,12 @@ export interface CommonConfig {
     readonly dispatchTopic: string;
     readonly messagesPartitions: number;
     readonly replication: number;
+    /**
+     * Produce pacing of the writer's outbox and the router's dispatch producer (ms, 0 = off;
+     * `GroupCommitOptions.paceMs`): a produce request starts no sooner than this after the previous
+     * one, so a steady stream goes in fewer, larger requests; after a quiet spell a record goes at once.
+     */
+    readonly producePaceMs: number;
   };
   /** Bound of each step of the shutdown sequence (ms), within `shutdownDeadlineMs`. */
   readonly shutdownGraceMs: number;
@@ -136,6 +143,7 @@ export function commonConfigOf(raw: CommonRaw, backend: BackendConfig, defaults:
       dispatchTopic: raw.QIM_TOPIC_DISPATCH,
       messagesPartitions: raw.QIM_MESSAGES_PARTITIONS,
       replication: raw.QIM_KAFKA_REPLICATION,
+      producePaceMs: raw.QIM_KAFKA_PRODUCE_PACE_MS,
     },
     shutdownGraceMs: raw.QIM_SHUTDOWN_GRACE_MS,
     shutdownDeadlineMs: raw.QIM_SHUTDOWN_DEADLINE_MS,
