@@ -18,6 +18,8 @@ export interface ProducerTuning {
   readonly retries?: number;
   /** The produce request's broker-side ack timeout (acks = all; kafkajs default 30 000 ms). */
   readonly ackTimeoutMs?: number;
+  /** Called with the API name (Produce, Metadata, InitProducerId, …) of every request a broker answered. */
+  readonly onRequest?: (apiName: string) => void;
 }
 
 /** Counters of a producer since it was constructed. */
@@ -124,6 +126,7 @@ export class FencedProducer {
     });
     p.on(p.events.REQUEST, (e) => {
       if (e.payload.apiName === 'Produce') this.counts.produceRequests++;
+      this.tuning.onRequest?.(e.payload.apiName);
     });
     try {
       await p.connect();

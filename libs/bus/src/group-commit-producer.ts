@@ -26,6 +26,8 @@ export interface GroupCommitOptions {
    * most this long for its request to start; acknowledgement is unchanged.
    */
   readonly paceMs?: number;
+  /** Called with the API name of every request a broker answered (`ProducerTuning.onRequest`). */
+  readonly onRequest?: (apiName: string) => void;
 }
 
 export interface GroupCommitStats extends ProducerStats {
@@ -69,6 +71,7 @@ export class GroupCommitProducer {
     this.producer = new FencedProducer(kafka, {
       ...(options.retries === undefined ? {} : { retries: options.retries }),
       ...(options.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: options.ackTimeoutMs }),
+      ...(options.onRequest === undefined ? {} : { onRequest: options.onRequest }),
     });
     this.limits = Object.freeze({ ...DEFAULT_GROUP_COMMIT_LIMITS, ...options.limits });
   }

@@ -91,7 +91,9 @@ describe('KafkaOutboxPublisher (real Kafka)', () => {
   /** 30 publications issued 10 ms apart (none awaited before the next): produce requests and the records as stored. */
   async function trickle(paceMs?: number): Promise<{ requests: number; falseAcks: unknown[]; count: number }> {
     const topic = await newTopic();
-    const publisher = new KafkaOutboxPublisher(kafka, topic, paceMs === undefined ? {} : { paceMs });
+    const reported: string[] = [];
+    const onRequest = (api: string) => void reported.push(api);
+    const publisher = new KafkaOutboxPublisher(kafka, topic, paceMs === undefined ? { onRequest } : { paceMs, onRequest });
     await publisher.connect();
     const intents = Array.from({ length: 30 }, (_, n) => sampleIntent(n));
     const pending: Promise<Publication>[] = [];
@@ -103,6 +105,9 @@ describe('KafkaOutboxPublisher (real Kafka)', () => {
     const stats = publisher.stats();
     await publisher.disconnect();
     const stored = await readTopic(kafka, topic);
+    // onRequest saw every request by API: as many Produce as the producer counted, beside its Metadata etc.
+    expect(reported.filter((api) => api === 'Produce').length).toBe(stats.produceRequests);
+    expect(reported).toContain('Metadata');
     return { requests: stats.produceRequests, falseAcks: falseAcks(stored, acked(intents, pubs)), count: stored.size };
   }
 

@@ -166,10 +166,12 @@ describe('PartitionConsumer (real Kafka)', () => {
   });
 
   /** Hand-overs while 60 records arrive one every 5 ms on partition 0 (the consumer caught up throughout). */
-  async function trickleHandOvers(extra: Partial<PartitionConsumerOptions> = {}): Promise<{ handOvers: number; records: number }> {
+  async function trickleHandOvers(extra: Partial<PartitionConsumerOptions> = {}): Promise<{ handOvers: number; records: number; fetches: number }> {
     let handOvers = 0;
     let records = 0;
-    const c = start({ handlePage: async (p) => void ((handOvers += 1), (records += p.records.length)) }, 100, extra);
+    let fetches = 0;
+    const onRequest = (api: string) => void (api === 'Fetch' && (fetches += 1));
+    const c = start({ handlePage: async (p) => void ((handOvers += 1), (records += p.records.length)) }, 100, { onRequest, ...extra });
     await c.start();
     await new Promise((r) => setTimeout(r, 200));
     for (let i = 0; i < 60; i++) {
@@ -177,7 +179,7 @@ describe('PartitionConsumer (real Kafka)', () => {
       await new Promise((r) => setTimeout(r, 5));
     }
     await until('60 records handed over', () => records === 60);
-    return { handOvers, records };
+    return { handOvers, records, fetches };
   }
 
   it('with fetch pacing, a caught-up consumer fetches a steady trickle in batches, every record handed over once', async () => {
@@ -186,11 +188,15 @@ describe('PartitionConsumer (real Kafka)', () => {
     const paced = await trickleHandOvers({ fetchPaceMs: 100 });
     expect(paced.records).toBe(60);
     expect(paced.handOvers).toBeLessThanOrEqual(12);
+    // Every hand-over came from a fetch the broker answered (onRequest sees each request by API).
+    expect(paced.fetches).toBeGreaterThanOrEqual(paced.handOvers);
   });
 
   it('without fetch pacing, the same trickle is handed over in many small fetches', async () => {
     // The control for the test above: the trickle itself is slow enough to be fetched record by record.
-    expect((await trickleHandOvers()).handOvers).toBeGreaterThan(20);
+    const unpaced = await trickleHandOvers();
+    expect(unpaced.handOvers).toBeGreaterThan(20);
+    expect(unpaced.fetches).toBeGreaterThanOrEqual(unpaced.handOvers);
   });
 
   it('pauses only the partition of a failing page, reads the same page again, never skips it', async () => {

@@ -51,6 +51,8 @@ export interface PartitionConsumerOptions {
    * records of the fetch itself are not delayed; a record arriving during the pause waits for it.
    */
   readonly fetchPaceMs?: number;
+  /** Called with the API name (Fetch, OffsetCommit, Heartbeat, …) of every request a broker answered. */
+  readonly onRequest?: (apiName: string) => void;
 }
 
 function headersOf(h: IHeaders | undefined): Record<string, Buffer> | undefined {
@@ -142,6 +144,8 @@ export class PartitionConsumer {
       minBytes: opts.fetchMinBytes ?? 1,
       allowAutoTopicCreation: false,
     });
+    const onRequest = opts.onRequest;
+    if (onRequest) this.consumer.on(this.consumer.events.REQUEST, (e) => onRequest(e.payload.apiName));
     this.consumer.on(this.consumer.events.GROUP_JOIN, (e) => {
       this.joins += 1;
       this.assigned = [...(e.payload.memberAssignment[opts.topic] ?? [])].sort((a, b) => a - b);

@@ -59,7 +59,7 @@ export async function startMailboxRuntime(config: MailboxConfig, log: BusLogger)
     const offsets = new GroupOffsetsReader(kafka);
     stack.push('kafka offsets reader', () => offsets.close());
 
-    const producer = new DispatchProducer(kafka, config.kafka.dispatchTopic, { paceMs: config.kafka.producePaceMs });
+    const producer = new DispatchProducer(kafka, config.kafka.dispatchTopic, { paceMs: config.kafka.producePaceMs, onRequest: (api) => metrics.kafkaRequests.inc({ client: 'dispatch', api }) });
     await producer.connect();
     stack.push('dispatch producer', () => producer.disconnect());
 
@@ -93,6 +93,7 @@ export async function startMailboxRuntime(config: MailboxConfig, log: BusLogger)
       onCommitted: (p, o) => metrics.committedOffset.set({ role: 'shard', partition: String(p) }, Number(o)),
       onCommitRequest: (result) => metrics.offsetCommitRequests.inc({ role: 'shard', result }),
       onJoin: () => metrics.consumerJoins.inc({ role: 'shard' }),
+      onRequest: (api) => metrics.kafkaRequests.inc({ client: 'shards', api }),
       onCrash: (restart) => metrics.consumerCrashes.inc({ role: 'shard', restart: String(restart) }),
       onTerminal: (reason) => terminal.raise(reason),
       commitIntervalMs: config.kafkaCommitIntervalMs,
@@ -113,6 +114,7 @@ export async function startMailboxRuntime(config: MailboxConfig, log: BusLogger)
       onCommitted: (p, o) => metrics.committedOffset.set({ role: 'router', partition: String(p) }, Number(o)),
       onCommitRequest: (result) => metrics.offsetCommitRequests.inc({ role: 'router', result }),
       onJoin: () => metrics.consumerJoins.inc({ role: 'router' }),
+      onRequest: (api) => metrics.kafkaRequests.inc({ client: 'router', api }),
       onCrash: (restart) => metrics.consumerCrashes.inc({ role: 'router', restart: String(restart) }),
       onTerminal: (reason) => terminal.raise(reason),
       commitIntervalMs: config.kafkaCommitIntervalMs,

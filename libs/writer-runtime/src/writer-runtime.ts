@@ -78,7 +78,12 @@ export async function startWriterRuntime(config: WriterConfig, log: WriterRuntim
     const topics = [{ topic: config.kafka.messagesTopic, partitions: config.kafka.messagesPartitions, replicationFactor: config.kafka.replication }];
     const durability = !isDevelopmentEnv(config.env);
     await verifyTopics(kafka, topics, { durability });
-    const publisher = new KafkaOutboxPublisher(kafka, config.kafka.messagesTopic, { retries: budget.retries, ackTimeoutMs: budget.ackTimeoutMs, paceMs: config.kafka.producePaceMs });
+    const publisher = new KafkaOutboxPublisher(kafka, config.kafka.messagesTopic, {
+      retries: budget.retries,
+      ackTimeoutMs: budget.ackTimeoutMs,
+      paceMs: config.kafka.producePaceMs,
+      onRequest: (api) => metrics.kafkaRequests.inc({ client: 'outbox', api }),
+    });
     await publisher.connect();
     stack.push('outbox producer', () => publisher.disconnect());
     step('kafka', { topic: config.kafka.messagesTopic, durability, produceBudget: budget });

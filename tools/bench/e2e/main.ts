@@ -26,7 +26,7 @@ import type { BaselineResult } from './raw-baseline';
 import { rawBaseline } from './raw-baseline';
 import type { PhaseResult } from './report';
 import { cpuPerMessage, renderTable } from './report';
-import { commitStepDelta, scrapeMailbox, scrapeStages, scrapeWriter, stageDelta } from './stages';
+import { commitStepDelta, kafkaRequestDelta, scrapeMailbox, scrapeStages, scrapeWriter, stageDelta } from './stages';
 import { forksDuring, readRedisForks } from './redis-forks';
 import type { LoopDelay } from './stages';
 import { Sender } from './senders';
@@ -95,7 +95,8 @@ async function main(): Promise<void> {
         const writerLoop = writerAfter.loopDelay;
         // The mailbox's window ended at the drain's first scrape (each scrape starts a new one): the sending window.
         const mailboxLoop = applied.sendingLoopDelay;
-        const stages = stageDelta(stagesBefore, await scrapeStages(o.mailboxUrl));
+        const stagesAfter = await scrapeStages(o.mailboxUrl);
+        const stages = stageDelta(stagesBefore, stagesAfter);
         const result: PhaseResult = {
           size,
           conversations: count,
@@ -126,6 +127,7 @@ async function main(): Promise<void> {
           cpuPerMessageUs: cpuPerMessage(cpuUse, idle, (end - t0) / 1000, run.accepted),
           stages,
           commitSteps: writerBefore.steps === null || writerAfter.steps === null ? null : commitStepDelta(writerBefore.steps, writerAfter.steps),
+          kafkaRequests: kafkaRequestDelta([writerBefore.kafka, stagesBefore.kafkaRequests], [writerAfter.kafka, stagesAfter.kafkaRequests]),
         };
         phases.push(result);
         say(

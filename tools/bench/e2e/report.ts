@@ -1,6 +1,6 @@
 import type { BaselineResult } from './raw-baseline';
 import type { CommitStepName, LoopDelay, Stage, StageDelta, StageSummary } from './stages';
-import { COMMIT_STEPS, STAGES } from './stages';
+import { COMMIT_STEPS, STAGES, kafkaRequestsPerMessage } from './stages';
 import type { LatencySummary } from './stats';
 
 export interface PhaseResult {
@@ -46,6 +46,8 @@ export interface PhaseResult {
   readonly stages: StageDelta;
   /** The writer's commit-step histograms over the phase (`stages.ts`); null when the writer exposes none. */
   readonly commitSteps: Record<CommitStepName, StageSummary> | null;
+  /** Kafka requests of the writer's and the mailbox's clients over the phase, by "client API" (`qim_kafka_requests_total`). */
+  readonly kafkaRequests: Readonly<Record<string, number>>;
 }
 
 /**
@@ -139,6 +141,11 @@ export function renderTable(phases: readonly PhaseResult[], baselines: readonly 
       };
       lines.push(`${pad(`${p.size}m ${p.mode}`, 26)}${COMMIT_STEPS.map((s) => pad(st(s), 26)).join('')}${ms(p.send.p50)} / ${ms(p.send.p99)}`);
     }
+  }
+  if (phases.some((p) => Object.keys(p.kafkaRequests).length > 0)) {
+    lines.push('');
+    lines.push('Kafka requests per accepted message, by API and client (writer: outbox; mailbox: router, dispatch, shards):');
+    for (const p of phases) lines.push(`${pad(`${p.size}m ${p.mode}`, 26)}${kafkaRequestsPerMessage(p.kafkaRequests, p.accepted)}`);
   }
   if (baselines.length > 0) {
     lines.push('');

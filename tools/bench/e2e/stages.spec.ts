@@ -1,4 +1,4 @@
-import { commitStepDelta, parseCommitSteps, parseLoopDelay, parseStages, stageDelta } from './stages';
+import { commitStepDelta, kafkaRequestDelta, kafkaRequestsPerMessage, parseCommitSteps, parseKafkaRequests, parseLoopDelay, parseStages, stageDelta } from './stages';
 
 const exposition = (routed: number[], shard0: number[], shard1: number[]): string => {
   const bounds = ['0.01', '0.05', '0.1', '+Inf'];
@@ -96,5 +96,34 @@ describe("the writer's commit steps from its metrics", () => {
 
   it('is null for a writer without the histogram', () => {
     expect(parseCommitSteps('qim_commits_total{outcome="committed"} 3')).toBeNull();
+  });
+});
+
+describe('Kafka requests per client and API (qim_kafka_requests_total)', () => {
+  const text = (outboxProduce: number, routerFetch: number) =>
+    [
+      '# TYPE qim_kafka_requests_total counter',
+      `qim_kafka_requests_total{client="outbox",api="Produce",service="writer"} ${outboxProduce}`,
+      `qim_kafka_requests_total{client="router",api="Fetch",service="mailbox"} ${routerFetch}`,
+      'qim_kafka_requests_total{client="router",api="Heartbeat",service="mailbox"} 3',
+    ].join('\n');
+
+  it('reads the counters by client and API, and takes the difference of two scrapes of both services', () => {
+    expect(parseKafkaRequests(text(10, 4))).toEqual(new Map([['outbox Produce', 10], ['router Fetch', 4], ['router Heartbeat', 3]]));
+    const d = kafkaRequestDelta([parseKafkaRequests(text(10, 4))], [parseKafkaRequests(text(25, 9))]);
+    expect(d).toEqual({ 'outbox Produce': 15, 'router Fetch': 5, 'router Heartbeat': 0 });
+  });
+
+  it('counts a client that appeared between the scrapes from 0, and fails loudly on a counter that went down (a restart)', () => {
+    const d = kafkaRequestDelta([new Map()], [parseKafkaRequests(text(2, 1))]);
+    expect(d['outbox Produce']).toBe(2);
+    expect(() => kafkaRequestDelta([parseKafkaRequests(text(5, 4))], [parseKafkaRequests(text(4, 4))])).toThrow('Kafka requests of outbox Produce went down');
+  });
+
+  it('sums the requests per message by API for the report, clients named', () => {
+    expect(kafkaRequestsPerMessage({ 'outbox Produce': 50, 'dispatch Produce': 30, 'router Fetch': 20, 'shards OffsetCommit': 4, 'router Heartbeat': 1 }, 100)).toBe(
+      'Produce 0.80 (outbox 0.50, dispatch 0.30) · Fetch 0.20 (router 0.20) · OffsetCommit 0.04 (shards 0.04) · other 0.01',
+    );
+    expect(kafkaRequestsPerMessage({}, 0)).toBe('–');
   });
 });

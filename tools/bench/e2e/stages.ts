@@ -24,7 +24,13 @@ export interface SyncScans {
  * so far, all roles; the sync scans; the mailbox entries written so far, all shards (one per member
  * of each applied message: how far the mailbox has applied, whether or not a device syncs it).
  */
-export type StageScrape = Record<Stage, ReadonlyMap<number, number>> & { readonly offsetCommits: number; readonly syncScans: SyncScans; readonly entriesWritten: number };
+export type StageScrape = Record<Stage, ReadonlyMap<number, number>> & {
+  readonly offsetCommits: number;
+  readonly syncScans: SyncScans;
+  readonly entriesWritten: number;
+  /** The mailbox's Kafka requests so far by "client API" (`parseKafkaRequests`). */
+  readonly kafkaRequests: ReadonlyMap<string, number>;
+};
 
 export interface StageSummary {
   readonly count: number;
@@ -62,7 +68,7 @@ export function parseStages(text: string): StageScrape {
   if (!Number.isFinite(offsetCommits)) throw new Error('unreadable qim_kafka_offset_commit_requests_total');
   if (!Number.isFinite(scans.read) || !Number.isFinite(scans.skipped)) throw new Error('unreadable qim_sync_scans_total');
   if (!Number.isFinite(entriesWritten)) throw new Error('unreadable qim_mailbox_entries_total');
-  return { ...acc, offsetCommits, syncScans: scans, entriesWritten };
+  return { ...acc, offsetCommits, syncScans: scans, entriesWritten, kafkaRequests: parseKafkaRequests(text) };
 }
 
 /** One histogram bucket line's labels, upper bound (s; +Inf as Infinity) and count; null without an `le` label. */
@@ -138,11 +144,11 @@ export function commitStepDelta(before: CommitStepScrape, after: CommitStepScrap
 }
 
 /** One scrape of the writer's metrics: its commit steps (null from an older build) and event-loop delay since its previous scrape. */
-export async function scrapeWriter(writerUrl: string): Promise<{ steps: CommitStepScrape | null; loopDelay: LoopDelay | null }> {
+export async function scrapeWriter(writerUrl: string): Promise<{ steps: CommitStepScrape | null; loopDelay: LoopDelay | null; kafka: Map<string, number> }> {
   const res = await fetch(new URL('/metrics', writerUrl));
   if (!res.ok) throw new Error(`GET ${writerUrl}/metrics answered ${res.status}`);
   const text = await res.text();
-  return { steps: parseCommitSteps(text), loopDelay: parseLoopDelay(text) };
+  return { steps: parseCommitSteps(text), loopDelay: parseLoopDelay(text), kafka: parseKafkaRequests(text) };
 }
 
 function quantile(bounds: readonly number[], cumulative: readonly number[], q: number): number | null {
@@ -198,4 +204,58 @@ export function parseLoopDelay(text: string): LoopDelay | null {
   const max = value('max');
   if (p99 === null || max === null || !Number.isFinite(p99) || !Number.isFinite(max)) return null;
   return { p99: Math.round(p99 * 10) / 10, max: Math.round(max * 10) / 10 };
+}
+
+const KAFKA_REQUESTS = /^qim_kafka_requests_total\{([^}]*)\}\s+(\S+)$/;
+
+/** A service's Kafka requests so far (`qim_kafka_requests_total`), by "client API"; empty when it exposes none yet. */
+export function parseKafkaRequests(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const m = KAFKA_REQUESTS.exec(line);
+    if (!m) continue;
+    const labels = new Map([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1]!, l[2]!]));
+    const value = Number(m[2]);
+    if (!Number.isFinite(value)) throw new Error(`unreadable qim_kafka_requests_total: ${line}`);
+    const key = `${labels.get('client') ?? '?'} ${labels.get('api') ?? '?'}`;
+    out.set(key, (out.get(key) ?? 0) + value);
+  }
+  return out;
+}
+
+/** Kafka requests between two scrapes of the same services (one map per service, in the same order), by "client API". */
+export function kafkaRequestDelta(before: readonly ReadonlyMap<string, number>[], after: readonly ReadonlyMap<string, number>[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  after.forEach((a, i) => {
+    for (const [key, value] of a) {
+      const d = value - (before[i]?.get(key) ?? 0);
+      if (d < 0) throw new Error(`Kafka requests of ${key} went down between scrapes (a service restarted?)`);
+      out[key] = (out[key] ?? 0) + d;
+    }
+  });
+  return out;
+}
+
+/** The report's line: requests per message for Produce, Fetch and OffsetCommit (each by client), the rest as "other". */
+export function kafkaRequestsPerMessage(delta: Readonly<Record<string, number>>, messages: number): string {
+  if (messages === 0) return '–';
+  const per = (n: number): string => (n / messages).toFixed(2);
+  const parts: string[] = [];
+  let other = 0;
+  const byApi = new Map<string, [string, number][]>();
+  for (const [key, n] of Object.entries(delta)) {
+    const [client, api] = key.split(' ') as [string, string];
+    if (api !== 'Produce' && api !== 'Fetch' && api !== 'OffsetCommit') {
+      other += n;
+      continue;
+    }
+    byApi.set(api, [...(byApi.get(api) ?? []), [client, n]]);
+  }
+  for (const api of ['Produce', 'Fetch', 'OffsetCommit']) {
+    const clients = byApi.get(api);
+    if (!clients) continue;
+    parts.push(`${api} ${per(clients.reduce((s, [, n]) => s + n, 0))} (${clients.map(([c, n]) => `${c} ${per(n)}`).join(', ')})`);
+  }
+  parts.push(`other ${per(other)}`);
+  return parts.join(' · ');
 }

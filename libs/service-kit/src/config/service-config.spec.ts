@@ -147,10 +147,10 @@ describe('mailbox environment', () => {
     expect(variables(refusal(mailboxEnvSchema, { ...base, ...mailbox, ...bad }))).toEqual(Object.keys(bad).sort());
   });
 
-  it('leaves produce pacing off by default in both services; range-checked (0…100 ms)', () => {
-    expect(parseEnv(writerEnvSchema, base).kafka.producePaceMs).toBe(0);
-    expect(parseEnv(mailboxEnvSchema, { ...base, ...mailbox }).kafka.producePaceMs).toBe(0);
-    expect(parseEnv(writerEnvSchema, { ...base, QIM_KAFKA_PRODUCE_PACE_MS: '5' }).kafka.producePaceMs).toBe(5);
+  it('paces produce requests at 5 ms by default in both services; 0 turns it off; range-checked (0…100 ms)', () => {
+    expect(parseEnv(writerEnvSchema, base).kafka.producePaceMs).toBe(5);
+    expect(parseEnv(mailboxEnvSchema, { ...base, ...mailbox }).kafka.producePaceMs).toBe(5);
+    expect(parseEnv(writerEnvSchema, { ...base, QIM_KAFKA_PRODUCE_PACE_MS: '0' }).kafka.producePaceMs).toBe(0);
     for (const v of ['-1', '101', '1.5']) expect(variables(refusal(writerEnvSchema, { ...base, QIM_KAFKA_PRODUCE_PACE_MS: v }))).toEqual(['QIM_KAFKA_PRODUCE_PACE_MS']);
   });
 

@@ -37,7 +37,7 @@ export const commonEnvShape = {
   QIM_TOPIC_DISPATCH: topicName('qim.mailbox.dispatch'),
   QIM_MESSAGES_PARTITIONS: intField(1, 10_000, 12),
   QIM_KAFKA_REPLICATION: intField(1, 15, 1),
-  QIM_KAFKA_PRODUCE_PACE_MS: intField(0, 100, 0),
+  QIM_KAFKA_PRODUCE_PACE_MS: intField(0, 100, 5),
   QIM_MAILBOX_SHARDS: optionalIntField(1, 65_536),
   QIM_MAILBOX_EPOCH: optionalIntField(0, 65_535),
   QIM_SHUTDOWN_GRACE_MS: intField(100, 120_000, 10_000),

@@ -136,6 +136,14 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  /** Kafka requests a broker answered, per client of this service (outbox, dispatch, router, shards) and API. */
+  readonly kafkaRequests = new Counter({
+    name: 'qim_kafka_requests_total',
+    help: 'Kafka requests answered by a broker, per client of this service (outbox, dispatch, router, shards) and API (Produce, Fetch, OffsetCommit, Heartbeat, ...)',
+    labelNames: ['client', 'api'] as const,
+    registers: [this.registry],
+  });
+
   /** Device syncs' range scans: sent to the store, or skipped because the shard owner proved the cursor current. */
   readonly syncScans = new Counter({
     name: 'qim_sync_scans_total',
