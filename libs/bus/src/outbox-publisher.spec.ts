@@ -124,6 +124,20 @@ describe('KafkaOutboxPublisher (real Kafka)', () => {
     expect((await trickle()).requests).toBeGreaterThan(10);
   });
 
+  it('with produce pacing, a publication after a quiet spell is sent at once (only a busy stream waits)', async () => {
+    const topic = await newTopic();
+    const publisher = new KafkaOutboxPublisher(kafka, topic, { paceMs: 2_000 });
+    await publisher.connect();
+    await publisher.publish(sampleIntent(1));
+    await new Promise((r) => setTimeout(r, 2_100));
+    const started = performance.now();
+    await publisher.publish(sampleIntent(2));
+    const ms = performance.now() - started;
+    await publisher.disconnect();
+    // A fixed linger would hold it 2 s; the pace has long passed since the previous request.
+    expect(ms).toBeLessThan(1_000);
+  });
+
   it('refuses a negative or non-finite pace', () => {
     for (const paceMs of [-1, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => new KafkaOutboxPublisher(kafka, 'any', { paceMs })).toThrow(RangeError);
   });

@@ -165,6 +165,10 @@ describe('PartitionConsumer (real Kafka)', () => {
     expect(await handOverDelay()).toBeLessThan(250);
   });
 
+  it('fetch pacing does not delay a record after a quiet spell (an idle consumer is never paced)', async () => {
+    expect(await handOverDelay({ fetchPaceMs: 1_000 })).toBeLessThan(250);
+  });
+
   /** Hand-overs while 60 records arrive one every 5 ms on partition 0 (the consumer caught up throughout). */
   async function trickleHandOvers(extra: Partial<PartitionConsumerOptions> = {}): Promise<{ handOvers: number; records: number; fetches: number }> {
     let handOvers = 0;
