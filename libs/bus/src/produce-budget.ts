@@ -42,10 +42,16 @@ export function worstCaseSendMs(b: ProduceBudget): number {
  * of holding the one in-flight request of the outbox for kafkajs' 30 s × 6 attempts: the most retries
  * (up to `DEFAULT_PRODUCER_RETRIES`) that still leave every attempt `MIN_ATTEMPT_MS`, each attempt an
  * equal share of what the worst-case backoffs leave (at most 30 s); the broker's ack timeout 80 % of
- * an attempt. `worstCaseSendMs(budget) ≤ deadlineMs` always.
+ * an attempt. `startWaitMs`: the most a request may wait before it starts (the produce pace,
+ * `GroupCommitOptions.paceMs`), left out of the attempts' share. `worstCaseSendMs(budget) +
+ * startWaitMs ≤ deadlineMs` always.
  */
-export function produceBudgetWithin(deadlineMs: number): ProduceBudget {
-  if (!Number.isSafeInteger(deadlineMs) || deadlineMs < 1) throw new RangeError(`send deadline must be a positive integer of ms (got ${deadlineMs})`);
+export function produceBudgetWithin(sendDeadlineMs: number, startWaitMs = 0): ProduceBudget {
+  if (!Number.isSafeInteger(sendDeadlineMs) || sendDeadlineMs < 1) throw new RangeError(`send deadline must be a positive integer of ms (got ${sendDeadlineMs})`);
+  if (!Number.isSafeInteger(startWaitMs) || startWaitMs < 0 || startWaitMs >= sendDeadlineMs) {
+    throw new RangeError(`start wait must be an integer of ms, ≥ 0 and below the send deadline ${sendDeadlineMs} (got ${startWaitMs})`);
+  }
+  const deadlineMs = sendDeadlineMs - startWaitMs;
   for (let retries = DEFAULT_PRODUCER_RETRIES; retries >= 1; retries--) {
     const share = Math.floor((deadlineMs - worstCaseBackoffsMs(retries)) / (retries + 1));
     if (share >= MIN_ATTEMPT_MS) return budgetOf(Math.min(share, MAX_REQUEST_TIMEOUT_MS), retries);

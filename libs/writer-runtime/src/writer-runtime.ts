@@ -72,8 +72,8 @@ export async function startWriterRuntime(config: WriterConfig, log: WriterRuntim
     stack.push('writer lease', () => keeper.stop());
     step('writer lease', { writerId: grant.writerId, hlcFloor: grant.hlcFloor.toString() });
 
-    // One produce request, every attempt timing out, ends within the send deadline (then the producer fences).
-    const budget = produceBudgetWithin(config.sendDeadlineMs);
+    // One produce request, every attempt timing out, ends within the send deadline after its pace (then the producer fences).
+    const budget = produceBudgetWithin(config.sendDeadlineMs, config.kafka.producePaceMs);
     const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, logger: log, requestTimeoutMs: budget.requestTimeoutMs });
     const topics = [{ topic: config.kafka.messagesTopic, partitions: config.kafka.messagesPartitions, replicationFactor: config.kafka.replication }];
     const durability = !isDevelopmentEnv(config.env);

@@ -53,6 +53,12 @@ describe('writer time bounds', () => {
     expect(refusal({ ...base, QIM_SEND_DEADLINE_MS: '30000', QIM_SHUTDOWN_DEADLINE_MS: '60000' }).message).toMatch(/QIM_RECOVERY_GRACE_MS: must be longer than QIM_SEND_DEADLINE_MS \(20000 ≤ 30000 ms\)/);
   });
 
+  it('refuses a produce pace not shorter than the send deadline, naming both variables', () => {
+    const e = refusal({ ...base, QIM_SEND_DEADLINE_MS: '100', QIM_RECOVERY_GRACE_MS: '200', QIM_SHUTDOWN_DEADLINE_MS: '1000', QIM_KAFKA_PRODUCE_PACE_MS: '100' });
+    expect(e.issues.map((i) => i.variable)).toEqual(['QIM_KAFKA_PRODUCE_PACE_MS']);
+    expect(e.message).toContain('QIM_SEND_DEADLINE_MS');
+  });
+
   it('refuses a shutdown deadline that cannot drain a send, naming both variables', () => {
     const e = refusal({ ...base, QIM_SHUTDOWN_DEADLINE_MS: '10000' });
     expect(e.issues.map((i) => i.variable)).toEqual(['QIM_SHUTDOWN_DEADLINE_MS']);

@@ -54,7 +54,8 @@ type WriterRaw = z.output<z.ZodObject<typeof writerEnvShape>>;
 /**
  * Time bounds that only work in one order: recovery must not resume a commit whose own send may
  * still be publishing (grace > send deadline), and a drain on shutdown must be able to wait for an
- * in-flight send (shutdown deadline > send deadline). Each violation names both variables.
+ * in-flight send (shutdown deadline > send deadline), and the outbox's produce pace must leave its
+ * request time within the send deadline (pace < send deadline). Each violation names both variables.
  */
 function checkTimeBounds(raw: WriterRaw, ctx: Ctx): void {
   const send = raw.QIM_SEND_DEADLINE_MS;
@@ -70,6 +71,13 @@ function checkTimeBounds(raw: WriterRaw, ctx: Ctx): void {
       code: 'custom',
       path: ['QIM_SHUTDOWN_DEADLINE_MS'],
       message: `must be longer than QIM_SEND_DEADLINE_MS (${raw.QIM_SHUTDOWN_DEADLINE_MS} ≤ ${send} ms): shutdown could not drain an in-flight send`,
+    });
+  }
+  if (raw.QIM_KAFKA_PRODUCE_PACE_MS >= send) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['QIM_KAFKA_PRODUCE_PACE_MS'],
+      message: `must be shorter than QIM_SEND_DEADLINE_MS (${raw.QIM_KAFKA_PRODUCE_PACE_MS} ≥ ${send} ms): a paced publication could not be produced within its send's deadline`,
     });
   }
 }
