@@ -71,10 +71,14 @@ export function parseStages(text: string): StageScrape {
   return { ...acc, offsetCommits, syncScans: scans, entriesWritten, kafkaRequests: parseKafkaRequests(text) };
 }
 
+/** The labels of one exposition line, from the text between its braces. */
+function labelsOf(labelText: string): Map<string, string> {
+  return new Map([...labelText.matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1]!, l[2]!]));
+}
+
 /** One histogram bucket line's labels, upper bound (s; +Inf as Infinity) and count; null without an `le` label. */
 function bucketOf(labelText: string, valueText: string, line: string): { labels: Map<string, string>; bound: number; value: number } | null {
-  const labels = new Map<string, string>();
-  for (const part of labelText.matchAll(/(\w+)="([^"]*)"/g)) labels.set(part[1]!, part[2]!);
+  const labels = labelsOf(labelText);
   const le = labels.get('le');
   if (le === undefined) return null;
   const bound = le === '+Inf' ? Infinity : Number(le);
@@ -214,7 +218,7 @@ export function parseKafkaRequests(text: string): Map<string, number> {
   for (const line of text.split('\n')) {
     const m = KAFKA_REQUESTS.exec(line);
     if (!m) continue;
-    const labels = new Map([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1]!, l[2]!]));
+    const labels = labelsOf(m[1]!);
     const value = Number(m[2]);
     if (!Number.isFinite(value)) throw new Error(`unreadable qim_kafka_requests_total: ${line}`);
     const key = `${labels.get('client') ?? '?'} ${labels.get('api') ?? '?'}`;
