@@ -25,13 +25,13 @@ import type { WatchedProcess } from './process-cpu';
 import type { BaselineResult } from './raw-baseline';
 import { rawBaseline } from './raw-baseline';
 import type { PhaseResult } from './report';
-import { cpuPerMessage, renderTable } from './report';
+import { cpuPerMessage, FORK_SLACK_MS, renderTable } from './report';
 import { commitStepDelta, kafkaRequestDelta, scrapeMailbox, scrapeStages, scrapeWriter, stageDelta } from './stages';
-import { forksDuring, readRedisForks } from './redis-forks';
+import { forksDuring, readRedisForks, RedisForkWatch } from './redis-forks';
 import type { LoopDelay } from './stages';
 import { Sender } from './senders';
 import { ensureStack } from './stack';
-import { sleep, summarize } from './stats';
+import { bySecond, outsideWindows, sleep, summarize } from './stats';
 import { Visibility } from './visibility';
 
 const say = (s: string): boolean => process.stderr.write(`[e2e] ${s}\n`);
@@ -78,6 +78,8 @@ async function main(): Promise<void> {
         const loopDelay = monitorEventLoopDelay({ resolution: 10 });
         loopDelay.enable();
         const t0 = performance.now();
+        const forkWatch = stack.redisUrl === null ? null : new RedisForkWatch(stack.redisUrl, t0);
+        forkWatch?.start();
         // The time bound of a phase: its sending window plus the drain, whatever the services do.
         const deadline = t0 + (o.seconds + o.drainSeconds) * 1000;
         const rate = o.rates.get(size)!;
@@ -92,6 +94,7 @@ async function main(): Promise<void> {
         loopDelay.disable();
         const writerAfter = await scrapeWriter(o.writerUrl);
         const redisForks = stack.redisUrl === null || forksBefore === null ? null : forksDuring(forksBefore, await readRedisForks(stack.redisUrl));
+        const redisForkWindowsMs = forkWatch === null ? null : await forkWatch.stop();
         const writerLoop = writerAfter.loopDelay;
         // The mailbox's window ended at the drain's first scrape (each scrape starts a new one): the sending window.
         const mailboxLoop = applied.sendingLoopDelay;
@@ -108,6 +111,7 @@ async function main(): Promise<void> {
           acceptedPerSecond: round(run.accepted / (run.windowMs / 1000)),
           send: summarize(run.latencies),
           visible: summarize(vis.latencies),
+          visibleBySecond: bySecond(vis.sentAt, vis.latencies, t0),
           visiblePerSecond: vis.latencies.length === 0 ? 0 : round(vis.latencies.length / ((vis.lastVisibleAt - t0) / 1000)),
           notVisibleAfterDrain: vis.outstanding,
           appliedPerSecond: appliedAt === null ? null : round(run.accepted / ((appliedAt - t0) / 1000)),
@@ -123,6 +127,8 @@ async function main(): Promise<void> {
           cpu: cpuUse,
           machineCorePercent,
           redisForks,
+          redisForkWindowsMs,
+          visibleOutsideRedisForks: redisForkWindowsMs === null ? null : summarize(outsideWindows(vis.sentAt, vis.latencies, t0, redisForkWindowsMs, FORK_SLACK_MS)),
           idleCorePercent: idle,
           cpuPerMessageUs: cpuPerMessage(cpuUse, idle, (end - t0) / 1000, run.accepted),
           stages,

@@ -39,3 +39,51 @@ export async function readRedisForks(url: string): Promise<RedisForks> {
     r.disconnect();
   }
 }
+
+/**
+ * Polls `INFO persistence` on one connection while a phase runs and records when a background save
+ * was running (ms since the phase start): the phase timeline can then be read against them.
+ */
+export class RedisForkWatch {
+  private readonly redis: Redis;
+  private readonly windows: [number, number | null][] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private busy = false;
+
+  constructor(
+    url: string,
+    private readonly t0: number,
+    private readonly everyMs = 200,
+  ) {
+    this.redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  }
+
+  start(): void {
+    this.timer = setInterval(() => void this.poll(), this.everyMs);
+  }
+
+  /** Stops polling; the windows, a still-running save's end being the stop. */
+  async stop(): Promise<[number, number][]> {
+    if (this.timer) clearInterval(this.timer);
+    const now = Math.round(performance.now() - this.t0);
+    this.redis.disconnect();
+    return this.windows.map(([a, b]) => [a, b ?? now]);
+  }
+
+  private async poll(): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      const info = await this.redis.info('persistence');
+      const running = /^(aof_rewrite_in_progress|rdb_bgsave_in_progress):1\r?$/m.test(info);
+      const now = Math.round(performance.now() - this.t0);
+      const open = this.windows[this.windows.length - 1];
+      if (running && (!open || open[1] !== null)) this.windows.push([now, null]);
+      if (!running && open && open[1] === null) open[1] = now;
+    } catch {
+      // A missed poll only blurs a window's edge; the fork count around the phase still says whether one ran.
+    } finally {
+      this.busy = false;
+    }
+  }
+}

@@ -1,7 +1,10 @@
 import type { BaselineResult } from './raw-baseline';
 import type { CommitStepName, LoopDelay, Stage, StageDelta, StageSummary } from './stages';
 import { COMMIT_STEPS, STAGES, kafkaRequestsPerMessage } from './stages';
-import type { LatencySummary } from './stats';
+import type { LatencySummary, SecondSummary } from './stats';
+
+/** How far before and after a Redis background save a message still counts as slowed by it: the 200 ms polling that finds a save, and the backlog it leaves. */
+export const FORK_SLACK_MS = 500;
 
 export interface PhaseResult {
   readonly size: number;
@@ -14,6 +17,8 @@ export interface PhaseResult {
   readonly acceptedPerSecond: number;
   readonly send: LatencySummary;
   readonly visible: LatencySummary;
+  /** Send → visible by the second the send started in (where in the phase the tail came from). */
+  readonly visibleBySecond: SecondSummary[];
   /** Fully visible messages per second, over the sending window plus the time to the last one. */
   readonly visiblePerSecond: number;
   readonly notVisibleAfterDrain: number;
@@ -38,6 +43,10 @@ export interface PhaseResult {
   readonly machineCorePercent: number;
   /** Redis AOF rewrites / RDB saves that overlapped the phase (forked children); null without a Redis store. */
   readonly redisForks: number | null;
+  /** When a Redis background save ran during the phase, `[from, to]` ms since its start (polled every 200 ms); null without a Redis store. */
+  readonly redisForkWindowsMs: [number, number][] | null;
+  /** Send → visible of the messages whose way stayed clear of those windows (± `FORK_SLACK_MS`); null without a Redis store. */
+  readonly visibleOutsideRedisForks: LatencySummary | null;
   /** Each process's CPU % of one core in the quiet window before the size's phases (empty when skipped). */
   readonly idleCorePercent: Record<string, number>;
   /** Per process, CPU µs per accepted message: in all, and above its idle rate (null without an idle measure). */
@@ -105,6 +114,13 @@ export function renderTable(phases: readonly PhaseResult[], baselines: readonly 
     lines.push(
       `NOTE: Redis forked for an AOF rewrite or RDB save during ${forked.map((p) => `${p.size}m ${p.mode} (${p.redisForks})`).join(', ')}: the child copies the whole dataset (its CPU is in the redis column) and slows the machine; compare such phases with care (tools/scenario/qim-local reset shrinks the dataset).`,
     );
+    for (const p of forked) {
+      const windows = (p.redisForkWindowsMs ?? []).map(([a, b]) => `${f(a / 1000)}–${f(b / 1000)} s`).join(', ');
+      const clear = p.visibleOutsideRedisForks;
+      lines.push(
+        `  ${p.size}m ${p.mode}: saves ran ${windows || '(too short for the 200 ms polls to see)'}; send→visible p50 / p99 ${f(p.visible.p50)} / ${f(p.visible.p99)} ms in all, ${clear ? `${f(clear.p50)} / ${f(clear.p99)} ms over the ${clear.count} of ${p.visible.count} messages clear of them (±${FORK_SLACK_MS} ms)` : '– clear of them'}`,
+      );
+    }
   }
   lines.push('');
   lines.push('CPU µs per accepted message, in all / above the idle rate measured before the phases (idle % of one core in brackets):');

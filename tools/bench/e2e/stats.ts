@@ -29,6 +29,50 @@ export function summarize(samples: readonly number[]): LatencySummary {
   };
 }
 
+/** One second of a phase (by send start): how many became visible and how slowly. */
+export interface SecondSummary {
+  /** Seconds since the phase started (the send's start), floor. */
+  readonly second: number;
+  readonly count: number;
+  readonly p50: number | null;
+  readonly p99: number | null;
+  readonly max: number | null;
+}
+
+/** Latencies grouped by the second their sends started in, from `t0`: where in a phase the tail came from. */
+export function bySecond(sentAt: readonly number[], latencies: readonly number[], t0: number): SecondSummary[] {
+  if (sentAt.length !== latencies.length) throw new Error(`bySecond: ${sentAt.length} send times for ${latencies.length} latencies`);
+  const buckets = new Map<number, number[]>();
+  for (let i = 0; i < sentAt.length; i++) {
+    const second = Math.max(0, Math.floor((sentAt[i]! - t0) / 1000));
+    const b = buckets.get(second) ?? [];
+    b.push(latencies[i]!);
+    buckets.set(second, b);
+  }
+  return [...buckets.keys()]
+    .sort((a, b) => a - b)
+    .map((second) => {
+      const { count, p50, p99, max } = summarize(buckets.get(second)!);
+      return { second, count, p50, p99, max };
+    });
+}
+
+/**
+ * The latencies of the messages whose whole way (send start → visible) stayed clear of every window
+ * (`[from, to]` ms since `t0`, e.g. a Redis background save, widened by `slackMs` on both sides for
+ * the polling that found it): the phase as it would have been without them.
+ */
+export function outsideWindows(sentAt: readonly number[], latencies: readonly number[], t0: number, windows: readonly (readonly [number, number])[], slackMs: number): number[] {
+  if (sentAt.length !== latencies.length) throw new Error(`outsideWindows: ${sentAt.length} send times for ${latencies.length} latencies`);
+  const out: number[] = [];
+  for (let i = 0; i < sentAt.length; i++) {
+    const from = sentAt[i]! - t0;
+    const to = from + latencies[i]!;
+    if (windows.every(([a, b]) => to < a - slackMs || from > b + slackMs)) out.push(latencies[i]!);
+  }
+  return out;
+}
+
 /** Counts by key (errors by code). */
 export class Tally {
   private readonly counts = new Map<string, number>();

@@ -8,6 +8,8 @@ export class Visibility {
   private readonly early = new Map<string, Set<string>>();
   /** ms from send start until the last recipient saw the message. */
   readonly latencies: number[] = [];
+  /** Each latency's send start (`performance.now()`), same order: the phase's timeline. */
+  readonly sentAt: number[] = [];
   /** When the last message of the current phase became fully visible. */
   lastVisibleAt = 0;
 
@@ -45,12 +47,14 @@ export class Visibility {
     this.pending.clear();
     this.early.clear();
     this.latencies.length = 0;
+    this.sentAt.length = 0;
     this.lastVisibleAt = 0;
     return left;
   }
 
   private done(t0: number, now: number): void {
     this.latencies.push(now - t0);
+    this.sentAt.push(t0);
     this.lastVisibleAt = now;
   }
 }
