@@ -89,6 +89,49 @@ describe('RedisIo scripts (pre-encoded EVALSHA)', () => {
     }
   });
 
+  it('sends plain commands pre-encoded, not through a driver pipeline object per call, with the driver’s replies', async () => {
+    await redis.del('t:{p}:set', 't:{p}:hash', 't:{p}:z', 't:{p}:s');
+    await redis.sadd('t:{p}:set', 'aa', 'bb');
+    await redis.hset('t:{p}:hash', 'state', 'RECORDED', 'intent', Buffer.from([0, 255, 13, 10]));
+    await redis.zadd('t:{p}:z', 1, 'one', 2, 'two');
+    await redis.set('t:{p}:s', Buffer.from([1, 2, 3]));
+    const cmds = [
+      ['SMEMBERS', 't:{p}:set'],
+      ['HMGET', 't:{p}:hash', 'state', 'intent', 'missing'],
+      ['ZRANGE', 't:{p}:z', '0', '-1', 'WITHSCORES'],
+      ['GET', 't:{p}:s'],
+      ['GET', 't:{p}:absent'],
+      ['SISMEMBER', 't:{p}:set', 'bb'],
+    ] as const;
+    const driver = await Promise.all([
+      redis.smembersBuffer('t:{p}:set'),
+      redis.hmgetBuffer('t:{p}:hash', 'state', 'intent', 'missing'),
+      redis.zrangeBuffer('t:{p}:z', '0', '-1', 'WITHSCORES'),
+      redis.getBuffer('t:{p}:s'),
+      redis.getBuffer('t:{p}:absent'),
+      redis.sismember('t:{p}:set', 'bb'),
+    ]);
+    const pipeline = jest.spyOn(redis, 'pipeline');
+    const writes = countSocketWrites(redis);
+    try {
+      const replies = await io.commands(cmds, 'read');
+      // The driver's auto-pipelining builds a pipeline object (a copy of every command method) per turn.
+      expect(pipeline).not.toHaveBeenCalled();
+      expect(writes.count()).toBe(1);
+      expect(replies).toEqual(driver);
+      expect((replies[1] as Buffer[])[1]).toEqual(Buffer.from([0, 255, 13, 10]));
+    } finally {
+      pipeline.mockRestore();
+      writes.restore();
+    }
+  });
+
+  it('a refused plain command rejects as InvariantViolationError, an unknown one before anything is sent', async () => {
+    await redis.set('t:{p}:str', 'x');
+    await expect(io.commands([['SMEMBERS', 't:{p}:str']], 'read')).rejects.toBeInstanceOf(InvariantViolationError);
+    await expect(io.commands([['NOSUCHCOMMAND', 'k']], 'read')).rejects.toBeInstanceOf(InvariantViolationError);
+  });
+
   it('a refused script is an InvariantViolationError', async () => {
     await redis.set('t:{m}:members', 'not a set');
     await expect(io.script(call, 'write')).rejects.toBeInstanceOf(InvariantViolationError);

@@ -1,0 +1,73 @@
+/**
+ * The writer's membership read (one `SMEMBERS` per send) through the store — `RedisWriterCoordination`
+ * `.membership.members`, whose plain commands go out pre-encoded — against the raw driver call
+ * (ioredis `smembersBuffer`, auto-pipelined) on the same server and key, interleaved rounds at 1 and
+ * 16 in flight: client CPU µs per call and calls/s, and ours ÷ raw.
+ *   eval "$(tools/infra/infra env)"; tools/bench/run.sh redis-membership [--calls 20000] [--rounds 3]
+ */
+import { randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
+import type { Id128 } from '@qim/store-core';
+import { RedisWriterCoordination, connectRedis } from '@qim/store-redis';
+
+function flag(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+interface Measure {
+  readonly usPerCall: number;
+  readonly perSecond: number;
+}
+
+async function measure(call: () => Promise<unknown>, calls: number, inFlight: number): Promise<Measure> {
+  let left = calls;
+  const worker = async (): Promise<void> => {
+    while (left-- > 0) await call();
+  };
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  const cpu = process.cpuUsage(cpu0);
+  return { usPerCall: (cpu.user + cpu.system) / calls, perSecond: (calls * 1000) / (performance.now() - t0) };
+}
+
+async function main(): Promise<void> {
+  const url = process.env.QIM_REDIS_URL;
+  if (!url) throw new Error('QIM_REDIS_URL is not set (eval "$(tools/infra/infra env)")');
+  const calls = flag('calls', 20_000), rounds = flag('rounds', 3);
+  const namespace = `bench-membership-${randomBytes(4).toString('hex')}`;
+  const coordination = await RedisWriterCoordination.open(url, { namespace, owner: 'bench' });
+  const raw = await connectRedis(url);
+  try {
+    const tenant = randomBytes(16).toString('hex') as Id128, conversation = randomBytes(16).toString('hex') as Id128;
+    const users = [0, 1, 2].map(() => randomBytes(16).toString('hex') as Id128);
+    await coordination.membership.add(tenant, conversation, users, 100);
+    const keys = await raw.keys(`${namespace}*`);
+    if (keys.length !== 1) throw new Error(`expected one membership key under ${namespace}, found ${keys.length}`);
+    const key = keys[0]!;
+    if ((await raw.smembersBuffer(key)).length !== 3) throw new Error('raw read does not see the three members');
+    const ours = (): Promise<unknown> => coordination.membership.members(tenant, conversation);
+    const driver = (): Promise<unknown> => raw.smembersBuffer(key);
+    for (const f of [ours, driver]) await measure(f, 2_000, 16); // warm-up: JIT and connections
+    console.log(`${calls} calls × ${rounds} rounds; client CPU µs per call (calls/s); ours = store membership read, raw = ioredis smembersBuffer`);
+    for (let r = 1; r <= rounds; r++) {
+      for (const inFlight of [1, 16]) {
+        const o = await measure(ours, calls, inFlight);
+        const d = await measure(driver, calls, inFlight);
+        console.log(
+          `round ${r}, ${String(inFlight).padStart(2)} in flight: ours ${o.usPerCall.toFixed(1)} µs (${o.perSecond.toFixed(0)}/s)  raw ${d.usPerCall.toFixed(1)} µs (${d.perSecond.toFixed(0)}/s)  ours ÷ raw: calls/s ${(o.perSecond / d.perSecond).toFixed(2)}, CPU ${(o.usPerCall / d.usPerCall).toFixed(2)}  load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+        );
+      }
+    }
+    await raw.del(key);
+  } finally {
+    raw.disconnect();
+    await coordination.close();
+  }
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
