@@ -41,6 +41,16 @@ describe('writer environment', () => {
     expect(c.http.port).toBe(8080);
   });
 
+  it('takes a Redis on this host’s Unix socket (unix:///absolute/path) and refuses other schemes or a relative path', () => {
+    const c = parseEnv(writerEnvSchema, { ...base, QIM_REDIS_URL: 'unix:///var/run/redis/redis.sock' });
+    expect(c.backend).toEqual({ kind: 'redis', redisUrl: 'unix:///var/run/redis/redis.sock', namespace: 'qim' });
+    for (const bad of ['unix://redis.sock', 'unix:/var/run/redis.sock', 'http://127.0.0.1:6379', '127.0.0.1:6379']) {
+      const e = refusal(writerEnvSchema, { ...base, QIM_REDIS_URL: bad });
+      expect(variables(e)).toEqual(['QIM_REDIS_URL']);
+      expect(e.issues[0]!.message).toContain('unix:///absolute/path');
+    }
+  });
+
   it('names a missing token and missing brokers', () => {
     const e = refusal(writerEnvSchema, { QIM_REDIS_URL: base.QIM_REDIS_URL });
     expect(variables(e)).toEqual(['QIM_KAFKA_BROKERS', 'QIM_SERVICE_TOKEN']);

@@ -24,7 +24,10 @@ export const commonEnvShape = {
   QIM_LOG_REQUESTS: choice(['true', 'false'], 'false'),
   QIM_BODY_LIMIT_BYTES: intField(1024, 16 * 1024 * 1024, 256 * 1024),
   QIM_REDIS_URL: optionalString().pipe(
-    z.string().regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL').optional(),
+    z
+      .string()
+      .regex(/^(rediss?:\/\/\S+|unix:\/\/\/\S+)$/, 'must be a redis:// or rediss:// URL, or unix:///absolute/path for a Unix socket on this host')
+      .optional(),
   ),
   QIM_REDIS_NAMESPACE: z
     .string()

@@ -16,8 +16,8 @@ export interface ConnectRedisOptions {
 }
 
 /**
- * Opens an ioredis client for `url` (`redis://[user:pass@]host:port[/db]`, `rediss://` for TLS) and
- * waits until it is connected. This library is the only one that imports the driver; callers hold
+ * Opens an ioredis client for `url` (`redis://[user:pass@]host:port[/db]`, `rediss://` for TLS, or
+ * `unix:///path/to/redis.sock` for a server on this host's Unix socket) and waits until it is connected. This library is the only one that imports the driver; callers hold
  * the client opaquely and hand it to the stores (and to `checkRedisReadiness`). Reconnects on its
  * own after a server restart (scripts are re-sent by EVALSHA's EVAL fallback). A failed connect →
  * `UnavailableError` and nothing left open.
@@ -34,7 +34,13 @@ export async function connectRedis(url: string, options: ConnectRedisOptions = {
     await redis.connect();
   } catch (e) {
     redis.disconnect();
-    throw new UnavailableError(`redis at ${new URL(url).host} is unreachable: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    throw new UnavailableError(`redis at ${redisWhere(url)} is unreachable: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   }
   return redis;
+}
+
+/** Where a Redis URL points, for messages: host:port, or the socket path of a `unix:///path` URL (no credentials either way). */
+export function redisWhere(url: string): string {
+  const u = new URL(url);
+  return u.protocol === 'unix:' ? u.pathname : u.host;
 }
