@@ -17,9 +17,10 @@ export interface ConnectRedisOptions {
 
 /**
  * Opens an ioredis client for `url` (`redis://[user:pass@]host:port[/db]`, `rediss://` for TLS, or
- * `unix:///path/to/redis.sock` for a server on this host's Unix socket) and waits until it is connected. This library is the only one that imports the driver; callers hold
- * the client opaquely and hand it to the stores (and to `checkRedisReadiness`). Reconnects on its
- * own after a server restart (scripts are re-sent by EVALSHA's EVAL fallback). A failed connect →
+ * `unix:///path/to/redis.sock` for a server on this host's Unix socket) and waits until it is
+ * connected. This library is the only one that imports the driver; callers hold the client
+ * opaquely and hand it to the stores (and to `checkRedisReadiness`). Reconnects on its own after a
+ * server restart (scripts are re-sent by EVALSHA's EVAL fallback). A failed connect →
  * `UnavailableError` and nothing left open.
  */
 export async function connectRedis(url: string, options: ConnectRedisOptions = {}): Promise<Redis> {

@@ -150,42 +150,30 @@ export class RedisIo {
   }
 
   /**
-   * Plain commands (each `[command, ...args]`) as one socket write on a standalone client
-   * (pre-encoded, like `scriptsPipelined`), else as `commands`; Buffer replies in order, a refused
-   * command rejects the batch once every reply is in.
+   * Plain commands (each `[command, ...args]`); Buffer replies in order, a refused command rejects
+   * the batch once every reply is in. On a standalone client they go pre-encoded and corked into one
+   * socket write, like `scriptsPipelined`: the driver's auto-pipelining builds a pipeline object per
+   * event-loop turn (a copy of every command and script method), which cost the writer's membership
+   * read 80–100 µs of client CPU against 35–44 pre-encoded (`tools/bench/run.sh redis-membership`).
+   * On a Cluster (or with a key prefix) through the driver, each command on its own so every key
+   * finds its node. Names are vetted before anything is sent.
    */
-  async commandsPipelined(cmds: readonly (readonly [string, ...ScriptArg[]])[], kind: 'read' | 'write'): Promise<unknown[]> {
-    if (this.encoded === null) return this.commands(cmds, kind);
-    for (const [name] of cmds) this.driverCommand(name);
+  async commands(cmds: readonly (readonly [string, ...ScriptArg[]])[], kind: 'read' | 'write'): Promise<unknown[]> {
+    const driverFns = cmds.map(([name]) => this.driverCommand(name));
     this.count(kind, cmds.length);
     const encoded = this.encoded;
-    const settled = await Promise.allSettled(cmds.map((c) => encoded.send(encodeCommand(c), c[0].toLowerCase())));
+    const settled = await Promise.allSettled(
+      cmds.map((c, i) => (encoded !== null ? encoded.send(encodeCommand(c), c[0].toLowerCase()) : driverFns[i]!.apply(this.redis, c.slice(1)))),
+    );
     return settled.map((s, i) => {
       if (s.status === 'rejected') throw wrapDriverError(s.reason, cmds[i]![0]);
       return s.value;
     });
   }
 
-  /**
-   * Plain commands (each `[command, ...args]`), sent concurrently; Buffer replies in order. On a
-   * standalone client they go pre-encoded like `commandsPipelined`: the driver's auto-pipelining
-   * builds a pipeline object per event-loop turn (a copy of every command and script method), which
-   * cost a single `SMEMBERS` about 80 µs of client CPU against 34 pre-encoded. On a Cluster (or
-   * with a key prefix) through the driver, each command on its own so every key finds its node.
-   */
-  async commands(cmds: readonly (readonly [string, ...ScriptArg[]])[], kind: 'read' | 'write'): Promise<unknown[]> {
-    if (this.encoded !== null) return this.commandsPipelined(cmds, kind);
-    for (const [name] of cmds) this.driverCommand(name);
-    this.count(kind, cmds.length);
-    return Promise.all(
-      cmds.map(async ([name, ...args]) => {
-        try {
-          return await this.driverCommand(name).apply(this.redis, args);
-        } catch (e) {
-          throw wrapDriverError(e, name);
-        }
-      }),
-    );
+  /** `commands` under the name the mailbox appender's batched writes use (counted apart in its specs). */
+  async commandsPipelined(cmds: readonly (readonly [string, ...ScriptArg[]])[], kind: 'read' | 'write'): Promise<unknown[]> {
+    return this.commands(cmds, kind);
   }
 
   /**
