@@ -10,6 +10,8 @@ import { entryJson, hex, messageJson, syncJson } from '@qim/client/testing';
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import fastify from 'fastify';
+import { flag, measureInFlight } from './in-flight';
+import type { InFlightMeasure } from './in-flight';
 
 const T = hex(0x7e), ALICE = hex(0xa1), CONV = hex(0xc0);
 
@@ -22,23 +24,9 @@ async function serve(): Promise<void> {
   process.send?.(url);
 }
 
-function flag(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-}
-
-async function measure(client: QimClient, kind: 'send' | 'sync', requests: number, concurrency: number): Promise<{ usPerRequest: number; perSecond: number }> {
-  let left = requests;
+function measure(client: QimClient, kind: 'send' | 'sync', requests: number, concurrency: number): Promise<InFlightMeasure> {
   const body = new Uint8Array(100);
-  const one = (): Promise<unknown> => (kind === 'send' ? client.send({ conversationId: CONV, body }) : client.syncPage({ after: 4n, limit: 500 }));
-  const worker = async (): Promise<void> => {
-    while (left-- > 0) await one();
-  };
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const cpu = process.cpuUsage(cpu0);
-  return { usPerRequest: (cpu.user + cpu.system) / requests, perSecond: (requests * 1000) / (performance.now() - t0) };
+  return measureInFlight(() => (kind === 'send' ? client.send({ conversationId: CONV, body }) : client.syncPage({ after: 4n, limit: 500 })), requests, concurrency);
 }
 
 async function main(): Promise<void> {
@@ -52,11 +40,11 @@ async function main(): Promise<void> {
   for (let r = 1; r <= rounds; r++) {
     for (const kind of ['send', 'sync'] as const) {
       const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-      const got: Record<string, { usPerRequest: number; perSecond: number }> = {};
+      const got: Record<string, InFlightMeasure> = {};
       for (const [name, c] of Object.entries(clients)) got[name] = await measure(c, kind, requests, concurrency);
       const h = got['node:http']!, f = got['fetch']!;
       console.log(
-        `round ${r} ${kind}: node:http ${h.usPerRequest.toFixed(0)} µs (${h.perSecond.toFixed(0)}/s)  fetch ${f.usPerRequest.toFixed(0)} µs (${f.perSecond.toFixed(0)}/s)  ratio ${(h.usPerRequest / f.usPerRequest).toFixed(2)}  load ${load}`,
+        `round ${r} ${kind}: node:http ${h.usPerCall.toFixed(0)} µs (${h.perSecond.toFixed(0)}/s)  fetch ${f.usPerCall.toFixed(0)} µs (${f.perSecond.toFixed(0)}/s)  ratio ${(h.usPerCall / f.usPerCall).toFixed(2)}  load ${load}`,
       );
     }
   }

@@ -9,28 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import type { Id128 } from '@qim/store-core';
 import { RedisWriterCoordination, connectRedis } from '@qim/store-redis';
-
-function flag(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-}
-
-interface Measure {
-  readonly usPerCall: number;
-  readonly perSecond: number;
-}
-
-async function measure(call: () => Promise<unknown>, calls: number, inFlight: number): Promise<Measure> {
-  let left = calls;
-  const worker = async (): Promise<void> => {
-    while (left-- > 0) await call();
-  };
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  await Promise.all(Array.from({ length: inFlight }, worker));
-  const cpu = process.cpuUsage(cpu0);
-  return { usPerCall: (cpu.user + cpu.system) / calls, perSecond: (calls * 1000) / (performance.now() - t0) };
-}
+import { flag, measureInFlight } from './in-flight';
 
 async function main(): Promise<void> {
   const url = process.env.QIM_REDIS_URL;
@@ -49,12 +28,12 @@ async function main(): Promise<void> {
     if ((await raw.smembersBuffer(key)).length !== 3) throw new Error('raw read does not see the three members');
     const ours = (): Promise<unknown> => coordination.membership.members(tenant, conversation);
     const driver = (): Promise<unknown> => raw.smembersBuffer(key);
-    for (const f of [ours, driver]) await measure(f, 2_000, 16); // warm-up: JIT and connections
+    for (const f of [ours, driver]) await measureInFlight(f, 2_000, 16); // warm-up: JIT and connections
     console.log(`${calls} calls × ${rounds} rounds; client CPU µs per call (calls/s); ours = store membership read, raw = ioredis smembersBuffer`);
     for (let r = 1; r <= rounds; r++) {
       for (const inFlight of [1, 16]) {
-        const o = await measure(ours, calls, inFlight);
-        const d = await measure(driver, calls, inFlight);
+        const o = await measureInFlight(ours, calls, inFlight);
+        const d = await measureInFlight(driver, calls, inFlight);
         console.log(
           `round ${r}, ${String(inFlight).padStart(2)} in flight: ours ${o.usPerCall.toFixed(1)} µs (${o.perSecond.toFixed(0)}/s)  raw ${d.usPerCall.toFixed(1)} µs (${d.perSecond.toFixed(0)}/s)  ours ÷ raw: calls/s ${(o.perSecond / d.perSecond).toFixed(2)}, CPU ${(o.usPerCall / d.usPerCall).toFixed(2)}  load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
         );

@@ -1,4 +1,4 @@
-import { forksDuring, parseRedisForks } from './redis-forks';
+import { forksDuring, parseRedisForks, saveInProgress } from './redis-forks';
 
 const info = (forks: number, aof: 0 | 1, rdb: 0 | 1 = 0): string =>
   ['# Persistence', `rdb_bgsave_in_progress:${rdb}`, `aof_rewrite_in_progress:${aof}`, 'aof_rewrites:10', '', '# Stats', `total_forks:${forks}`, 'latest_fork_usec:40305'].join('\r\n');
@@ -14,5 +14,17 @@ describe("Redis's background saves around a phase", () => {
   it('fails loudly on INFO without the counters, and on a counter that went down', () => {
     expect(() => parseRedisForks('# Persistence\r\naof_rewrite_in_progress:0')).toThrow('no total_forks');
     expect(() => forksDuring(parseRedisForks(info(10, 0)), parseRedisForks(info(2, 0)))).toThrow('went down');
+  });
+});
+
+describe('a background save running, from INFO persistence', () => {
+  it('is an AOF rewrite or an RDB save in progress', () => {
+    expect(saveInProgress(info(1, 0))).toBe(false);
+    expect(saveInProgress(info(1, 1))).toBe(true);
+    expect(saveInProgress(info(1, 0, 1))).toBe(true);
+  });
+
+  it('fails loudly when a flag is missing', () => {
+    expect(() => saveInProgress('# Persistence\r\naof_rewrite_in_progress:0')).toThrow('no rdb_bgsave_in_progress');
   });
 });

@@ -19,7 +19,18 @@ export function parseRedisForks(info: string): RedisForks {
     if (!m) throw new Error(`Redis INFO has no ${name}`);
     return Number(m[1]);
   };
-  return { forks: field('total_forks'), inProgress: field('aof_rewrite_in_progress') + field('rdb_bgsave_in_progress') > 0 };
+  return { forks: field('total_forks'), inProgress: saveInProgress(info) };
+}
+
+/** Whether `INFO persistence` text shows an AOF rewrite or RDB save running; fails loudly when the flags are missing. */
+export function saveInProgress(info: string): boolean {
+  let running = false;
+  for (const name of ['aof_rewrite_in_progress', 'rdb_bgsave_in_progress']) {
+    const m = new RegExp(`^${name}:([01])\\r?$`, 'm').exec(info);
+    if (!m) throw new Error(`Redis INFO has no ${name}`);
+    running ||= m[1] === '1';
+  }
+  return running;
 }
 
 /** Background saves that overlapped a phase: those started during it, plus one already running at its start. */
@@ -74,8 +85,7 @@ export class RedisForkWatch {
     if (this.busy) return;
     this.busy = true;
     try {
-      const info = await this.redis.info('persistence');
-      const running = /^(aof_rewrite_in_progress|rdb_bgsave_in_progress):1\r?$/m.test(info);
+      const running = saveInProgress(await this.redis.info('persistence'));
       const now = Math.round(performance.now() - this.t0);
       const open = this.windows[this.windows.length - 1];
       if (running && (!open || open[1] !== null)) this.windows.push([now, null]);
