@@ -49,10 +49,10 @@ interface Pending extends QueuedUnit {
 /**
  * Group commit over one `FencedProducer`: while a produce request is in flight, new units queue;
  * when it settles (and the pace, if any, has passed since it started), everything queued (up to the
- * limits) goes in the next request. One request in
- * flight at a time, units in call order, so records of one partition keep their call order. A unit
- * resolves with its own records' coordinates, or fails with its request's error (a failed request
- * acknowledges none of its records; the producer fences before the next one).
+ * limits) goes in the next request. One request in flight at a time, units in call order, so
+ * records of one partition keep their call order. A unit resolves with its own records'
+ * coordinates, or fails with its request's error (a failed request acknowledges none of its
+ * records; the producer fences before the next one).
  */
 export class GroupCommitProducer {
   private readonly queue: Pending[] = [];
