@@ -5,7 +5,7 @@
 # stage 2 installs production dependencies only; the final image holds the bundle + those
 # dependencies and runs as the unprivileged `node` user.
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -14,12 +14,12 @@ COPY apps/writer ./apps/writer
 COPY libs ./libs
 RUN NX_DAEMON=false NX_NO_CLOUD=true npx nx run writer:build --skip-nx-cache
 
-FROM node:20-bookworm-slim AS deps
+FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production QIM_HTTP_PORT=8080
 WORKDIR /app
 COPY --from=deps --chown=root:root /app/node_modules ./node_modules

@@ -20,6 +20,12 @@ step "infrastructure up"
 tools/infra/infra up
 eval "$(tools/infra/infra env)"
 
+# The services (e2e specs, drills) run on the Docker images' Node 24, fetched once from the npm
+# registry and checked against its pinned integrity; Jest and the tools stay on this machine's node.
+step "services' runtime"
+export SERVICE_NODE=${SERVICE_NODE:-$(tools/infra/infra service-node)}
+echo "services run on node $("$SERVICE_NODE" --version); tools on node $(node --version)"
+
 step "lint + typecheck"
 npx nx run-many -t lint typecheck --output-style=static --skip-nx-cache
 

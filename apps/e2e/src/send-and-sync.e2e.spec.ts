@@ -1,9 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import type { MailboxEntry } from '@qim/client';
 import { QimConflictError, QimForbiddenError, QimInvalidInputError, QimResyncRequiredError } from '@qim/client';
 import type { Id128 } from '@qim/store-core';
 import { shardOf } from '@qim/store-core';
 import { hex } from './support/e2e-env';
 import { eventually } from './support/eventually';
+import { serviceNode } from './support/service-process';
 import { ServiceStack } from './support/service-stack';
 
 /**
@@ -163,6 +165,14 @@ describe('send → history → mailbox sync (redis backend, kafka)', () => {
       const mailbox = await requests(stack.mailboxUrl);
       return ['client="router",api="Fetch"', 'client="shards",api="Fetch"', 'client="dispatch",api="Produce"', 'client="router",api="OffsetCommit"', 'client="shards",api="OffsetCommit"'].every((k) => (mailbox.get(k) ?? 0) >= 1);
     });
+  });
+
+  it('runs both services on the service runtime (SERVICE_NODE: the pinned Node 24 under the test command)', async () => {
+    const expected = execFileSync(serviceNode(), ['--version']).toString().trim();
+    for (const url of [stack.writerUrl, stack.mailboxUrl]) {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      expect(text.match(/^nodejs_version_info\{version="([^"]+)"/m)?.[1]).toBe(expected);
+    }
   });
 
   it('exits 0 on SIGTERM', async () => {

@@ -7,6 +7,14 @@ export interface Exit {
   readonly signal: NodeJS.Signals | null;
 }
 
+/**
+ * The node binary the services run on: `SERVICE_NODE` (the test command sets it to the pinned
+ * Node 24 of the Docker images, `tools/infra/infra service-node`), else this process's own node.
+ */
+export function serviceNode(): string {
+  return process.env['SERVICE_NODE'] || process.execPath;
+}
+
 /** One service process started from its bundle, with its output kept for assertions and failure messages. */
 export class ServiceProcess {
   private readonly child: ChildProcess;
@@ -19,7 +27,7 @@ export class ServiceProcess {
     env: Record<string, string>,
     args: readonly string[] = [],
   ) {
-    this.child = spawn(process.execPath, [entry, ...args], {
+    this.child = spawn(serviceNode(), [entry, ...args], {
       cwd: workspaceRoot,
       env: { PATH: process.env['PATH'] ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

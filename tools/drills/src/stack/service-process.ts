@@ -13,6 +13,11 @@ const TAIL_CHARS = 8_000;
 /** The production node flags of the services (docker/*.Dockerfile, README "Configuration"): a larger young generation. */
 const SERVICE_NODE_FLAGS = ['--max-semi-space-size=32'];
 
+/** The node binary the services run on: `SERVICE_NODE` (set by the test command: the pinned Node 24 of the Docker images), else this process's own. */
+function serviceNode(): string {
+  return process.env['SERVICE_NODE'] || process.execPath;
+}
+
 /** Every service process a drill started that has not exited yet (killed when the runner is told to stop). */
 const live = new Set<ServiceProcess>();
 
@@ -42,7 +47,7 @@ export class ServiceProcess {
     args: readonly string[] = [],
   ) {
     this.log = createWriteStream(logFile, { flags: 'a' });
-    this.child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, entry, ...args], { cwd, env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(serviceNode(), [...SERVICE_NODE_FLAGS, entry, ...args], { cwd, env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     const keep = (d: Buffer): void => {
       this.log.write(d);
       this.tailText = (this.tailText + d.toString()).slice(-TAIL_CHARS);

