@@ -1,3 +1,4 @@
+import { createTopicsWithLeaders } from '@qim/bus';
 import { requireEnv } from './support/e2e-env';
 import { KafkaProbe } from './support/kafka-probe';
 import { redisCommand } from './support/redis-probe';
@@ -23,8 +24,7 @@ describe('production start-up verifies topic durability', () => {
     try {
       for (let attempt = 0; ; attempt++) {
         try {
-          const created = await admin.createTopics({
-            waitForLeaders: true,
+          const created = await createTopicsWithLeaders(admin, {
             topics: [{ topic: messagesTopic, numPartitions: Number(stack.env['QIM_MESSAGES_PARTITIONS']), replicationFactor: 1, configEntries: [{ name: 'min.insync.replicas', value }] }],
           });
           if (created) return;

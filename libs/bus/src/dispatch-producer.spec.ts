@@ -7,6 +7,7 @@ import { dispatchRecordsOf } from './router-plan';
 import { falseAcks } from './testing/burst';
 import { sampleIntent } from './testing/sample-intent';
 import { readTopic } from './testing/topic-reader';
+import { createTopicsWithLeaders } from './topics';
 
 jest.setTimeout(120_000);
 
@@ -27,7 +28,7 @@ describe('DispatchProducer (real Kafka)', () => {
     topic = `qim-bus-dispatch-${randomUUID()}`;
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: SHARDS, replicationFactor: 1 }] });
+    await createTopicsWithLeaders(admin, { topics: [{ topic, numPartitions: SHARDS, replicationFactor: 1 }] });
     await admin.disconnect();
   });
 

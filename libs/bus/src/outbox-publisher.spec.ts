@@ -7,6 +7,7 @@ import { KafkaOutboxPublisher } from './outbox-publisher';
 import { falseAcks } from './testing/burst';
 import { sampleIntent } from './testing/sample-intent';
 import { readTopic } from './testing/topic-reader';
+import { createTopicsWithLeaders } from './topics';
 
 jest.setTimeout(120_000);
 
@@ -26,7 +27,7 @@ describe('KafkaOutboxPublisher (real Kafka)', () => {
     const topic = `qim-bus-outbox-${randomUUID()}`;
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 3, replicationFactor: 1 }] });
+    await createTopicsWithLeaders(admin, { topics: [{ topic, numPartitions: 3, replicationFactor: 1 }] });
     await admin.disconnect();
     topics.push(topic);
     return topic;

@@ -3,6 +3,7 @@ import type { Kafka } from 'kafkajs';
 import { createKafka } from './kafka-factory';
 import { PartitionConsumer } from './partition-consumer';
 import { faultBrokerAt } from './testing/fault-broker';
+import { createTopicsWithLeaders } from './topics';
 
 // Its own broker: producer-faults.spec pauses the default one, possibly in the other Jest worker.
 const faultBroker = faultBrokerAt({ name: 'kafka-fault-consumer', port: 19_292, controllerPort: 19_293 });
@@ -40,7 +41,7 @@ describe('PartitionConsumer under a broker restart (real Kafka, kafka-fault brok
     const topic = `qim-consumer-faults-${randomUUID()}`;
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 1, replicationFactor: 1 }] });
+    await createTopicsWithLeaders(admin, { topics: [{ topic, numPartitions: 1, replicationFactor: 1 }] });
     await admin.disconnect();
     let handled = 0;
     const terminal: string[] = [];

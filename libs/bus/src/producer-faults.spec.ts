@@ -10,6 +10,7 @@ import { burst, falseAcks } from './testing/burst';
 import { faultBroker } from './testing/fault-broker';
 import { sampleIntent } from './testing/sample-intent';
 import { readTopic } from './testing/topic-reader';
+import { createTopicsWithLeaders } from './topics';
 
 jest.setTimeout(240_000);
 
@@ -28,7 +29,7 @@ describe('outbox and dispatch producers under broker faults (real Kafka, kafka-f
     const topic = `qim-bus-faults-${randomUUID()}`;
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }] });
+    await createTopicsWithLeaders(admin, { topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }] });
     await admin.disconnect();
     return topic;
   };

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
 import { ConfigResourceTypes } from 'kafkajs';
 import { createKafka } from './kafka-factory';
-import { DEFAULT_RETENTION_MS, ensureTopics, minInsyncReplicasFor, verifyTopics, withDeadLetterTopics } from './topics';
+import { DEFAULT_RETENTION_MS, createTopicsWithLeaders, ensureTopics, minInsyncReplicasFor, verifyTopics, withDeadLetterTopics } from './topics';
 
 /**
  * Over the real Kafka of `tools/infra` (QIM_KAFKA_BROKERS): the topic step creates every topic and its
@@ -62,7 +62,7 @@ describe('topics (real Kafka)', () => {
     made.push(topic);
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'min.insync.replicas', value: '2' }] }] });
+    await createTopicsWithLeaders(admin, { topics: [{ topic, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'min.insync.replicas', value: '2' }] }] });
     await admin.disconnect();
     await expect(verifyTopics(kafka, [{ topic, partitions: 1, replicationFactor: 1 }], { durability: true })).rejects.toThrow(
       `topic ${topic} has min.insync.replicas=2, required 1 for replication 1`,

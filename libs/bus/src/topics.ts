@@ -1,4 +1,4 @@
-import type { Admin, Kafka } from 'kafkajs';
+import type { Admin, ITopicConfig, Kafka } from 'kafkajs';
 import { ConfigResourceTypes } from 'kafkajs';
 import { deadLetterTopicOf } from './dead-letter';
 
@@ -48,8 +48,7 @@ export async function ensureTopics(kafka: Kafka, specs: readonly TopicSpec[]): P
     const existing = new Set(await admin.listTopics());
     const missing = specs.filter((s) => !existing.has(s.topic));
     if (missing.length > 0) {
-      await admin.createTopics({
-        waitForLeaders: true,
+      await createTopicsWithLeaders(admin, {
         topics: missing.map((s) => ({
           topic: s.topic,
           numPartitions: s.partitions,
@@ -67,6 +66,55 @@ export async function ensureTopics(kafka: Kafka, specs: readonly TopicSpec[]): P
   } finally {
     await admin.disconnect();
   }
+}
+
+/** What `awaitTopicLeaders` reads: the admin's metadata call. */
+export type TopicMetadataSource = Pick<Admin, 'fetchTopicMetadata'>;
+
+/** Errors a metadata request answers while a new topic has not yet reached the broker's metadata cache. */
+const NOT_YET_KNOWN = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE']);
+
+/**
+ * Waits until every partition of `topics` has a leader. A broker answers a metadata request for a
+ * topic it has just created with UNKNOWN_TOPIC_OR_PARTITION until its metadata cache catches up
+ * (seen on the KRaft broker here); kafkajs's own `waitForLeaders` retries only LEADER_NOT_AVAILABLE
+ * and fails on it, so this retries both every `delayMs` until `timeoutMs`, then fails naming the wait.
+ */
+export async function awaitTopicLeaders(
+  admin: TopicMetadataSource,
+  topics: readonly string[],
+  opts: { readonly timeoutMs?: number; readonly delayMs?: number } = {},
+): Promise<void> {
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const delayMs = opts.delayMs ?? 100;
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no answer yet';
+  for (;;) {
+    try {
+      const meta = await admin.fetchTopicMetadata({ topics: [...topics] });
+      const waiting = topics.filter((t) => {
+        const parts = meta.topics.find((x) => x.name === t)?.partitions ?? [];
+        return parts.length === 0 || parts.some((p) => p.leader < 0);
+      });
+      if (waiting.length === 0) return;
+      last = `no leader yet for ${waiting.join(', ')}`;
+    } catch (e) {
+      const type = (e as { type?: unknown }).type;
+      if (typeof type !== 'string' || !NOT_YET_KNOWN.has(type)) throw e;
+      last = `${type}: ${(e as Error).message}`;
+    }
+    if (Date.now() + delayMs > deadline) {
+      throw new Error(`topics ${topics.join(', ')} have no leader after ${timeoutMs} ms (${last})`);
+    }
+    await new Promise((r) => setTimeout(r, delayMs));
+  }
+}
+
+/** Creates `topics` (an existing one is left as it is) and waits for their leaders with `awaitTopicLeaders`. */
+export async function createTopicsWithLeaders(admin: Admin, args: { readonly topics: ITopicConfig[]; readonly timeoutMs?: number }): Promise<boolean> {
+  const created = await admin.createTopics({ waitForLeaders: false, topics: args.topics });
+  await awaitTopicLeaders(admin, args.topics.map((t) => t.topic), { timeoutMs: args.timeoutMs });
+  return created;
 }
 
 /** Verifies that every topic exists with its configured partition count; throws naming the first that does not. */

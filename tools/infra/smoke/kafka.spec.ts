@@ -20,11 +20,19 @@ describe('Kafka smoke (real broker at QIM_KAFKA_BROKERS)', () => {
   beforeAll(async () => {
     admin = kafka.admin();
     await admin.connect();
-    const created = await admin.createTopics({
-      topics: [{ topic, numPartitions: 1, replicationFactor: 1 }],
-      waitForLeaders: true,
-    });
+    const created = await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }] });
     expect(created).toBe(true);
+    // A just-created topic may be unknown to the broker's metadata for a moment (kafkajs's
+    // waitForLeaders fails on that): poll until its partition has a leader.
+    for (let waited = 0; ; waited += 100) {
+      const leader = await admin
+        .fetchTopicMetadata({ topics: [topic] })
+        .then((m) => m.topics[0]?.partitions[0]?.leader ?? -1)
+        .catch(() => -1);
+      if (leader >= 0) break;
+      if (waited > 30_000) throw new Error(`topic ${topic} has no leader after 30 s`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
     producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
     consumer = kafka.consumer({ groupId });
   });
