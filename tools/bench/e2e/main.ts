@@ -25,9 +25,10 @@ import type { WatchedProcess } from './process-cpu';
 import type { BaselineResult } from './raw-baseline';
 import { rawBaseline } from './raw-baseline';
 import type { PhaseResult } from './report';
-import { cpuPerMessage, FORK_SLACK_MS, renderTable } from './report';
+import { cpuPerMessage, FORK_SLACK_MS, REDIS_LATENCY_THRESHOLD_MS, renderTable } from './report';
 import { commitStepDelta, kafkaRequestDelta, scrapeMailbox, scrapeStages, scrapeWriter, stageDelta } from './stages';
 import { forksDuring, readRedisForks, RedisForkWatch } from './redis-forks';
+import { RedisLatencyWatch } from './redis-latency';
 import type { LoopDelay } from './stages';
 import { Sender } from './senders';
 import { ensureStack } from './stack';
@@ -72,6 +73,7 @@ async function main(): Promise<void> {
         const stagesBefore = await scrapeStages(o.mailboxUrl);
         const writerBefore = await scrapeWriter(o.writerUrl);
         const forksBefore = stack.redisUrl === null ? null : await readRedisForks(stack.redisUrl);
+        const latencyWatch = stack.redisUrl === null ? null : await RedisLatencyWatch.start(stack.redisUrl, REDIS_LATENCY_THRESHOLD_MS);
         const cpu = new CpuMeter(procs);
         // The benchmark's own event loop: a late loop sends late and sees late, and its open-loop
         // sends then arrive in a burst — the table says when the client itself was the delay.
@@ -95,6 +97,7 @@ async function main(): Promise<void> {
         const writerAfter = await scrapeWriter(o.writerUrl);
         const redisForks = stack.redisUrl === null || forksBefore === null ? null : forksDuring(forksBefore, await readRedisForks(stack.redisUrl));
         const redisForkWindowsMs = forkWatch === null ? null : await forkWatch.stop();
+        const redisLatency = latencyWatch === null ? null : await latencyWatch.stop();
         const writerLoop = writerAfter.loopDelay;
         // The mailbox's window ended at the drain's first scrape (each scrape starts a new one): the sending window.
         const mailboxLoop = applied.sendingLoopDelay;
@@ -128,6 +131,7 @@ async function main(): Promise<void> {
           machineCorePercent,
           redisForks,
           redisForkWindowsMs,
+          redisLatency,
           visibleOutsideRedisForks: redisForkWindowsMs === null ? null : summarize(outsideWindows(vis.sentAt, vis.latencies, t0, redisForkWindowsMs, FORK_SLACK_MS)),
           idleCorePercent: idle,
           cpuPerMessageUs: cpuPerMessage(cpuUse, idle, (end - t0) / 1000, run.accepted),

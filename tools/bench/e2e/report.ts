@@ -1,10 +1,14 @@
 import type { BaselineResult } from './raw-baseline';
+import type { LatencyEvent } from './redis-latency';
 import type { CommitStepName, LoopDelay, Stage, StageDelta, StageSummary } from './stages';
 import { COMMIT_STEPS, STAGES, kafkaRequestsPerMessage } from './stages';
 import type { LatencySummary, SecondSummary } from './stats';
 
 /** How far before and after a Redis background save a message still counts as slowed by it: the 200 ms polling that finds a save, and the backlog it leaves. */
 export const FORK_SLACK_MS = 500;
+
+/** The threshold the benchmark sets on Redis's latency monitor for each phase (put back afterwards). */
+export const REDIS_LATENCY_THRESHOLD_MS = 5;
 
 export interface PhaseResult {
   readonly size: number;
@@ -47,6 +51,8 @@ export interface PhaseResult {
   readonly redisForkWindowsMs: [number, number][] | null;
   /** Send → visible of the messages whose way stayed clear of those windows (± `FORK_SLACK_MS`); null without a Redis store. */
   readonly visibleOutsideRedisForks: LatencySummary | null;
+  /** Redis's latency monitor over the phase (stalls ≥ `REDIS_LATENCY_THRESHOLD_MS`), largest sum first; null without a Redis store. */
+  readonly redisLatency?: LatencyEvent[] | null;
   /** Each process's CPU % of one core in the quiet window before the size's phases (empty when skipped). */
   readonly idleCorePercent: Record<string, number>;
   /** Per process, CPU µs per accepted message: in all, and above its idle rate (null without an idle measure). */
@@ -120,6 +126,14 @@ export function renderTable(phases: readonly PhaseResult[], baselines: readonly 
       lines.push(
         `  ${p.size}m ${p.mode}: saves ran ${windows || '(too short for the 200 ms polls to see)'}; send→visible p50 / p99 ${f(p.visible.p50)} / ${f(p.visible.p99)} ms in all, ${clear ? `${f(clear.p50)} / ${f(clear.p99)} ms over the ${clear.count} of ${p.visible.count} messages clear of them (±${FORK_SLACK_MS} ms)` : '– clear of them'}`,
       );
+    }
+  }
+  const stalled = phases.filter((p) => (p.redisLatency ?? []).length > 0);
+  if (stalled.length > 0) {
+    lines.push(`Redis latency monitor (stalls ≥ ${REDIS_LATENCY_THRESHOLD_MS} ms; per event: seconds with one, largest, sum of the per-second largest):`);
+    for (const p of stalled) {
+      const events = p.redisLatency!.map((e) => `${e.event} ${e.seconds} s, max ${e.maxMs}, sum ${e.sumMs} ms`).join('; ');
+      lines.push(`  ${p.size}m ${p.mode}: ${events}`);
     }
   }
   lines.push('');
