@@ -157,16 +157,17 @@ describe('PartitionConsumer (real Kafka)', () => {
   }
 
   it('passes the fetch size and wait to the broker: a fetch that wants more bytes than there are waits out its wait', async () => {
-    // The broker held the fetch for its wait (700 ms from when it arrived), not until the first byte.
-    expect(await handOverDelay({ fetchMinBytes: 1_000_000, fetchMaxWaitMs: 700 })).toBeGreaterThan(250);
+    // The broker held the fetch for its wait (2 s from when it arrived), not until the first byte.
+    // The bounds here and below leave a loaded CI machine hundreds of ms either way.
+    expect(await handOverDelay({ fetchMinBytes: 1_000_000, fetchMaxWaitMs: 2_000 })).toBeGreaterThan(1_200);
   });
 
   it('by default a fetch answers at the first byte', async () => {
-    expect(await handOverDelay()).toBeLessThan(250);
+    expect(await handOverDelay()).toBeLessThan(800);
   });
 
   it('fetch pacing does not delay a record after a quiet spell (an idle consumer is never paced)', async () => {
-    expect(await handOverDelay({ fetchPaceMs: 1_000 })).toBeLessThan(250);
+    expect(await handOverDelay({ fetchPaceMs: 3_000 })).toBeLessThan(800);
   });
 
   /** Hand-overs while 60 records arrive one every 5 ms on partition 0 (the consumer caught up throughout). */
