@@ -55,8 +55,14 @@ class NodeFaults {
   }
 }
 
-/** The slowest send the node-down drill accepts (ms): below the 15 s claim lease, with room for the client's backoff. */
-const MAX_SEND_MS_ONE_NODE_DOWN = 10_000;
+/**
+ * The slowest send the node-down drill accepts (ms): below the 15 s claim lease, with 3 s to spare.
+ * In three CI runs on the 2-core machine (2026-12-02) the slowest send was 5.8, 7.0 and 10.3 s: while the
+ * others still count the dead node alive, an LWT may time out at the server (2 s, "0 peer(s)
+ * acknowledged") and the send answers 503, which the client retries after its backoff — a few of
+ * those in a row passed the 10 s this bound used to be, without any send waiting out a lease.
+ */
+const MAX_SEND_MS_ONE_NODE_DOWN = 12_000;
 
 export const nodeDown: Drill = {
   name: 'node-down',
