@@ -53,11 +53,20 @@ export class RedisLatencyWatch {
 
   static async start(url: string, thresholdMs: number): Promise<RedisLatencyWatch> {
     const redis = new Redis(url, { maxRetriesPerRequest: 1 });
-    const got = (await redis.config('GET', 'latency-monitor-threshold')) as string[];
-    if (got.length !== 2) throw new Error(`CONFIG GET latency-monitor-threshold answered ${JSON.stringify(got)}`);
-    await redis.config('SET', 'latency-monitor-threshold', String(thresholdMs));
-    await redis.call('LATENCY', 'RESET');
-    return new RedisLatencyWatch(redis, got[1]!);
+    let previous: string | null = null;
+    try {
+      const got = (await redis.config('GET', 'latency-monitor-threshold')) as string[];
+      if (got.length !== 2) throw new Error(`CONFIG GET latency-monitor-threshold answered ${JSON.stringify(got)}`);
+      previous = got[1]!;
+      await redis.config('SET', 'latency-monitor-threshold', String(thresholdMs));
+      await redis.call('LATENCY', 'RESET');
+      return new RedisLatencyWatch(redis, previous);
+    } catch (e) {
+      // Put the threshold back (once it was read) and close the connection before failing.
+      if (previous !== null) await redis.config('SET', 'latency-monitor-threshold', previous).catch(() => undefined);
+      redis.disconnect();
+      throw e;
+    }
   }
 
   async stop(): Promise<LatencyEvent[]> {

@@ -24,13 +24,14 @@ describe('Kafka smoke (real broker at QIM_KAFKA_BROKERS)', () => {
     expect(created).toBe(true);
     // A just-created topic may be unknown to the broker's metadata for a moment (kafkajs's
     // waitForLeaders fails on that): poll until its partition has a leader.
+    let last = 'no leader yet';
     for (let waited = 0; ; waited += 100) {
       const leader = await admin
         .fetchTopicMetadata({ topics: [topic] })
         .then((m) => m.topics[0]?.partitions[0]?.leader ?? -1)
-        .catch(() => -1);
+        .catch((e: Error) => ((last = e.message), -1));
       if (leader >= 0) break;
-      if (waited > 30_000) throw new Error(`topic ${topic} has no leader after 30 s`);
+      if (waited > 30_000) throw new Error(`topic ${topic} has no leader after 30 s (last: ${last})`);
       await new Promise((r) => setTimeout(r, 100));
     }
     producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
