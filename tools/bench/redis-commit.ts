@@ -8,6 +8,11 @@
  *    (the way the store now sends its scripts); the ratio is against the faster of the two.
  *    commits/s, p50/p99 latency, client and redis-server CPU per commit (INFO cpu delta: exact only
  *    while nothing else uses the server), and the ratios.
+ *    Beside them the design floor (`commit-floor.ts`): the durable writes any implementation of the
+ *    commit contract must make (7 commands in 3 single-tag scripts, 2 round trips, pre-encoded and
+ *    corked like the store's), with none of the reads, checks, claims and expiries the store needs;
+ *    "commit ÷ floor" is how much of the gap to raw is the store's own, "floor ÷ raw" what no
+ *    implementation on this server and client could beat.
  * 2. Redis commands per commit: client round trips (socket writes of the store's connection — the
  *    socket's `_write`/`_writev` calls, so commands corked or auto-pipelined into one write count
  *    once), commands the store sent, and server-side commands (INFO commandstats delta, which
@@ -26,6 +31,8 @@ import { Command } from 'ioredis';
 import { DurableMessageCommitter, systemClock } from '@qim/store-core';
 import type { Id128, SendRequest } from '@qim/store-core';
 import { RedisMessageStore, connectRedis, countSocketWrites } from '@qim/store-redis';
+import { FLOOR_SCRIPTS, encodeFloorCall, floorCommit } from './commit-floor';
+import type { FloorCall, FloorScript } from './commit-floor';
 
 const SECONDS = Number(process.env['QIM_BENCH_SECONDS'] ?? 5);
 const IN_FLIGHT = [1, 16, 64];
@@ -106,12 +113,39 @@ function encodedEvalsha(client: Awaited<ReturnType<typeof connectRedis>>, lua: s
   };
 }
 
+/** Floor commits (`commit-floor.ts`) on their own connection, pre-encoded and corked per turn like the store's scripts. */
+async function floorDriver(client: Awaited<ReturnType<typeof connectRedis>>, namespace: string): Promise<() => Promise<void>> {
+  const shas = new Map<FloorScript, string>();
+  for (const [name, lua] of Object.entries(FLOOR_SCRIPTS)) shas.set(name as FloorScript, String(await client.script('LOAD', lua)));
+  const stream = (client as unknown as { stream: { cork(): void; uncork(): void } }).stream;
+  let corked = false;
+  const send = (call: FloorCall): Promise<unknown> => {
+    if (!corked) {
+      corked = true;
+      stream.cork();
+      setImmediate(() => {
+        corked = false;
+        stream.uncork();
+      });
+    }
+    return client.sendCommand(new EncodedCommand(encodeFloorCall(shas.get(call.script)!, call))) as Promise<unknown>;
+  };
+  let n = 0;
+  return async () => {
+    const body = BODIES[n % BODIES.length]!;
+    const calls = floorCommit(namespace, n++, createHash('sha256').update(body).update(String(n)).digest(), body, Date.now());
+    await Promise.all(calls.beforePublish.map(send));
+    await send(calls.afterPublish);
+  };
+}
+
 async function main(): Promise<void> {
   const url = process.env['QIM_REDIS_URL'];
   if (!url) throw new Error('QIM_REDIS_URL is not set: eval "$(tools/infra/infra env)"');
   const namespace = `qimbench-${randomBytes(4).toString('hex')}`;
   const storeClient = await connectRedis(url);
   const rawClient = await connectRedis(url);
+  const floorClient = await connectRedis(url);
   const admin = await connectRedis(url);
   const messages = new RedisMessageStore({ redis: storeClient, namespace, clock: systemClock, ownsConnection: false });
   rawClient.defineCommand('benchTrivial', { numberOfKeys: 1, lua: 'return 1' });
@@ -129,13 +163,15 @@ async function main(): Promise<void> {
   await trivial(`${namespace}:{warm}`);
   const trivialEncoded = encodedEvalsha(rawClient, 'return 1', `${namespace}:{raw}`);
   await commit();
+  const floor = await floorDriver(floorClient, namespace);
+  await floor();
 
   const version = /^redis_version:(.*)$/m.exec(await admin.info('server'))?.[1]?.trim() ?? '?';
   const persistence = await admin.info('persistence');
   const aof = /^aof_enabled:(\d)/m.exec(persistence)?.[1] === '1' ? `AOF on (appendfsync ${String(((await admin.config('GET', 'appendfsync')) as string[])[1])})` : 'AOF off';
   console.log(`# machine: ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}; redis ${version}, ${aof}; node ${process.version}`);
   console.log(`# Redis commit path vs raw EVALSHA (${SECONDS}s each, same server ${new URL(url).host}, one connection each; raw = the faster of ioredis' script command (auto-pipelined) and pre-encoded bytes (corked))`);
-  console.log('in-flight | commits/s | p50 ms | p99 ms | CPU µs/commit client / redis-server | raw EVALSHA/s ioredis / pre-encoded | raw p50 ms | raw p99 ms | commit/raw throughput (best raw; ioredis raw) | p50 ratio');
+  console.log('in-flight | commits/s | p50 ms | p99 ms | CPU µs/commit client / redis-server | raw EVALSHA/s ioredis / pre-encoded | raw p50 ms | raw p99 ms | commit/raw throughput (best raw; ioredis raw) | p50 ratio | floor commits/s (CPU µs client / redis-server) | commit ÷ floor | floor ÷ raw (best; ioredis)');
   for (const inFlight of IN_FLIGHT) {
     const cpu0 = process.cpuUsage();
     const server0 = await serverCpuSeconds(admin);
@@ -145,8 +181,13 @@ async function main(): Promise<void> {
     const driver = await drive(inFlight, () => trivial(`${namespace}:{raw}`));
     const encoded = await drive(inFlight, trivialEncoded);
     const r = encoded.perSecond > driver.perSecond ? encoded : driver;
+    const floorCpu0 = process.cpuUsage();
+    const floorServer0 = await serverCpuSeconds(admin);
+    const f = await drive(inFlight, floor);
+    const floorServer = (await serverCpuSeconds(admin)) - floorServer0;
+    const floorCpu = process.cpuUsage(floorCpu0);
     console.log(
-      `${inFlight} | ${c.perSecond.toFixed(0)} | ${c.p50.toFixed(2)} | ${c.p99.toFixed(2)} | ${((cpu.user + cpu.system) / c.ops).toFixed(0)} / ${((server * 1e6) / c.ops).toFixed(0)} | ${driver.perSecond.toFixed(0)} / ${encoded.perSecond.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(c.perSecond / r.perSecond).toFixed(3)}; ${(c.perSecond / driver.perSecond).toFixed(3)} | ${(c.p50 / r.p50).toFixed(1)}×`,
+      `${inFlight} | ${c.perSecond.toFixed(0)} | ${c.p50.toFixed(2)} | ${c.p99.toFixed(2)} | ${((cpu.user + cpu.system) / c.ops).toFixed(0)} / ${((server * 1e6) / c.ops).toFixed(0)} | ${driver.perSecond.toFixed(0)} / ${encoded.perSecond.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(c.perSecond / r.perSecond).toFixed(3)}; ${(c.perSecond / driver.perSecond).toFixed(3)} | ${(c.p50 / r.p50).toFixed(1)}× | ${f.perSecond.toFixed(0)} (${((floorCpu.user + floorCpu.system) / f.ops).toFixed(0)} / ${((floorServer * 1e6) / f.ops).toFixed(0)}) | ${(c.perSecond / f.perSecond).toFixed(3)} | ${(f.perSecond / r.perSecond).toFixed(3)}; ${(f.perSecond / driver.perSecond).toFixed(3)}`,
     );
   }
 
@@ -175,7 +216,7 @@ async function main(): Promise<void> {
     cursor = next;
     if (keys.length > 0) await admin.unlink(...keys);
   } while (cursor !== '0');
-  await Promise.all([storeClient.quit(), rawClient.quit(), admin.quit()]);
+  await Promise.all([storeClient.quit(), rawClient.quit(), floorClient.quit(), admin.quit()]);
 }
 
 main().catch((e) => {
