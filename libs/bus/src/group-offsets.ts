@@ -8,6 +8,8 @@ export interface PartitionOffsets {
   readonly low: bigint;
   /** Log end offset: the offset the next record will get. */
   readonly end: bigint;
+  /** The metadata stored with the committed offset (null: none). */
+  readonly metadata: string | null;
 }
 
 /**
@@ -36,12 +38,21 @@ export class GroupOffsetsReader {
     const group = groups.find((g) => g.topic === topic);
     return ends
       .map((e) => {
-        const c = group?.partitions.find((p) => p.partition === e.partition)?.offset;
+        const stored = group?.partitions.find((p) => p.partition === e.partition);
+        const c = stored?.offset;
         // Negative values are kafkajs/broker sentinels (-1 none, -2 "earliest" after an out-of-range reset): no real commit.
         const committed = c === undefined || c === '' || BigInt(c) < 0n ? null : BigInt(c);
-        return { partition: e.partition, committed, low: BigInt(e.low), end: BigInt(e.high) };
+        const metadata = committed === null || !stored?.metadata ? null : stored.metadata;
+        return { partition: e.partition, committed, low: BigInt(e.low), end: BigInt(e.high), metadata };
       })
       .sort((a, b) => a.partition - b.partition);
+  }
+
+  /** Members the group has now (0: nobody consumes for it — e.g. its service is down — or the group is unknown). */
+  async members(groupId: string): Promise<number> {
+    const admin = await this.connected();
+    const { groups } = await admin.describeGroups([groupId]);
+    return groups.find((g) => g.groupId === groupId)?.members.length ?? 0;
   }
 
   /**

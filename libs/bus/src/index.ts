@@ -7,6 +7,7 @@ export * from './page-handler';
 export * from './page-cutter';
 export * from './partition-consumer';
 export * from './group-offsets';
+export * from './consumer-lag';
 export * from './topics';
 export * from './record-coordinates';
 export * from './group-commit-producer';

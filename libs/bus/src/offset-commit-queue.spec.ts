@@ -3,6 +3,7 @@ import type { OffsetCommitQueueOptions } from './offset-commit-queue';
 
 interface Request {
   readonly offsets: Map<number, bigint>;
+  readonly metadata: Map<number, string>;
   /** `performance.now()` when the queue started the request. */
   readonly at: number;
   settle(err?: Error): void;
@@ -16,8 +17,10 @@ function harness(join = { now: 1 }, extra: Partial<OffsetCommitQueueOptions> = {
   const sent = { ok: 0 };
   const q = new OffsetCommitQueue({
     onSent: () => void (sent.ok += 1),
-    send: (offsets) =>
-      new Promise<void>((resolve, reject) => requests.push({ offsets: new Map(offsets), at: performance.now(), settle: (err) => (err ? reject(err) : resolve()) })),
+    send: (offsets, metadata) =>
+      new Promise<void>((resolve, reject) =>
+        requests.push({ offsets: new Map(offsets), metadata: new Map(metadata), at: performance.now(), settle: (err) => (err ? reject(err) : resolve()) }),
+      ),
     currentJoin: () => join.now,
     onCommitted: (p, o) => void committed.push([p, o]),
     onFailed: (_err, offsets) => void failed.push(new Map(offsets)),
@@ -30,6 +33,26 @@ function harness(join = { now: 1 }, extra: Partial<OffsetCommitQueueOptions> = {
 const tick = () => new Promise<void>((r) => setImmediate(r));
 
 describe('OffsetCommitQueue', () => {
+  it('sends each offset with the metadata queued beside it: the latest offset\'s, none where it has none, again after a failure', async () => {
+    const { q, requests } = harness();
+    q.add({ partition: 0, offset: 3n, join: 1, metadata: 'a' });
+    q.add({ partition: 0, offset: 5n, join: 1, metadata: 'b' });
+    q.add({ partition: 1, offset: 2n, join: 1 });
+    await tick();
+    expect([...requests[0]!.offsets]).toEqual([[0, 5n], [1, 2n]]);
+    expect([...requests[0]!.metadata]).toEqual([[0, 'b']]);
+    // An older offset never replaces a newer one, nor its metadata.
+    q.add({ partition: 2, offset: 9n, join: 1, metadata: 'new' });
+    q.add({ partition: 2, offset: 4n, join: 1, metadata: 'old' });
+    requests[0]!.settle(new Error('broker away'));
+    await tick();
+    await tick();
+    expect([...requests[1]!.offsets]).toEqual([[2, 9n], [0, 5n], [1, 2n]]);
+    expect([...requests[1]!.metadata]).toEqual([[2, 'new'], [0, 'b']]);
+    requests[1]!.settle();
+    await q.drain();
+  });
+
   it('keeps one request in flight and sends everything queued meanwhile in the next, the latest offset per partition', async () => {
     const { q, requests, committed } = harness();
     q.add({ partition: 0, offset: 3n, join: 1 });

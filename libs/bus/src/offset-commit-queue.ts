@@ -5,11 +5,16 @@ export interface OffsetToCommit {
   readonly offset: bigint;
   /** The consumer's join count when the page was handled (see `OffsetCommitQueue`). */
   readonly join: number;
+  /** Stored with the offset by the broker (OffsetCommit metadata), e.g. `commitPositionMetadata`. */
+  readonly metadata?: string;
 }
 
 export interface OffsetCommitQueueOptions {
-  /** Sends one OffsetCommit request for these partitions (resolves once the broker accepted it). */
-  readonly send: (offsets: ReadonlyMap<number, bigint>) => Promise<void>;
+  /**
+   * Sends one OffsetCommit request for these partitions (resolves once the broker accepted it), with
+   * the metadata queued beside each offset (partitions without any are absent from `metadata`).
+   */
+  readonly send: (offsets: ReadonlyMap<number, bigint>, metadata: ReadonlyMap<number, string>) => Promise<void>;
   /** The consumer's join count now: an offset earned in an earlier join is dropped, never sent. */
   readonly currentJoin: () => number;
   /** After each accepted request, per partition in it. */
@@ -111,12 +116,17 @@ export class OffsetCommitQueue {
         this.pending = new Map();
         const join = this.opts.currentJoin();
         const offsets = new Map<number, bigint>();
-        for (const o of batch.values()) if (o.join === join) offsets.set(o.partition, o.offset);
+        const metadata = new Map<number, string>();
+        for (const o of batch.values()) {
+          if (o.join !== join) continue;
+          offsets.set(o.partition, o.offset);
+          if (o.metadata !== undefined) metadata.set(o.partition, o.metadata);
+        }
         if (offsets.size === 0) continue;
         this.requests += 1;
         this.lastStart = performance.now();
         try {
-          await this.opts.send(offsets);
+          await this.opts.send(offsets, metadata);
         } catch (err) {
           this.opts.onFailed?.(err, offsets);
           await this.failed(batch, join);

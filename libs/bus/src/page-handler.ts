@@ -5,6 +5,8 @@ export interface ConsumedRecord {
   readonly offset: bigint;
   readonly key: Buffer | null;
   readonly value: Buffer;
+  /** The record's Kafka timestamp (ms; the producer's create time unless the topic says log-append time); absent when unknown. */
+  readonly timestamp?: number;
   /** The record's headers as the broker returned them (absent: none). */
   readonly headers?: Readonly<Record<string, Buffer>>;
 }

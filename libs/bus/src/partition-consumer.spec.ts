@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Kafka, Producer } from 'kafkajs';
+import { DeliveryLagProbe } from './consumer-lag';
 import { GroupOffsetsReader } from './group-offsets';
 import { createKafka } from './kafka-factory';
 import type { ConsumedPage, PageHandler } from './page-handler';
 import type { PartitionConsumerOptions } from './partition-consumer';
-import { PartitionConsumer, fetchPauseMs } from './partition-consumer';
+import { PartitionConsumer, fetchPauseMs, parseCommitPositionMetadata } from './partition-consumer';
 import { ensureTopics } from './topics';
 
 /**
@@ -278,6 +279,41 @@ describe('PartitionConsumer (real Kafka)', () => {
     await stopping;
     consumers.splice(consumers.indexOf(c), 1);
     expect((await committed()).get(0)).toBe(3n);
+  });
+
+  it('hands over each record with its Kafka timestamp and commits the last one of the page beside the offset, which the group offsets read back', async () => {
+    const t0 = Date.now() - 60_000;
+    await producer.send({ topic, acks: -1, messages: [0, 1, 2].map((i) => ({ partition: 1, value: Buffer.from(`t${i}`), timestamp: String(t0 + i * 1_000) })) });
+    const pages: ConsumedPage[] = [];
+    const c = start({ handlePage: async (p) => void pages.push(p) }, 2);
+    await c.start();
+    await until('3 records handled', () => pages.reduce((n, p) => n + p.records.length, 0) >= 3);
+    expect(pages.flatMap((p) => p.records.map((r) => r.timestamp))).toEqual([t0, t0 + 1_000, t0 + 2_000]);
+    const reader = new GroupOffsetsReader(kafka);
+    try {
+      await until('offset 3 committed', async () => (await reader.offsets(group, topic)).find((p) => p.partition === 1)?.committed === 3n);
+      const p1 = (await reader.offsets(group, topic)).find((p) => p.partition === 1)!;
+      expect(parseCommitPositionMetadata(p1.metadata)).toBe(t0 + 2_000);
+      expect(await reader.members(group)).toBe(1);
+      // Caught up: nothing waits behind the committed positions.
+      expect((await new DeliveryLagProbe(reader, [{ groupId: group, topic }]).read()).ageMs).toBe(0);
+      // A record the group has not handled yet (the handler now holds every page): its wait shows as the time since the last committed record.
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      await c.stop();
+      consumers.splice(consumers.indexOf(c), 1);
+      expect(await reader.members(group)).toBe(0);
+      const holding = start({ handlePage: () => held }, 10);
+      await holding.start();
+      await producer.send({ topic, acks: -1, messages: [{ partition: 1, value: Buffer.from('late') }] });
+      await until('the new record is at the log end', async () => (await reader.offsets(group, topic)).find((p) => p.partition === 1)?.end === 4n);
+      const lag = await new DeliveryLagProbe(reader, [{ groupId: group, topic }], () => t0 + 2_000 + 7_000).read();
+      expect(lag.ageMs).toBe(7_000);
+      expect(lag.groups[0]).toMatchObject({ members: 1, lagMs: 7_000, behindRecords: 1n, unknownPartitions: 0 });
+      release();
+    } finally {
+      await reader.close();
+    }
   });
 
   it('passes record headers through to the page handler', async () => {

@@ -68,6 +68,33 @@ function headersOf(h: IHeaders | undefined): Record<string, Buffer> | undefined 
 
 const HEARTBEAT_MS = 1_000;
 
+/** A kafkajs record timestamp (decimal ms string) as a number; undefined when absent or not a plausible ms time. */
+function timestampOf(raw: string | undefined): number | undefined {
+  if (raw === undefined || !/^[0-9]{1,15}$/.test(raw)) return undefined;
+  const ms = Number(raw);
+  return ms > 0 ? ms : undefined;
+}
+
+const POSITION_METADATA = /^qim-pos-v1:t=([0-9]{1,15})$/;
+
+/**
+ * The OffsetCommit metadata a consumer stores with each committed offset: the Kafka timestamp (ms)
+ * of the last record of the page the offset follows. A reader of the group's offsets learns from it
+ * how old the records just behind the committed position are (`consumerLag`), with no fetch.
+ */
+export function commitPositionMetadata(lastRecordTimestampMs: number): string {
+  if (!Number.isSafeInteger(lastRecordTimestampMs) || lastRecordTimestampMs <= 0) throw new RangeError(`record timestamp must be a positive integer ms, got ${lastRecordTimestampMs}`);
+  return `qim-pos-v1:t=${lastRecordTimestampMs}`;
+}
+
+/** The timestamp `commitPositionMetadata` stored, or null for anything else (none, another writer's, damaged). */
+export function parseCommitPositionMetadata(metadata: string | null | undefined): number | null {
+  const m = metadata ? POSITION_METADATA.exec(metadata) : null;
+  if (!m) return null;
+  const ms = Number(m[1]);
+  return ms > 0 ? ms : null;
+}
+
 /** The part of a batch pacing looks at (kafkajs `Batch`). */
 export interface PacedBatch {
   readonly messages: readonly unknown[];
@@ -121,10 +148,12 @@ export class PartitionConsumer {
     this.commits = new OffsetCommitQueue({
       // Through the latest batch's own commit function: kafkajs's `consumer.commitOffsets` silently
       // does nothing once the runner is stopping, which would lose the final commit of `stop`.
-      send: async (offsets) => {
+      send: async (offsets, metadata) => {
         const commit = this.commitVia;
         if (!commit) throw new Error('no batch has been handled yet');
-        await commit({ topics: [{ topic: opts.topic, partitions: [...offsets].map(([partition, offset]) => ({ partition, offset: offset.toString() })) }] });
+        // kafkajs passes each partition's `metadata` on to the OffsetCommit request as it is.
+        const partitions = [...offsets].map(([partition, offset]) => ({ partition, offset: offset.toString(), ...(metadata.has(partition) ? { metadata: metadata.get(partition)! } : {}) }));
+        await commit({ topics: [{ topic: opts.topic, partitions }] });
       },
       currentJoin: () => this.joins,
       onCommitted: (partition, offset) => opts.onCommitted?.(partition, offset),
@@ -234,6 +263,7 @@ export class PartitionConsumer {
       offset: BigInt(m.offset),
       key: m.key ?? null,
       value: m.value ?? Buffer.alloc(0),
+      ...(timestampOf(m.timestamp) !== undefined ? { timestamp: timestampOf(m.timestamp)! } : {}),
       ...(m.headers && Object.keys(m.headers).length > 0 ? { headers: headersOf(m.headers) } : {}),
     }));
     for (const page of cutPages(records, this.opts.pageRecords)) {
@@ -247,7 +277,8 @@ export class PartitionConsumer {
       }
       this.backoff.succeeded(partition);
       p.resolveOffset(String(page.toOffset));
-      this.commits.add({ partition, offset: page.toOffset + 1n, join: this.joins });
+      const last = page.records[page.records.length - 1]?.timestamp;
+      this.commits.add({ partition, offset: page.toOffset + 1n, join: this.joins, ...(last !== undefined ? { metadata: commitPositionMetadata(last) } : {}) });
       await p.heartbeat();
     }
     this.crashed = null;

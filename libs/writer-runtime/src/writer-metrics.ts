@@ -19,6 +19,14 @@ export class WriterMetrics {
   readonly commitStepSeconds: Histogram<'step'>;
   /** The committer's step observer, feeding `commitStepSeconds`. */
   readonly commitSteps: CommitStepObserver;
+  /** 1 while the admission gate holds sends (delivery too far behind), else 0. */
+  readonly admissionClosed: Gauge;
+  /** Sends that found the admission gate closed, by outcome: `admitted` once it opened, or `refused` (503) after the wait. */
+  readonly admissionWaits: Counter<'outcome'>;
+  /** The age of the oldest record waiting, as the admission gate last read it, per watched consumer group (seconds; -1: unknown). */
+  readonly deliveryLagSeconds: Gauge<'group'>;
+  /** The time the group's backlog needs at its measured pace, as last read (seconds; -1: unknown). */
+  readonly deliveryDrainSeconds: Gauge<'group'>;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -34,6 +42,10 @@ export class WriterMetrics {
       buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.035, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
+    this.admissionClosed = new Gauge({ name: 'qim_admission_closed', help: '1 while the admission gate holds sends because delivery is behind', registers });
+    this.admissionWaits = new Counter({ name: 'qim_admission_waits_total', help: 'Sends that found the admission gate closed, by outcome', labelNames: ['outcome'], registers });
+    this.deliveryLagSeconds = new Gauge({ name: 'qim_delivery_lag_seconds', help: 'Age of the oldest record waiting per mailbox consumer group, read by the admission gate (-1 unknown)', labelNames: ['group'], registers });
+    this.deliveryDrainSeconds = new Gauge({ name: 'qim_delivery_drain_seconds', help: 'Time the backlog of each mailbox consumer group needs at its measured pace (-1 unknown)', labelNames: ['group'], registers });
     const steps = this.commitStepSeconds;
     this.commitSteps = { step: (step, seconds) => steps.observe({ step }, seconds) };
   }

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { BusLogger } from '@qim/bus';
-import { KafkaOutboxPublisher, createKafka, produceBudgetWithin, verifyTopics } from '@qim/bus';
+import { DeliveryLagProbe, GroupOffsetsReader, KafkaOutboxPublisher, createKafka, produceBudgetWithin, verifyTopics } from '@qim/bus';
 import type { HistoryAuthorizer, MembershipDirectory, MessageStore } from '@qim/store-core';
 import { DurableMessageCommitter, RecoveryRunner, systemClock } from '@qim/store-core';
 import { PeriodicTask, ServiceMetrics, ShutdownStack, TerminalFailure, isDevelopmentEnv, kafkaReadiness, openMessageBackend } from '@qim/service-kit';
 import type { ReadinessCheck, StartupLog, WriterConfig } from '@qim/service-kit';
+import { AdmissionGate, AdmissionSender, effectiveLagMs } from './admission';
 import { HybridLogicalClock } from './identity/hybrid-clock';
 import { LeaseKeeper } from './identity/lease-keeper';
 import { MessageIdSource } from './identity/message-id-source';
@@ -19,8 +20,10 @@ import { DeadlineSender } from './send-deadline';
 import { writerMetricsOf } from './writer-metrics';
 
 export interface WriterRuntime {
-  /** Sends bounded by `QIM_SEND_DEADLINE_MS`. */
+  /** Sends through the admission gate (when on), each bounded by `QIM_SEND_DEADLINE_MS` once admitted. */
   readonly sender: Sender;
+  /** Backpressure from delivery; null when `QIM_ADMISSION_MAX_LAG_MS=0`. */
+  readonly admission: AdmissionGate | null;
   readonly store: MessageStore;
   readonly membership: MembershipDirectory;
   readonly authorizer: HistoryAuthorizer;
@@ -127,8 +130,17 @@ export async function startWriterRuntime(config: WriterConfig, log: WriterRuntim
     }
     step('loops', { recovery: config.recovery, housekeeping: housekeeping === null ? 'off' : config.housekeeping });
 
+    const admission = config.admission === null ? null : admissionGate(kafka, config.admission, writerMetrics, log);
+    if (admission !== null) {
+      admission.gate.start();
+      stack.push('admission gate', () => admission.close());
+    }
+    step('admission', config.admission === null ? { admission: 'off' } : { ...config.admission });
+    const bounded = new DeadlineSender(sender, config.sendDeadlineMs, () => writerMetrics.sendDeadlineExceeded.inc());
+
     return {
-      sender: new DeadlineSender(sender, config.sendDeadlineMs, () => writerMetrics.sendDeadlineExceeded.inc()),
+      sender: admission === null ? bounded : new AdmissionSender(bounded, admission.gate),
+      admission: admission?.gate ?? null,
       store: backend.store,
       membership: coordination.membership,
       authorizer: new MembershipAuthorizer(coordination.membership),
@@ -142,4 +154,42 @@ export async function startWriterRuntime(config: WriterConfig, log: WriterRuntim
     await stack.closeAll(5_000);
     throw err;
   }
+}
+
+/** The admission gate over the mailbox's consumer groups, its metrics and logs; `close` stops it and its admin client. */
+function admissionGate(
+  kafka: ReturnType<typeof createKafka>,
+  cfg: NonNullable<WriterConfig['admission']>,
+  m: ReturnType<typeof writerMetricsOf>,
+  log: WriterRuntimeLogger,
+): { gate: AdmissionGate; close(): Promise<void> } {
+  const reader = new GroupOffsetsReader(kafka);
+  const gate = new AdmissionGate({
+    maxLagMs: cfg.maxLagMs,
+    pollMs: cfg.pollMs,
+    waitMs: cfg.waitMs,
+    probe: new DeliveryLagProbe(reader, cfg.groups),
+    onLag: (lag) => {
+      for (const g of lag.groups) {
+        m.deliveryLagSeconds.set({ group: g.groupId }, g.lagMs === null ? -1 : g.lagMs / 1000);
+        m.deliveryDrainSeconds.set({ group: g.groupId }, g.drainMs === null ? -1 : g.drainMs / 1000);
+      }
+    },
+    onChange: (closed, lag) => {
+      m.admissionClosed.set(closed ? 1 : 0);
+      const groups = lag?.groups.map((g) => ({ group: g.groupId, members: g.members, lagMs: g.lagMs, drainMs: g.drainMs, recordsPerSecond: g.recordsPerSecond, behind: g.behindRecords.toString() }));
+      const lagMs = lag === null ? null : effectiveLagMs(lag, cfg.maxLagMs);
+      if (closed) log.warn({ lagMs, maxLagMs: cfg.maxLagMs, groups }, 'admission gate closed: delivery is behind, sends wait');
+      else log.info({ lagMs, groups }, lag === null ? 'admission gate open (delivery lag unreadable, or stopping)' : 'admission gate open');
+    },
+    onProbeError: (err, failures) => log.warn({ err, failures }, 'admission gate could not read the delivery lag'),
+    onWaited: (outcome) => m.admissionWaits.inc({ outcome }),
+  });
+  return {
+    gate,
+    close: async () => {
+      await gate.stop();
+      await reader.close();
+    },
+  };
 }

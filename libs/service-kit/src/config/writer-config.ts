@@ -17,6 +17,10 @@ export const writerEnvShape = {
   QIM_HOUSEKEEPING_INTERVAL_MS: intField(0, 86_400_000, 10_000),
   QIM_HOUSEKEEPING_BATCH: intField(1, 100_000, 1_000),
   QIM_INSTANCE_NAME: optionalString(),
+  QIM_ADMISSION_MAX_LAG_MS: intField(0, 3_600_000, 10_000),
+  QIM_ADMISSION_POLL_MS: intField(100, 60_000, 500),
+  QIM_ADMISSION_WAIT_MS: intField(0, 600_000, 5_000),
+  QIM_ADMISSION_MAILBOX_CLIENT_ID: optionalString(),
 } as const;
 
 export interface WriterConfig extends CommonConfig {
@@ -46,6 +50,38 @@ export interface WriterConfig extends CommonConfig {
   /** Expired-fact reclamation (`gcCommittedAuxiliary`, `gcExpiredHistory`); null when switched off (interval 0). */
   readonly housekeeping: { readonly intervalMs: number; readonly batch: number } | null;
   readonly instanceName: string;
+  /**
+   * Backpressure from delivery (`AdmissionGate`): sends wait at the door while the mailbox's
+   * consumers are more than `maxLagMs` behind, up to `waitMs`, then 503. Null when switched off
+   * (`QIM_ADMISSION_MAX_LAG_MS=0`).
+   */
+  readonly admission: {
+    readonly maxLagMs: number;
+    readonly pollMs: number;
+    readonly waitMs: number;
+    /** The mailbox's consumer groups and their topics (named as the mailbox names them: `<client id>-router`, `<client id>-shards-e<epoch>`). */
+    readonly groups: readonly { readonly groupId: string; readonly topic: string }[];
+  } | null;
+}
+
+/**
+ * The mailbox groups the writer's admission gate watches. The mailbox names them from its own
+ * `QIM_KAFKA_CLIENT_ID` (default `qim-mailbox`) and `QIM_MAILBOX_EPOCH`: a deployment that gives
+ * both services one environment names them alike here; otherwise `QIM_ADMISSION_MAILBOX_CLIENT_ID`
+ * says the mailbox's client id.
+ */
+function admissionOf(raw: WriterRaw): WriterConfig['admission'] {
+  if (raw.QIM_ADMISSION_MAX_LAG_MS === 0) return null;
+  const mailbox = raw.QIM_ADMISSION_MAILBOX_CLIENT_ID ?? raw.QIM_KAFKA_CLIENT_ID ?? 'qim-mailbox';
+  return {
+    maxLagMs: raw.QIM_ADMISSION_MAX_LAG_MS,
+    pollMs: raw.QIM_ADMISSION_POLL_MS,
+    waitMs: raw.QIM_ADMISSION_WAIT_MS,
+    groups: [
+      { groupId: `${mailbox}-router`, topic: raw.QIM_TOPIC_MESSAGES },
+      { groupId: `${mailbox}-shards-e${raw.QIM_MAILBOX_EPOCH ?? 0}`, topic: raw.QIM_TOPIC_DISPATCH },
+    ],
+  };
 }
 
 type Ctx = z.core.$RefinementCtx<unknown>;
@@ -108,5 +144,6 @@ export const writerEnvSchema = z.object(writerEnvShape).transform((raw, ctx): Wr
     lease: { ttlMs: raw.QIM_LEASE_TTL_MS, slots: raw.QIM_WRITER_ID_SLOTS, reacquireMs: raw.QIM_LEASE_REACQUIRE_MS },
     housekeeping: raw.QIM_HOUSEKEEPING_INTERVAL_MS === 0 ? null : { intervalMs: raw.QIM_HOUSEKEEPING_INTERVAL_MS, batch: raw.QIM_HOUSEKEEPING_BATCH },
     instanceName: raw.QIM_INSTANCE_NAME ?? `writer-${process.pid}`,
+    admission: admissionOf(raw),
   };
 });
