@@ -63,6 +63,11 @@ export class ServiceProcess {
     throw new Error(`${this.name} not ready within ${timeoutMs} ms:\n${this.out.slice(-4000)}`);
   }
 
+  /** Sends a signal and returns (e.g. SIGSTOP / SIGCONT to freeze the process and let it run again). */
+  signal(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+
   /** Sends a signal and waits for the exit. */
   async stop(signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 30_000): Promise<Exit> {
     this.child.kill(signal);

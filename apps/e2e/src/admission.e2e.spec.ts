@@ -1,0 +1,79 @@
+import { NO_RETRY, QimUnavailableError } from '@qim/client';
+import { hex } from './support/e2e-env';
+import { eventually } from './support/eventually';
+import { ServiceStack } from './support/service-stack';
+
+/**
+ * The writer's admission gate over a real deployment (ADR-0023): the mailbox is frozen (SIGSTOP:
+ * it stays a member of its consumer groups, as a mailbox too slow for its load would), so records
+ * wait behind its committed positions; once they are older than the bound the writer holds new
+ * sends, refuses them (503, nothing written) after its wait, and lets them in again when the
+ * mailbox, running again, has caught up. Every accepted message is delivered exactly once.
+ */
+describe('admission by delivery lag (redis backend, kafka)', () => {
+  const stack = new ServiceStack({ QIM_ADMISSION_MAX_LAG_MS: '1500', QIM_ADMISSION_POLL_MS: '100', QIM_ADMISSION_WAIT_MS: '300' });
+  const T = hex(0xad31);
+  const CONV = hex(0xad0c);
+  const members = [hex(0xad01), hex(0xad02)];
+  const sent: string[] = [];
+  let n = 0;
+  const send = () => stack.client(T, members[0], { retry: NO_RETRY }).send({ conversationId: CONV, body: `m${n}`, clientMessageId: hex(0xae000 + n++) });
+  const entriesOf = async (u: string) => (await stack.client(T, u).syncPage({ limit: 500 })).entries.map((e) => e.events[0]!.message!.messageId);
+  const metric = async (name: string): Promise<number> => {
+    const text = await (await fetch(`${stack.writerUrl}/metrics`)).text();
+    return [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'gm'))].reduce((sum, m) => sum + Number(m[1]), 0);
+  };
+
+  beforeAll(async () => {
+    await stack.up();
+    expect(await stack.client(T).addMembers(CONV, members)).toBe(members.length);
+  });
+  afterAll(async () => {
+    stack.mailbox?.signal('SIGCONT');
+    await stack.down();
+  });
+
+  it('holds and refuses sends while the mailbox is behind, admits them again once it caught up, and delivers every accepted one once', async () => {
+    // Caught up: the mailbox has committed positions (with their record timestamps).
+    sent.push((await send()).messageId);
+    await eventually('the first message delivered', async () => (await entriesOf(members[1]!)).length === 1, 30_000);
+    expect(await metric('qim_admission_closed')).toBe(0);
+
+    stack.mailbox!.signal('SIGSTOP');
+    let refused: unknown = null;
+    const t0 = Date.now();
+    while (refused === null && Date.now() - t0 < 20_000) {
+      try {
+        sent.push((await send()).messageId);
+      } catch (err) {
+        refused = err;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(refused).toBeInstanceOf(QimUnavailableError);
+    expect((refused as QimUnavailableError).message).toMatch(/not admitted: message delivery is \d+ s behind.*nothing was written/);
+    expect(await metric('qim_admission_closed')).toBe(1);
+    expect(await metric('qim_admission_waits_total')).toBeGreaterThanOrEqual(1);
+    // Accepted before the gate closed: at least one message waited behind the frozen mailbox.
+    expect(sent.length).toBeGreaterThan(1);
+
+    stack.mailbox!.signal('SIGCONT');
+    // A send held at the gate when it opens is let in (no 503): retried until the gate has opened.
+    await eventually(
+      'sends admitted again',
+      async () => {
+        try {
+          sent.push((await send()).messageId);
+          return true;
+        } catch (err) {
+          if (!(err instanceof QimUnavailableError)) throw err;
+          return false;
+        }
+      },
+      60_000,
+    );
+    expect(await metric('qim_admission_closed')).toBe(0);
+    await eventually('every accepted message delivered', async () => (await entriesOf(members[1]!)).length === sent.length, 60_000);
+    expect((await entriesOf(members[1]!)).sort()).toEqual([...sent].sort());
+  });
+});
