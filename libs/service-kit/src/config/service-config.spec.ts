@@ -161,7 +161,7 @@ describe('mailbox environment', () => {
     expect(parseEnv(writerEnvSchema, base).admission).toEqual({
       maxLagMs: 10_000,
       pollMs: 500,
-      waitMs: 5_000,
+      waitMs: 1_000,
       groups: [
         { groupId: 'qim-mailbox-router', topic: 'qim.messages' },
         { groupId: 'qim-mailbox-shards-e0', topic: 'qim.mailbox.dispatch' },

@@ -19,7 +19,7 @@ export const writerEnvShape = {
   QIM_INSTANCE_NAME: optionalString(),
   QIM_ADMISSION_MAX_LAG_MS: intField(0, 3_600_000, 10_000),
   QIM_ADMISSION_POLL_MS: intField(100, 60_000, 500),
-  QIM_ADMISSION_WAIT_MS: intField(0, 600_000, 5_000),
+  QIM_ADMISSION_WAIT_MS: intField(0, 600_000, 1_000),
   QIM_ADMISSION_MAILBOX_CLIENT_ID: optionalString(),
 } as const;
 
