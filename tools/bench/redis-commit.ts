@@ -94,13 +94,11 @@ class EncodedCommand extends Command {
   }
 }
 
-/** Raw EVALSHA of `lua` (1 key) as pre-encoded bytes, one turn's writes corked into one socket write. */
-function encodedEvalsha(client: Awaited<ReturnType<typeof connectRedis>>, lua: string, key: string): () => Promise<unknown> {
-  const sha = createHash('sha1').update(lua).digest('hex');
-  const bytes = Buffer.from(`*4\r\n$7\r\nevalsha\r\n$40\r\n${sha}\r\n$1\r\n1\r\n$${Buffer.byteLength(key)}\r\n${key}\r\n`);
+/** Sends pre-encoded commands on `client`, the writes of one event-loop turn corked into one socket write (as the store does). */
+function corkedSender(client: Awaited<ReturnType<typeof connectRedis>>): (bytes: Buffer) => Promise<unknown> {
   const stream = (client as unknown as { stream: { cork(): void; uncork(): void } }).stream;
   let corked = false;
-  return () => {
+  return (bytes) => {
     if (!corked) {
       corked = true;
       stream.cork();
@@ -113,23 +111,20 @@ function encodedEvalsha(client: Awaited<ReturnType<typeof connectRedis>>, lua: s
   };
 }
 
+/** Raw EVALSHA of `lua` (1 key) as pre-encoded bytes, one turn's writes corked into one socket write. */
+function encodedEvalsha(client: Awaited<ReturnType<typeof connectRedis>>, lua: string, key: string): () => Promise<unknown> {
+  const sha = createHash('sha1').update(lua).digest('hex');
+  const bytes = Buffer.from(`*4\r\n$7\r\nevalsha\r\n$40\r\n${sha}\r\n$1\r\n1\r\n$${Buffer.byteLength(key)}\r\n${key}\r\n`);
+  const send = corkedSender(client);
+  return () => send(bytes);
+}
+
 /** Floor commits (`commit-floor.ts`) on their own connection, pre-encoded and corked per turn like the store's scripts. */
 async function floorDriver(client: Awaited<ReturnType<typeof connectRedis>>, namespace: string): Promise<() => Promise<void>> {
   const shas = new Map<FloorScript, string>();
   for (const [name, lua] of Object.entries(FLOOR_SCRIPTS)) shas.set(name as FloorScript, String(await client.script('LOAD', lua)));
-  const stream = (client as unknown as { stream: { cork(): void; uncork(): void } }).stream;
-  let corked = false;
-  const send = (call: FloorCall): Promise<unknown> => {
-    if (!corked) {
-      corked = true;
-      stream.cork();
-      setImmediate(() => {
-        corked = false;
-        stream.uncork();
-      });
-    }
-    return client.sendCommand(new EncodedCommand(encodeFloorCall(shas.get(call.script)!, call))) as Promise<unknown>;
-  };
+  const corked = corkedSender(client);
+  const send = (call: FloorCall): Promise<unknown> => corked(encodeFloorCall(shas.get(call.script)!, call));
   let n = 0;
   return async () => {
     const body = BODIES[n % BODIES.length]!;

@@ -53,6 +53,13 @@ describe('groupLag', () => {
 });
 
 describe('DeliveryLagProbe', () => {
+  /** A probe of one group with one member over the partitions the test sets before each read, at the test's clock. */
+  function overPartitions(groupId: string, topic: string) {
+    const state = { now: NOW, partitions: [] as PartitionOffsets[] };
+    const probe = new DeliveryLagProbe({ members: async () => 1, offsets: async () => state.partitions }, [{ groupId, topic }], () => state.now);
+    return { state, probe };
+  }
+
   function source(groups: Record<string, { members: number; partitions: PartitionOffsets[] }>): GroupOffsetsSource & { asked: string[] } {
     const asked: string[] = [];
     return {
@@ -93,19 +100,14 @@ describe('DeliveryLagProbe', () => {
   });
 
   it('also answers how long the backlog will take at the pace of its current unbroken stretch, once that spans a second', async () => {
-    let now = NOW;
-    let partitions: PartitionOffsets[] = [];
-    const s = source({});
-    s.offsets = async () => partitions;
-    s.members = async () => 1;
-    const probe = new DeliveryLagProbe(s, [{ groupId: 'shards', topic: 'dispatch' }], () => now);
+    const { state, probe } = overPartitions('shards', 'dispatch');
     const read = async (committed: bigint, end: bigint, lastHandledAt: number) => {
-      partitions = [at({ committed, end, metadata: commitPositionMetadata(lastHandledAt) })];
+      state.partitions = [at({ committed, end, metadata: commitPositionMetadata(lastHandledAt) })];
       return probe.read();
     };
     const step = async (ms: number, committed: bigint, end: bigint) => {
-      now += ms;
-      return read(committed, end, now - 100);
+      state.now += ms;
+      return read(committed, end, state.now - 100);
     };
     expect((await read(100n, 100n, NOW)).ageMs).toBe(0);
     // A burst: 1,000 behind; the stretch starts here, no pace yet → the age decides (bounded by the time since caught up).
@@ -137,24 +139,19 @@ describe('DeliveryLagProbe', () => {
   });
 
   it('bounds the wait of records that came after an idle spell by the time since the partition was last seen caught up', async () => {
-    let now = NOW;
-    let partitions: PartitionOffsets[] = [];
-    const s = source({});
-    s.offsets = async () => partitions;
-    s.members = async () => 1;
-    const probe = new DeliveryLagProbe(s, [{ groupId: 'g', topic: 't' }], () => now);
+    const { state, probe } = overPartitions('g', 't');
     // The last record before the idle spell was handled an hour ago.
     const lastHandled = commitPositionMetadata(NOW - 3_600_000);
-    partitions = [at({ partition: 0, committed: 50n, end: 50n, metadata: lastHandled }), at({ partition: 1, committed: 7n, end: 9n, metadata: commitPositionMetadata(NOW - 3_000) })];
+    state.partitions = [at({ partition: 0, committed: 50n, end: 50n, metadata: lastHandled }), at({ partition: 1, committed: 7n, end: 9n, metadata: commitPositionMetadata(NOW - 3_000) })];
     expect((await probe.read()).groups[0]!.lagMs).toBe(3_000);
-    now += 400;
+    state.now += 400;
     // New records on partition 0: seen caught up 400 ms ago, so they waited at most that long, not an hour.
-    partitions = [at({ partition: 0, committed: 50n, end: 60n, metadata: lastHandled }), at({ partition: 1, committed: 7n, end: 9n, metadata: commitPositionMetadata(NOW - 3_000) })];
+    state.partitions = [at({ partition: 0, committed: 50n, end: 60n, metadata: lastHandled }), at({ partition: 1, committed: 7n, end: 9n, metadata: commitPositionMetadata(NOW - 3_000) })];
     expect((await probe.read()).groups[0]!.lagMs).toBe(3_400);
-    partitions = [at({ partition: 0, committed: 50n, end: 60n, metadata: lastHandled })];
+    state.partitions = [at({ partition: 0, committed: 50n, end: 60n, metadata: lastHandled })];
     expect((await probe.read()).groups[0]!.lagMs).toBe(400);
     // A partition never seen caught up keeps the metadata's age.
-    expect(groupLag({ groupId: 'g', topic: 't' }, 1, partitions, now).lagMs).toBe(3_600_400);
+    expect(groupLag({ groupId: 'g', topic: 't' }, 1, state.partitions, state.now).lagMs).toBe(3_600_400);
   });
 
   it('needs a group to watch', () => {

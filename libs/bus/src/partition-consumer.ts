@@ -257,15 +257,18 @@ export class PartitionConsumer {
 
   private async handleBatch(p: EachBatchPayload): Promise<void> {
     const { topic, partition } = p.batch;
-    const records: ConsumedRecord[] = p.batch.messages.map((m) => ({
-      topic,
-      partition,
-      offset: BigInt(m.offset),
-      key: m.key ?? null,
-      value: m.value ?? Buffer.alloc(0),
-      ...(timestampOf(m.timestamp) !== undefined ? { timestamp: timestampOf(m.timestamp)! } : {}),
-      ...(m.headers && Object.keys(m.headers).length > 0 ? { headers: headersOf(m.headers) } : {}),
-    }));
+    const records: ConsumedRecord[] = p.batch.messages.map((m) => {
+      const timestamp = timestampOf(m.timestamp);
+      return {
+        topic,
+        partition,
+        offset: BigInt(m.offset),
+        key: m.key ?? null,
+        value: m.value ?? Buffer.alloc(0),
+        ...(timestamp !== undefined ? { timestamp } : {}),
+        ...(m.headers && Object.keys(m.headers).length > 0 ? { headers: headersOf(m.headers) } : {}),
+      };
+    });
     for (const page of cutPages(records, this.opts.pageRecords)) {
       if (!p.isRunning() || p.isStale()) return;
       try {
