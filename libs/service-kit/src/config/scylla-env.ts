@@ -8,13 +8,15 @@ import type { QimEnv } from './qim-env';
  * the operator CLI. Absent `QIM_ENV` means production.
  */
 export const scyllaEnvShape = {
-  QIM_ENV: choice(QIM_ENVS, 'production'),
-  QIM_SCYLLA_HOSTS: optionalString(),
-  QIM_SCYLLA_KEYSPACE: optionalString().pipe(
-    z.string().regex(/^[a-z][a-z0-9_]{0,47}$/, 'must match [a-z][a-z0-9_]{0,47}').optional(),
+  QIM_ENV: choice(QIM_ENVS, 'production').describe(
+    '`production` | `staging` | `development` | `test`; the strictest rules apply unless it says otherwise (memory backend, RF < 3, Redis durability settings)',
   ),
-  QIM_SCYLLA_DC: optionalString(),
-  QIM_SCYLLA_RF: optionalIntField(1, 15),
+  QIM_SCYLLA_HOSTS: optionalString().describe('scylla mode: contact points `host[:port],…` (port 9042 when not given)'),
+  QIM_SCYLLA_KEYSPACE: optionalString()
+    .pipe(z.string().regex(/^[a-z][a-z0-9_]{0,47}$/, 'must match [a-z][a-z0-9_]{0,47}').optional())
+    .describe('scylla mode: keyspace, `[a-z][a-z0-9_]{0,47}`'),
+  QIM_SCYLLA_DC: optionalString().describe('scylla mode: the local data center'),
+  QIM_SCYLLA_RF: optionalIntField(1, 15).describe('scylla mode: replication factor (1…15); below 3 only with `QIM_ENV=development|test`'),
 } as const;
 
 type ScyllaRaw = z.output<z.ZodObject<typeof scyllaEnvShape>>;

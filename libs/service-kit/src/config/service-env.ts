@@ -16,36 +16,54 @@ export type StoreBackendKind = (typeof STORE_BACKENDS)[number];
  */
 export const commonEnvShape = {
   ...scyllaEnvShape,
-  QIM_STORE_BACKEND: choice(STORE_BACKENDS, 'redis'),
-  QIM_SERVICE_TOKEN: z.string().min(16, 'must be set (at least 16 characters): every API call presents it as a bearer token'),
-  QIM_HTTP_HOST: optionalString(),
-  QIM_HTTP_PORT: optionalIntField(0, 65535),
-  QIM_LOG_LEVEL: choice(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
-  QIM_LOG_REQUESTS: choice(['true', 'false'], 'false'),
-  QIM_BODY_LIMIT_BYTES: intField(1024, 16 * 1024 * 1024, 256 * 1024),
-  QIM_REDIS_URL: optionalString().pipe(
-    z
-      .string()
-      .regex(/^(rediss?:\/\/\S+|unix:\/\/\/\S+)$/, 'must be a redis:// or rediss:// URL, or unix:///absolute/path for a Unix socket on this host')
-      .optional(),
+  QIM_STORE_BACKEND: choice(STORE_BACKENDS, 'redis').describe(
+    '`redis` | `scylla` | `memory` (memory only with `QIM_ENV=development|test`); any other value is refused, never a fallback',
   ),
+  QIM_SERVICE_TOKEN: z
+    .string()
+    .min(16, 'must be set (at least 16 characters): every API call presents it as a bearer token')
+    .describe('bearer token every API call presents (at least 16 characters)'),
+  QIM_HTTP_HOST: optionalString().describe('listen address (default `0.0.0.0`)'),
+  QIM_HTTP_PORT: optionalIntField(0, 65535).describe('listen port (default 8080 writer, 8081 mailbox)'),
+  QIM_LOG_LEVEL: choice(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info').describe('pino log level'),
+  QIM_LOG_REQUESTS: choice(['true', 'false'], 'false').describe(
+    "`true` adds Fastify's two log lines per HTTP request; failures are logged with their request id either way",
+  ),
+  QIM_BODY_LIMIT_BYTES: intField(1024, 16 * 1024 * 1024, 256 * 1024).describe('request body limit in bytes (1 KiB…16 MiB; 413 beyond)'),
+  QIM_REDIS_URL: optionalString()
+    .pipe(
+      z
+        .string()
+        .regex(/^(rediss?:\/\/\S+|unix:\/\/\/\S+)$/, 'must be a redis:// or rediss:// URL, or unix:///absolute/path for a Unix socket on this host')
+        .optional(),
+    )
+    .describe(
+      'writer: required in redis and scylla modes (leases, membership); mailbox: required in redis mode. `redis://` or `rediss://` URL, or `unix:///absolute/path` for a Redis on the same host',
+    ),
   QIM_REDIS_NAMESPACE: z
     .string()
     .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must match [A-Za-z0-9_.:-]{1,64}')
     .optional()
-    .transform((v) => v ?? 'qim'),
-  QIM_KAFKA_BROKERS: hostList(),
-  QIM_KAFKA_CLIENT_ID: optionalString(),
-  QIM_TOPIC_MESSAGES: topicName('qim.messages'),
-  QIM_TOPIC_DISPATCH: topicName('qim.mailbox.dispatch'),
-  QIM_MESSAGES_PARTITIONS: intField(1, 10_000, 12),
-  QIM_KAFKA_REPLICATION: intField(1, 15, 1),
-  QIM_KAFKA_PRODUCE_PACE_MS: intField(0, 100, 5),
-  QIM_MAILBOX_SHARDS: optionalIntField(1, 65_536),
-  QIM_MAILBOX_EPOCH: optionalIntField(0, 65_535),
-  QIM_SHUTDOWN_GRACE_MS: intField(100, 120_000, 10_000),
-  QIM_SHUTDOWN_DEADLINE_MS: intField(1_000, 600_000, 25_000),
-  QIM_HTTP_REQUEST_TIMEOUT_MS: intField(1_000, 600_000, 30_000),
+    .transform((v) => v ?? 'qim')
+    .describe('prefix of every Redis key this service writes (stores, membership, leases)'),
+  QIM_KAFKA_BROKERS: hostList().describe('Kafka bootstrap servers, `host:port,…`'),
+  QIM_KAFKA_CLIENT_ID: optionalString().describe(
+    'Kafka client id (default `qim-writer` / `qim-mailbox`); the mailbox also names its consumer groups with it',
+  ),
+  QIM_TOPIC_MESSAGES: topicName('qim.messages').describe('the outbox topic'),
+  QIM_TOPIC_DISPATCH: topicName('qim.mailbox.dispatch').describe('the dispatch topic (partitions = mailbox shards)'),
+  QIM_MESSAGES_PARTITIONS: intField(1, 10_000, 12).describe('partitions of the messages topic (created, or verified at start-up)'),
+  QIM_KAFKA_REPLICATION: intField(1, 15, 1).describe('replication factor of the topics the services create (`min.insync.replicas` 2 from 3 on)'),
+  QIM_KAFKA_PRODUCE_PACE_MS: intField(0, 100, 5).describe(
+    "writer outbox and router dispatch producer: least time (ms, 0…100) between the starts of two produce requests, so a busy stream shares requests; a record after a quiet spell goes at once; counts toward a send's deadline; 0 = off",
+  ),
+  QIM_MAILBOX_SHARDS: optionalIntField(1, 65_536).describe('mailbox (required): shard count = partitions of the dispatch topic'),
+  QIM_MAILBOX_EPOCH: optionalIntField(0, 65_535).describe('mailbox (required): mailbox epoch (0…65 535); a change of the shard count is an epoch change'),
+  QIM_SHUTDOWN_GRACE_MS: intField(100, 120_000, 10_000).describe('bound of each step of the shutdown sequence (ms)'),
+  QIM_SHUTDOWN_DEADLINE_MS: intField(1_000, 600_000, 25_000).describe(
+    "one global bound of the shutdown sequence (ms), below the orchestrator's kill timeout; writer: longer than `QIM_SEND_DEADLINE_MS`",
+  ),
+  QIM_HTTP_REQUEST_TIMEOUT_MS: intField(1_000, 600_000, 30_000).describe('most time a client may take to send one whole request (Fastify `requestTimeout`, ms)'),
 } as const;
 
 type CommonRaw = z.output<z.ZodObject<typeof commonEnvShape>>;

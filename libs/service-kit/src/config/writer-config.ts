@@ -6,21 +6,27 @@ import { commonConfigOf, commonEnvShape, resolveBackend } from './service-env';
 /** Writer-only variables. */
 export const writerEnvShape = {
   ...commonEnvShape,
-  QIM_MAX_FANOUT: intField(1, 1_000_000, 10_000),
-  QIM_SEND_DEADLINE_MS: intField(100, 600_000, 10_000),
-  QIM_RECOVERY_INTERVAL_MS: intField(100, 600_000, 3_000),
-  QIM_RECOVERY_GRACE_MS: intField(0, 3_600_000, 20_000),
-  QIM_RECOVERY_BATCH: intField(1, 10_000, 200),
-  QIM_LEASE_TTL_MS: intField(1_000, 600_000, 15_000),
-  QIM_LEASE_REACQUIRE_MS: intField(0, 3_600_000, 30_000),
-  QIM_WRITER_ID_SLOTS: intField(1, 65_536, 1_024),
-  QIM_HOUSEKEEPING_INTERVAL_MS: intField(0, 86_400_000, 10_000),
-  QIM_HOUSEKEEPING_BATCH: intField(1, 100_000, 1_000),
-  QIM_INSTANCE_NAME: optionalString(),
-  QIM_ADMISSION_MAX_LAG_MS: intField(0, 3_600_000, 10_000),
-  QIM_ADMISSION_POLL_MS: intField(100, 60_000, 500),
-  QIM_ADMISSION_WAIT_MS: intField(0, 600_000, 1_000),
-  QIM_ADMISSION_MAILBOX_CLIENT_ID: optionalString(),
+  QIM_MAX_FANOUT: intField(1, 1_000_000, 10_000).describe('largest conversation (members) a send or a membership change accepts'),
+  QIM_SEND_DEADLINE_MS: intField(100, 600_000, 10_000).describe(
+    "most time a send may take before `503 UNAVAILABLE` (ms); the commit goes on in the background or in recovery; also the life of a recovery claim",
+  ),
+  QIM_RECOVERY_INTERVAL_MS: intField(100, 600_000, 3_000).describe('recovery loop: time between two scans (ms)'),
+  QIM_RECOVERY_GRACE_MS: intField(0, 3_600_000, 20_000).describe('recovery loop: only commits older than this are resumed (ms); must be longer than `QIM_SEND_DEADLINE_MS`'),
+  QIM_RECOVERY_BATCH: intField(1, 10_000, 200).describe('recovery loop: commits examined per scan'),
+  QIM_LEASE_TTL_MS: intField(1_000, 600_000, 15_000).describe('life of the writer-id lease in Redis (ms), renewed while the writer runs'),
+  QIM_LEASE_REACQUIRE_MS: intField(0, 3_600_000, 30_000).describe('how long a lost lease may stay lost (re-acquisition retried) before the writer exits 1 (ms)'),
+  QIM_WRITER_ID_SLOTS: intField(1, 65_536, 1_024).describe('writer ids a writer may claim (`[0, slots)`)'),
+  QIM_HOUSEKEEPING_INTERVAL_MS: intField(0, 86_400_000, 10_000).describe('housekeeping (expired auxiliary facts and history) every this many ms; 0 = off'),
+  QIM_HOUSEKEEPING_BATCH: intField(1, 100_000, 1_000).describe('housekeeping: facts examined per pass kind per round'),
+  QIM_INSTANCE_NAME: optionalString().describe('writer instance name in logs (default `writer-<pid>`)'),
+  QIM_ADMISSION_MAX_LAG_MS: intField(0, 3_600_000, 10_000).describe(
+    "admission (ADR-0023): while the mailbox's delivery is more than this far behind (ms), sends wait before their first commit step; 0 = off",
+  ),
+  QIM_ADMISSION_POLL_MS: intField(100, 60_000, 500).describe("admission: how often the writer reads the mailbox groups' lag from the broker (ms)"),
+  QIM_ADMISSION_WAIT_MS: intField(0, 600_000, 1_000).describe('admission: most time a held send waits for the gate before `503 UNAVAILABLE` (ms; nothing was written)'),
+  QIM_ADMISSION_MAILBOX_CLIENT_ID: optionalString().describe(
+    "admission: the mailbox's Kafka client id, which names its groups (default: `QIM_KAFKA_CLIENT_ID`, else `qim-mailbox`)",
+  ),
 } as const;
 
 export interface WriterConfig extends CommonConfig {
