@@ -17,23 +17,19 @@
     {examined, reclaimed, more}   more = 1 when candidates remain beyond the limit
 ]]
 --- @include "hex-u64"
+--- @include "due-members"
 
-local limit = tonumber(ARGV[3])
-local members = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, limit + 1)
-local examined, reclaimed = 0, 0
-for i, member in ipairs(members) do
-  if i > limit then break end
-  examined = examined + 1
+local examined, reclaimed, more = forEachDue(KEYS[1], ARGV[1], tonumber(ARGV[3]), function(member)
   local key = ARGV[4] .. member
   local c = redis.call('HMGET', key, 'expires', 'state')
   if not c[1] or hexCmp(c[1], ARGV[2]) <= 0 then
     redis.call('DEL', key)
     redis.call('ZREM', KEYS[1], member)
     redis.call('ZREM', KEYS[2], member)
-    reclaimed = reclaimed + 1
-  else
-    local score = tonumber(string.sub(c[1], 1, 8), 16) * 4294967296 + tonumber(string.sub(c[1], 9, 16), 16)
-    redis.call('ZADD', KEYS[1], string.format('%.0f', score), member)
+    return true
   end
-end
-return { examined, reclaimed, #members > limit and 1 or 0 }
+  local score = tonumber(string.sub(c[1], 1, 8), 16) * 4294967296 + tonumber(string.sub(c[1], 9, 16), 16)
+  redis.call('ZADD', KEYS[1], string.format('%.0f', score), member)
+  return false
+end)
+return { examined, reclaimed, more }

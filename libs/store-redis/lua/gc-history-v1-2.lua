@@ -18,20 +18,15 @@
       next = score of the earliest remaining expiry member, or '' when none remain
 ]]
 --- @include "history-index"
+--- @include "due-members"
 
-local limit = tonumber(ARGV[3])
-local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, limit + 1)
-local examined, reclaimed = 0, 0
-for i, seq in ipairs(due) do
-  if i > limit then break end
-  examined = examined + 1
+local examined, reclaimed, more = forEachDue(KEYS[2], ARGV[1], tonumber(ARGV[3]), function(seq)
   local row = rowOf(KEYS[1], seq)
-  if not row or not rowLive(row, ARGV[2]) then
-    if row then redis.call('ZREM', KEYS[1], row) end
-    redis.call('DEL', ARGV[4] .. seq)
-    redis.call('ZREM', KEYS[2], seq)
-    reclaimed = reclaimed + 1
-  end
-end
+  if row and rowLive(row, ARGV[2]) then return false end
+  if row then redis.call('ZREM', KEYS[1], row) end
+  redis.call('DEL', ARGV[4] .. seq)
+  redis.call('ZREM', KEYS[2], seq)
+  return true
+end)
 local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-return { examined, reclaimed, #due > limit and 1 or 0, first[2] or '' }
+return { examined, reclaimed, more, first[2] or '' }

@@ -15,13 +15,8 @@
     {1, state, intent|nil}    not applied: the current state
     {-1}                      not found (absent or aux-expired)
 ]]
---- @include "result-codes"
---- @include "commit-states"
+--- @include "recorded-move"
 
-local c = liveCommit(KEYS[1], ARGV[1])
-if not c then return { E_NOT_FOUND } end
-if c[1] == 'RECORDED' and c[2] == ARGV[2] then
+return moveFromRecorded(KEYS[1], ARGV[1], ARGV[2], function()
   redis.call('HSET', KEYS[1], 'state', 'OUTBOXED', 'intent', ARGV[3])
-  return { R_OK }
-end
-return { R_ALREADY, c[1], c[2] }
+end)
