@@ -71,8 +71,8 @@ export default [
             // the mailbox side (its runtime and app) never reaches writer code, nor a backend of its own: no leases, no coordination.
             { sourceTag: 'scope:mailbox', onlyDependOnLibsWithTags: ['type:core', 'type:service', 'type:bus', 'type:wire', 'type:testing', 'scope:mailbox'] },
             { sourceTag: 'scope:writer', notDependOnLibsWithTags: ['scope:mailbox'] },
-            // the client speaks HTTP/JSON only: nothing of ours, no driver, no server stack.
-            { sourceTag: 'type:client', onlyDependOnLibsWithTags: [], bannedExternalImports: [...drivers, ...httpStack] },
+            // the client speaks HTTP/JSON only: of ours just the wire forms it decodes answers with, no driver, no server stack.
+            { sourceTag: 'type:client', onlyDependOnLibsWithTags: ['type:wire'], bannedExternalImports: [...drivers, ...httpStack] },
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:core', 'type:service', 'type:runtime', 'type:wire', 'type:bus', 'type:testing', 'type:client'], bannedExternalImports: drivers },
             // tools (drills, infra checks) drive the product from outside: through the HTTP client only.
             { sourceTag: 'type:tools', onlyDependOnLibsWithTags: ['type:client'] },

@@ -17,14 +17,13 @@ export interface Message {
   readonly seq: bigint;
   readonly messageId: Id128;
   readonly senderId: Id128;
-  /** The sender's client message id; null where the service does not return it. */
-  readonly clientMessageId: Id128 | null;
+  /** The sender's client message id. */
+  readonly clientMessageId: Id128;
   readonly kind: string;
   readonly control: boolean;
   readonly contentType: string;
   readonly body: Uint8Array;
   /** ms since the Unix epoch. */
   readonly createdAt: bigint;
-  /** null where the service does not return it. */
-  readonly retention: Retention | null;
+  readonly retention: Retention;
 }

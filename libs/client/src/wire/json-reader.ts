@@ -5,6 +5,13 @@ import { isId128 } from './ids';
 
 const U64 = /^(0|[1-9][0-9]{0,19})$/;
 
+/** What `JsonReader.decode` needs of a zod schema (kept structural: the client does not construct schemas). */
+export interface WireSchema<T> {
+  safeParse(value: unknown):
+    | { readonly success: true; readonly data: T }
+    | { readonly success: false; readonly error: { readonly issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[] } };
+}
+
 /**
  * Reads one JSON object of an answer field by field. A missing or mistyped field fails closed with
  * a `QimProtocolError` naming its path: the client never guesses a default for what the service
@@ -79,6 +86,20 @@ export class JsonReader {
 
   nullableObject(name: string): JsonReader | null {
     return this.obj[name] === null ? null : this.object(name);
+  }
+
+  /**
+   * The whole object decoded by a schema the services also answer with (`@qim/wire`): the client
+   * checks an answer against the same definition the service builds it from. A mismatch fails
+   * closed naming the first offending path.
+   */
+  decode<T>(schema: WireSchema<T>): T {
+    const parsed = schema.safeParse(this.obj);
+    if (parsed.success) return parsed.data;
+    const first = parsed.error.issues[0];
+    const at = first === undefined ? [] : first.path.map(String);
+    const got = at.reduce<unknown>((v, k) => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[k] : undefined), this.obj);
+    throw this.fail([this.path, ...at].join('.'), first?.message ?? 'valid', got);
   }
 
   /** Each element of an array field as a reader (elements must be objects). */

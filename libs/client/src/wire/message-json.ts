@@ -1,35 +1,34 @@
+import { messageRecordJsonSchema } from '@qim/wire';
+import type { RetentionJson } from '@qim/wire';
 import type { Message, Retention } from '../model/message';
-import { QimProtocolError } from '../errors/qim-error';
+import type { Id128 } from './ids';
 import type { JsonReader } from './json-reader';
+import { QimProtocolError } from '../errors/qim-error';
 
-function retentionOf(r: JsonReader): Retention {
-  const kind = r.string('kind');
-  switch (kind) {
-    case 'ephemeral':
-      return { kind, ttlSeconds: r.number('ttl_seconds') };
-    case 'default':
-    case 'tenant_custom':
-    case 'compliance_hold':
-      return { kind };
-    default:
-      throw new QimProtocolError(`unknown retention kind ${JSON.stringify(kind)}`, null, null);
-  }
+function retentionOf(r: RetentionJson): Retention {
+  if (r.kind !== 'ephemeral') return { kind: r.kind };
+  if (r.ttl_seconds === undefined) throw new QimProtocolError('an ephemeral retention without ttl_seconds', null, null);
+  return { kind: r.kind, ttlSeconds: r.ttl_seconds };
 }
 
-/** A message record in its wire form (u64s as decimal strings, body base64). */
+/**
+ * A message record in its wire form (u64s as decimal strings, body base64), decoded with the
+ * services' own definition (`@qim/wire` `messageRecordJsonSchema`), never a copy of it.
+ */
 export function messageOf(r: JsonReader): Message {
+  const m = r.decode(messageRecordJsonSchema);
   return {
-    conversationId: r.id('conversation_id'),
-    seq: r.u64('seq'),
-    messageId: r.id('message_id'),
-    senderId: r.id('sender_id'),
-    clientMessageId: r.has('client_message_id') ? r.id('client_message_id') : null,
-    kind: r.string('kind'),
-    control: r.boolean('control'),
-    contentType: r.string('content_type'),
-    body: r.bytes('body'),
-    createdAt: r.u64('created_at'),
-    retention: r.has('retention') ? retentionOf(r.object('retention')) : null,
+    conversationId: m.conversation_id as Id128,
+    seq: BigInt(m.seq),
+    messageId: m.message_id as Id128,
+    senderId: m.sender_id as Id128,
+    clientMessageId: m.client_message_id as Id128,
+    kind: m.kind,
+    control: m.control,
+    contentType: m.content_type,
+    body: new Uint8Array(Buffer.from(m.body, 'base64')),
+    createdAt: BigInt(m.created_at),
+    retention: retentionOf(m.retention),
   };
 }
 

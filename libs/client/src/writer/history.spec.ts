@@ -63,6 +63,13 @@ describe('QimClient.history', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it('decodes items with the services\' wire definition and fails closed naming the bad field', async () => {
+    const bad = { ...messageJson(CONV, 2, BOB, 'x'), kind: 'shouting' };
+    server.on('GET', PATH, () => ({ status: 200, body: { conversation_id: CONV, direction: 'older', items: [bad], has_more: false, next_anchor: null } }));
+    const pages = client.history(CONV, { maxItems: 3 })[Symbol.asyncIterator]();
+    await expect(pages.next()).rejects.toThrow(/items\[0\]\.kind/);
+  });
+
   it('surfaces a non-member as QimForbiddenError', async () => {
     server.on('GET', PATH, [{ status: 403, body: { code: 'FORBIDDEN', message: 'not a member' } }]);
     await expect(client.historyPage(CONV)).rejects.toBeInstanceOf(QimForbiddenError);
