@@ -13,8 +13,9 @@ trap stop_infra EXIT
 
 step() { printf '\n=== %s (%s)\n' "$1" "$(date -u +%H:%M:%S)"; }
 
-step "chart tooling (matplotlib for the soak chart)"
+step "chart tooling (matplotlib for the soak chart) and promtool (alert-rule tests)"
 tools/ci/ensure-plotting.sh
+tools/ci/ensure-promtool.sh
 
 step "infrastructure up"
 tools/infra/infra up

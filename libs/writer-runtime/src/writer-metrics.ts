@@ -27,6 +27,10 @@ export class WriterMetrics {
   readonly deliveryLagSeconds: Gauge<'group'>;
   /** The time the group's backlog needs at its measured pace, as last read (seconds; -1: unknown). */
   readonly deliveryDrainSeconds: Gauge<'group'>;
+  /** 1 while this writer holds its writer-id lease (sends accepted), 0 while it is lost. */
+  readonly leaseHeld: Gauge;
+  /** Writer-id leases lost (each loss once, whether or not it was taken back). */
+  readonly leaseLosses: Counter;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -46,6 +50,8 @@ export class WriterMetrics {
     this.admissionWaits = new Counter({ name: 'qim_admission_waits_total', help: 'Sends that found the admission gate closed, by outcome', labelNames: ['outcome'], registers });
     this.deliveryLagSeconds = new Gauge({ name: 'qim_delivery_lag_seconds', help: 'Age of the oldest record waiting per mailbox consumer group, read by the admission gate (-1 unknown)', labelNames: ['group'], registers });
     this.deliveryDrainSeconds = new Gauge({ name: 'qim_delivery_drain_seconds', help: 'Time the backlog of each mailbox consumer group needs at its measured pace (-1 unknown)', labelNames: ['group'], registers });
+    this.leaseHeld = new Gauge({ name: 'qim_writer_lease_held', help: '1 while the writer holds its writer-id lease (sends accepted), 0 while lost', registers });
+    this.leaseLosses = new Counter({ name: 'qim_writer_lease_losses_total', help: 'Writer-id leases lost (sends stopped until taken back)', registers });
     const steps = this.commitStepSeconds;
     this.commitSteps = { step: (step, seconds) => steps.observe({ step }, seconds) };
   }

@@ -67,10 +67,18 @@ export async function startWriterRuntime(config: WriterConfig, log: WriterRuntim
       ttlMs: config.lease.ttlMs,
       reacquireMs: config.lease.reacquireMs,
       observeFloor: (floor) => hlc.observe(floor),
-      onLost: (reason) => log.error({ writerId: grant.writerId }, `writer lease lost, sends stopped: ${reason}`),
-      onRegained: () => log.info({ writerId: grant.writerId }, 'writer lease re-acquired, sends resumed'),
+      onLost: (reason) => {
+        writerMetrics.leaseHeld.set(0);
+        writerMetrics.leaseLosses.inc();
+        log.error({ writerId: grant.writerId }, `writer lease lost, sends stopped: ${reason}`);
+      },
+      onRegained: () => {
+        writerMetrics.leaseHeld.set(1);
+        log.info({ writerId: grant.writerId }, 'writer lease re-acquired, sends resumed');
+      },
       onTerminal: (reason) => terminal.raise(reason),
     });
+    writerMetrics.leaseHeld.set(1);
     keeper.start();
     stack.push('writer lease', () => keeper.stop());
     step('writer lease', { writerId: grant.writerId, hlcFloor: grant.hlcFloor.toString() });
