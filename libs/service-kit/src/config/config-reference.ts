@@ -63,5 +63,13 @@ export function renderConfigReference(docs: readonly EnvVariableDoc[] = envVaria
     '|---|---|---|---|',
     ...rows,
     '',
+    '`QIM_TEST_SCYLLA_ADDR/KEYSPACE/DC/RF` name the Cassandra the Scylla gate runs against (printed by',
+    '`tools/infra/infra env`); a missing one fails the gate.',
+    '',
+    '**Node flags.** Both services run with `node --max-semi-space-size=32 main.js` on Node 24 (the',
+    'Dockerfiles, `tools/scenario/qim-local`, the e2e specs, the drills): a 32 MB young-generation',
+    'semi-space instead of the default 16 MB, so short-lived request and record objects are collected',
+    'less often (measured: [`bench/2026-12-01-node-semi-space.md`](bench/2026-12-01-node-semi-space.md)).',
+    '',
   ].join('\n');
 }

@@ -38,7 +38,7 @@ export const commonEnvShape = {
         .optional(),
     )
     .describe(
-      'writer: required in redis and scylla modes (leases, membership); mailbox: required in redis mode. `redis://` or `rediss://` URL, or `unix:///absolute/path` for a Redis on the same host',
+      'writer: required in redis and scylla modes (leases, membership); mailbox: required in redis mode. `redis://` or `rediss://` (TLS) URL, or `unix:///absolute/path` for a Redis on the same host. The server must run `appendonly yes` outside development/test and `appendfsync always` with `QIM_ENV=production` (start-up and readiness refuse otherwise, naming the setting): under `everysec` an OS crash can roll back an acknowledged send (libs/store-redis/README.md, "Durability")',
     ),
   QIM_REDIS_NAMESPACE: z
     .string()

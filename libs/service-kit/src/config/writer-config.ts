@@ -20,7 +20,7 @@ export const writerEnvShape = {
   QIM_HOUSEKEEPING_BATCH: intField(1, 100_000, 1_000).describe('housekeeping: facts examined per pass kind per round'),
   QIM_INSTANCE_NAME: optionalString().describe('writer instance name in logs (default `writer-<pid>`)'),
   QIM_ADMISSION_MAX_LAG_MS: intField(0, 3_600_000, 10_000).describe(
-    "admission (ADR-0023): while the mailbox's delivery is more than this far behind (ms), sends wait before their first commit step; 0 = off",
+    "admission (ADR-0023): every `QIM_ADMISSION_POLL_MS` the writer reads from the broker how far the mailbox's consumer groups are behind; while that exceeds this bound (ms) a send waits before its first commit step (nothing written) until delivery is down to half, or `QIM_ADMISSION_WAIT_MS`, then 503 (retry with the same `client_message_id`); a group without members is ignored and a lag unreadable for 3 polls opens the gate; 0 = off",
   ),
   QIM_ADMISSION_POLL_MS: intField(100, 60_000, 500).describe("admission: how often the writer reads the mailbox groups' lag from the broker (ms)"),
   QIM_ADMISSION_WAIT_MS: intField(0, 600_000, 1_000).describe('admission: most time a held send waits for the gate before `503 UNAVAILABLE` (ms; nothing was written)'),

@@ -30,7 +30,7 @@ export const YOUNG_PIN_MS = 30_000n;
 type Verdict = 'pass' | 'supersede' | 'young' | 'full' | 'unread';
 
 /**
- * One recovery pass over `commit_recovery_v2` (README "Recovery scan"). Reads from the stored
+ * One recovery pass over `commit_recovery_v2` (ADR-0030, docs/adr/0030-recovery-scan-by-position.md). Reads from the stored
  * progress (never below the window's first live position) in clustering order. Each entry is
  * - done (its commit reached COMMITTED) → passed without reading the commit;
  * - younger than the cutoff (by its created_at) and written less than `YOUNG_PIN_MS` ago → not

@@ -55,7 +55,7 @@ async function completeClaim(
 }
 
 /**
- * `reserve` on Scylla (README "reserve"). The key is claimed before any seq is spent, so
+ * `reserve` on Scylla (ADR-0027). The key is claimed before any seq is spent, so
  * concurrent identical requests — in any number of processes — spend one seq:
  * 1. claim the key (`INSERT … 'CLAIMED' … IF NOT EXISTS`); an existing commit answers by identity
  *    (same bytes → first intent and its state; else `ConflictError`), an existing claim of the same

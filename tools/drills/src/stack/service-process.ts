@@ -10,7 +10,7 @@ export interface Exit {
 
 const TAIL_CHARS = 8_000;
 
-/** The production node flags of the services (docker/*.Dockerfile, README "Configuration"): a larger young generation. */
+/** The production node flags of the services (docker/*.Dockerfile, docs/configuration.md "Node flags"): a larger young generation. */
 const SERVICE_NODE_FLAGS = ['--max-semi-space-size=32'];
 
 /** The node binary the services run on: `SERVICE_NODE` (set by the test command: the pinned Node 24 of the Docker images), else this process's own. */

@@ -2,7 +2,7 @@ import { named } from '../../session/statements';
 import { defineTable } from '../../schema/table-spec';
 
 /**
- * `message_commit`: one row per commit key. It has two forms (decision, README "reserve"):
+ * `message_commit`: one row per commit key. It has two forms (ADR-0027):
  * - a **claim** — `state = 'CLAIMED'`, the stable request identity and a random claim token, no
  *   intent: the first fact of a key, written by `INSERT … IF NOT EXISTS` before any seq is spent;
  * - a **commit** — the complete `CommitIntent` blob (store-core codec bytes) in state RESERVED,

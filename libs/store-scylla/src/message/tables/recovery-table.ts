@@ -12,8 +12,8 @@ export function recoveryBucketOf(positionMs: bigint): bigint {
 /**
  * `commit_recovery_v2`: the recovery index. One row per recovery entry, clustered by its
  * **position** — the writing store's clock when the row was written, not the commit's created_at —
- * so a row can only appear at the head of the index, never behind the scan's progress (README
- * "Recovery scan"). Written by reserve before the claim is completed, with what is left of the commit's
+ * so a row can only appear at the head of the index, never behind the scan's progress
+ * (ADR-0030). Written by reserve before the claim is completed, with what is left of the commit's
  * fixed deadline; overwritten whole with `done = true` when the commit is COMMITTED (the scan skips
  * such rows without reading their commit); re-written at a new position by the scan for a commit it
  * could not pass (a successor), so that the progress can move on. Never deleted: TTL only.
