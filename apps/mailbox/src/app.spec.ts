@@ -156,7 +156,7 @@ describe('mailbox app', () => {
 
   it('answers shard status (frontier, the seq it makes visible, stall) and validates the shard', async () => {
     const status = async (s: number | string) => t.app.inject({ url: `/v1/shards/${s}/status`, headers: headers(T, users[0]!) });
-    expect((await status(1)).json()).toMatchObject({ shard: 1, epoch: EPOCH, assigned_here: true, frontier: null, visible_up_to: epochStartSeq(EPOCH).toString(), stalled: null });
+    expect((await status(1)).json()).toMatchObject({ shard: 1, epoch: EPOCH, assigned_here: true, checked: true, frontier: null, visible_up_to: epochStartSeq(EPOCH).toString(), stalled: null });
     await t.deliver(messageRecord(T, 1n, users[0]!, t.clock.nowMs()), users);
     expect((await status(1)).json()).toMatchObject({ frontier: '0', visible_up_to: composeMailboxSeq(EPOCH, 0n).toString(), pages_applied: 1 });
     expect((await status('x')).statusCode).toBe(400);

@@ -251,6 +251,11 @@ export class ShardWorker implements PageHandler {
     return this.assigned;
   }
 
+  /** Whether the shard's check of the current assignment has ended: passed, or refused. */
+  checked(shard: number): boolean {
+    return this.passed.has(shard) || this.stateOf(shard).refusal !== null;
+  }
+
   stateOf(shard: number): ShardState {
     return this.states.get(shard) ?? EMPTY_STATE;
   }

@@ -62,6 +62,7 @@ export const shardStatusAnswer = z.looseObject({
   shard: z.number().int(),
   epoch: z.number().int(),
   assigned_here: z.boolean(),
+  checked: z.boolean().describe("this process's check of the shard (frontier against Kafka's offsets) has ended: passed, or refused"),
   frontier: u64Text.nullable().describe('highest applied offset of the shard; null before the first page'),
   visible_up_to: u64Text.describe('the mailbox seq the frontier makes visible'),
   kafka: z
