@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Kafka, logLevel } from 'kafkajs';
+import { KafkaProbe } from './support/kafka-probe';
 
 /**
  * `tools/scenario/qim-local up` tells the truth (issue 28, item 16): a Redis that kept an earlier
@@ -50,10 +50,11 @@ describe('qim-local up', () => {
     expect(qimLocal('down').status).toBe(0);
 
     // Kafka "started empty": this deployment's topics and groups are gone; the store keeps its frontiers.
-    const admin = new Kafka({ brokers: (process.env['QIM_KAFKA_BROKERS'] ?? '').split(','), clientId: id, logLevel: logLevel.NOTHING }).admin();
+    const probe = new KafkaProbe({ QIM_KAFKA_BROKERS: process.env['QIM_KAFKA_BROKERS'] ?? '', QIM_KAFKA_CLIENT_ID: id });
+    for (const topic of [env.QIM_TOPIC_MESSAGES, env.QIM_TOPIC_DISPATCH]) await probe.deleteTopic(topic);
+    const admin = probe.kafka.admin();
     await admin.connect();
     try {
-      await admin.deleteTopics({ topics: [env.QIM_TOPIC_MESSAGES, env.QIM_TOPIC_DISPATCH] });
       const groups = (await admin.listGroups()).groups.map((g) => g.groupId).filter((g) => g.startsWith(`${id}-`));
       await admin.deleteGroups(groups).catch(() => undefined);
     } finally {

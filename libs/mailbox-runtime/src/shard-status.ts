@@ -51,7 +51,7 @@ export class ShardStatusReader {
       shard,
       epoch: config.epoch,
       assigned_here: this.s.worker.assignment().includes(shard),
-      checked: this.s.worker.checked(shard),
+      checked: this.s.worker.checkEnded(shard),
       frontier: str(frontier),
       visible_up_to: seqForWatermark(config.epoch, frontier).toString(),
       kafka,

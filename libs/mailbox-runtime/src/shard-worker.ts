@@ -252,7 +252,7 @@ export class ShardWorker implements PageHandler {
   }
 
   /** Whether the shard's check of the current assignment has ended: passed, or refused. */
-  checked(shard: number): boolean {
+  checkEnded(shard: number): boolean {
     return this.passed.has(shard) || this.stateOf(shard).refusal !== null;
   }
 
