@@ -27,6 +27,10 @@ export class WriterMetrics {
   readonly deliveryLagSeconds: Gauge<'group'>;
   /** The time the group's backlog needs at its measured pace, as last read (seconds; -1: unknown). */
   readonly deliveryDrainSeconds: Gauge<'group'>;
+  /** Partitions of the group stalled (position still for the stall window while records wait): not counted for admission; their own alarm. */
+  readonly deliveryStalledPartitions: Gauge<'group'>;
+  /** Partitions of the group replaying what an older mailbox epoch delivered: not counted for admission. */
+  readonly deliveryReplayingPartitions: Gauge<'group'>;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -46,6 +50,8 @@ export class WriterMetrics {
     this.admissionWaits = new Counter({ name: 'qim_admission_waits_total', help: 'Sends that found the admission gate closed, by outcome', labelNames: ['outcome'], registers });
     this.deliveryLagSeconds = new Gauge({ name: 'qim_delivery_lag_seconds', help: 'Age of the oldest record waiting per mailbox consumer group, read by the admission gate (-1 unknown)', labelNames: ['group'], registers });
     this.deliveryDrainSeconds = new Gauge({ name: 'qim_delivery_drain_seconds', help: 'Time the backlog of each mailbox consumer group needs at its measured pace (-1 unknown)', labelNames: ['group'], registers });
+    this.deliveryStalledPartitions = new Gauge({ name: 'qim_delivery_stalled_partitions', help: 'Partitions of each mailbox consumer group whose position stood still while records waited (stalled or refused; not counted for admission)', labelNames: ['group'], registers });
+    this.deliveryReplayingPartitions = new Gauge({ name: 'qim_delivery_replaying_partitions', help: 'Partitions of each mailbox shard group replaying what an older epoch delivered (not counted for admission)', labelNames: ['group'], registers });
     const steps = this.commitStepSeconds;
     this.commitSteps = { step: (step, seconds) => steps.observe({ step }, seconds) };
   }

@@ -21,6 +21,7 @@ export const writerEnvShape = {
   QIM_ADMISSION_POLL_MS: intField(100, 60_000, 500),
   QIM_ADMISSION_WAIT_MS: intField(0, 600_000, 1_000),
   QIM_ADMISSION_MAILBOX_CLIENT_ID: optionalString(),
+  QIM_ADMISSION_STALL_MS: intField(0, 3_600_000, 0),
 } as const;
 
 export interface WriterConfig extends CommonConfig {
@@ -59,28 +60,40 @@ export interface WriterConfig extends CommonConfig {
     readonly maxLagMs: number;
     readonly pollMs: number;
     readonly waitMs: number;
-    /** The mailbox's consumer groups and their topics (named as the mailbox names them: `<client id>-router`, `<client id>-shards-e<epoch>`). */
-    readonly groups: readonly { readonly groupId: string; readonly topic: string }[];
+    /**
+     * A mailbox partition whose position has stood still this long (ms) while records waited is
+     * stalled (a refused shard, a source hole): it does not count for admission. Default half of
+     * `maxLagMs`, so a stall alone never closes the gate.
+     */
+    readonly stallMs: number;
+    /**
+     * How to find the mailbox's consumer groups on the broker (`MailboxGroupFinder` in `@qim/bus`):
+     * its client id (groups `<client id>-router`, `<client id>-shards-e<epoch>`) and topics. The
+     * epoch is read from the broker (the live shard groups), never configured here.
+     */
+    readonly mailbox: { readonly clientId: string; readonly messagesTopic: string; readonly dispatchTopic: string };
   } | null;
 }
 
 /**
- * The mailbox groups the writer's admission gate watches. The mailbox names them from its own
- * `QIM_KAFKA_CLIENT_ID` (default `qim-mailbox`) and `QIM_MAILBOX_EPOCH`: a deployment that gives
- * both services one environment names them alike here; otherwise `QIM_ADMISSION_MAILBOX_CLIENT_ID`
- * says the mailbox's client id.
+ * The admission gate's settings. The mailbox names its groups from its own `QIM_KAFKA_CLIENT_ID`
+ * (default `qim-mailbox`): a deployment that gives both services one environment names it alike
+ * here; otherwise `QIM_ADMISSION_MAILBOX_CLIENT_ID` says the mailbox's client id. The epoch is not
+ * read from the writer's environment: the gate finds the live shard groups on the broker, so an
+ * epoch bump on the mailboxes alone needs nothing of the writer.
  */
 function admissionOf(raw: WriterRaw): WriterConfig['admission'] {
   if (raw.QIM_ADMISSION_MAX_LAG_MS === 0) return null;
-  const mailbox = raw.QIM_ADMISSION_MAILBOX_CLIENT_ID ?? raw.QIM_KAFKA_CLIENT_ID ?? 'qim-mailbox';
   return {
     maxLagMs: raw.QIM_ADMISSION_MAX_LAG_MS,
     pollMs: raw.QIM_ADMISSION_POLL_MS,
     waitMs: raw.QIM_ADMISSION_WAIT_MS,
-    groups: [
-      { groupId: `${mailbox}-router`, topic: raw.QIM_TOPIC_MESSAGES },
-      { groupId: `${mailbox}-shards-e${raw.QIM_MAILBOX_EPOCH ?? 0}`, topic: raw.QIM_TOPIC_DISPATCH },
-    ],
+    stallMs: raw.QIM_ADMISSION_STALL_MS === 0 ? Math.max(1, Math.floor(raw.QIM_ADMISSION_MAX_LAG_MS / 2)) : raw.QIM_ADMISSION_STALL_MS,
+    mailbox: {
+      clientId: raw.QIM_ADMISSION_MAILBOX_CLIENT_ID ?? raw.QIM_KAFKA_CLIENT_ID ?? 'qim-mailbox',
+      messagesTopic: raw.QIM_TOPIC_MESSAGES,
+      dispatchTopic: raw.QIM_TOPIC_DISPATCH,
+    },
   };
 }
 

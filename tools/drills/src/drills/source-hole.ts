@@ -43,6 +43,9 @@ async function frontierKey(redis: Redis, namespace: string, shard: number, epoch
   return [...found][0]!;
 }
 
+/** The drill's admission bound (ms). */
+const ADMISSION_MAX_LAG_MS = 3_000;
+
 const hex16 = (n: bigint): string => n.toString(16).padStart(16, '0');
 
 interface HoleRound {
@@ -56,6 +59,12 @@ interface HoleRound {
   resetOutput?: string;
   resolvedMs?: number;
   resumedTo?: bigint;
+  /** Probe sends (no retry) during the stall: how many, how many accepted. */
+  stallSends?: { sent: number; accepted: number; codes: string[] };
+  /** Whether the writer's admission gate was seen closed, or made a send wait, during the stall. */
+  gateClosed?: boolean;
+  /** `qim_delivery_stalled_partitions` summed over groups at the end of the stall. */
+  stalledPartitions?: number;
   ok: boolean;
 }
 
@@ -71,6 +80,12 @@ const kafkaEnd = (s: ShardStatus): bigint | null => {
   const k = s.raw['kafka'] as Record<string, unknown> | null;
   return k && typeof k['end'] === 'string' ? BigInt(k['end']) : null;
 };
+
+/** A writer metric summed over its labels (the `/metrics` route). */
+async function writerMetric(d: Deployment, name: string): Promise<number> {
+  const text = await (await fetch(`${d.of('writer')[0]!.url}/metrics`)).text();
+  return [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'gm'))].reduce((sum, m) => sum + Number(m[1]), 0);
+}
 
 /** Polls `probe` every 500 ms until it returns a value (sending a message every 2 s so dispatches keep arriving). */
 async function until<T>(what: string, load: Load, timeoutMs: number, probe: () => Promise<T | null>): Promise<T> {
@@ -133,13 +148,22 @@ async function oneHole(ctx: DrillContext, d: Deployment, redis: Redis, load: Loa
   round.stallReason = stall.reason;
   ctx.log(`shard ${shard} stalled at page offset ${stall.offset} (frontier ${rewoundTo}): ${stall.reason}`);
 
-  // While stalled: the frontier stays, the stall keeps its offset, dispatches keep arriving.
+  // While stalled: the frontier stays, the stall keeps its offset, dispatches keep arriving — and
+  // the writer goes on accepting sends (a stalled partition is not load: ADR-0023's amendment), one
+  // probe send a second without retries, all answered OK, the gate never closed, the stall reported.
   const first = await status.shardStatus(shard);
   const endBefore = kafkaEnd(first);
   let held = true;
+  const waitsBefore = await writerMetric(d, 'qim_admission_waits_total');
+  const sends = { sent: 0, accepted: 0, codes: [] as string[] };
+  let gateClosed = false;
   const t0 = Date.now();
   while (Date.now() - t0 < holdMs) {
-    await load.probeSend();
+    const r = await load.probeSend(NO_RETRY);
+    sends.sent += 1;
+    if (r.code === 'OK') sends.accepted += 1;
+    else sends.codes.push(r.code);
+    if ((await writerMetric(d, 'qim_admission_closed')) > 0) gateClosed = true;
     await sleep(1_000);
     const s = await status.shardStatus(shard);
     if (frontierOf(s) !== rewoundTo || stallOf(s)?.offset !== stall.offset) held = false;
@@ -147,7 +171,11 @@ async function oneHole(ctx: DrillContext, d: Deployment, redis: Redis, load: Loa
   const endAfter = kafkaEnd(await status.shardStatus(shard));
   round.frontierHeld = held;
   round.endGrew = `${endBefore}→${endAfter}`;
+  round.stallSends = sends;
+  round.gateClosed = gateClosed || (await writerMetric(d, 'qim_admission_waits_total')) > waitsBefore;
+  round.stalledPartitions = await writerMetric(d, 'qim_delivery_stalled_partitions');
   ctx.log(`shard ${shard}: ${held ? 'frontier held' : 'FRONTIER MOVED'} at ${rewoundTo} for ${holdMs} ms; partition end ${round.endGrew}`);
+  ctx.log(`shard ${shard}: ${sends.accepted}/${sends.sent} probe sends accepted during the stall${sends.codes.length > 0 ? ` (refused: ${sends.codes.join(', ')})` : ''}; admission gate ${round.gateClosed ? 'CLOSED' : 'stayed open'}; qim_delivery_stalled_partitions ${round.stalledPartitions}`);
 
   // The operator action (apps/README.md, "Operations: mailbox", stalled shard).
   const tResolve = Date.now();
@@ -163,14 +191,15 @@ async function oneHole(ctx: DrillContext, d: Deployment, redis: Redis, load: Loa
   });
   round.resolvedMs = Date.now() - tResolve;
   round.resumedTo = resumed;
-  round.ok = reset.code === 0 && held && stall.offset > rewoundTo + 1n && endAfter !== null && endBefore !== null && endAfter > endBefore;
+  const admitted = sends.sent > 0 && sends.accepted === sends.sent && !round.gateClosed && round.stalledPartitions >= 1;
+  round.ok = reset.code === 0 && held && admitted && stall.offset > rewoundTo + 1n && endAfter !== null && endBefore !== null && endAfter > endBefore;
   ctx.log(`shard ${shard}: resumed, frontier ${resumed} ≥ ${stall.offset} in ${round.resolvedMs} ms`);
   return round;
 }
 
 export const sourceHole: Drill = {
   name: 'source-hole',
-  summary: 'the mailbox store loses its last frontier writes under a running mailbox: the shard stalls at the hole, the operator action resolves it',
+  summary: 'the mailbox store loses its last frontier writes under a running mailbox: the shard stalls at the hole while sends go on being admitted, the operator action resolves it',
   needs: 'redis',
   run: async (ctx) => {
     const need = (k: string): string => {
@@ -178,13 +207,15 @@ export const sourceHole: Drill = {
       if (!v) throw new Error(`${k} missing from tools/infra/infra env`);
       return v;
     };
-    const env = { QIM_STORE_BACKEND: 'redis', QIM_REDIS_URL: need('QIM_REDIS_URL'), QIM_KAFKA_BROKERS: need('QIM_KAFKA_BROKERS') };
+    // A 3 s admission bound (stall window 1.5 s) so that the stall outlasts the bound twice over
+    // even in the short drill: a gate that counted the stalled partition would close within it.
+    const env = { QIM_STORE_BACKEND: 'redis', QIM_REDIS_URL: need('QIM_REDIS_URL'), QIM_KAFKA_BROKERS: need('QIM_KAFKA_BROKERS'), QIM_ADMISSION_MAX_LAG_MS: String(ADMISSION_MAX_LAG_MS) };
     const d = await deploy(ctx, env, { writers: 1, mailboxes: 1 });
     const redis = new Redis(env.QIM_REDIS_URL, { maxRetriesPerRequest: 3, lazyConnect: true });
     try {
       await redis.connect();
       const windows = ctx.size === 'short' ? [[0.15, 0.35]] : [[0.1, 0.25], [0.5, 0.65]];
-      const holdMs = ctx.size === 'short' ? 5_000 : 15_000;
+      const holdMs = ctx.size === 'short' ? 2 * ADMISSION_MAX_LAG_MS : 15_000;
       const rounds: HoleRound[] = [];
       const fault = async (load: Load): Promise<void> => {
         for (const [from, at] of windows) rounds.push(await oneHole(ctx, d, redis, load, from!, at!, holdMs));
@@ -192,7 +223,7 @@ export const sourceHole: Drill = {
       const lines = (): string[] =>
         rounds.map(
           (r) =>
-            `shard ${r.shard}: frontier ${r.from} set back to ${r.rewoundTo} → stalled at page ${r.stallOffset} ("${r.stallReason}"); frontier held ${r.frontierHeld} (partition end ${r.endGrew}); reset: ${r.resetOutput}; past the hole (frontier ${r.resumedTo}) ${((r.resolvedMs ?? 0) / 1000).toFixed(1)} s after the action — ${r.ok ? 'ok' : 'FAIL'}`,
+            `shard ${r.shard}: frontier ${r.from} set back to ${r.rewoundTo} → stalled at page ${r.stallOffset} ("${r.stallReason}"); frontier held ${r.frontierHeld} (partition end ${r.endGrew}); sends during the stall ${r.stallSends?.accepted}/${r.stallSends?.sent} accepted, gate ${r.gateClosed ? 'CLOSED' : 'open'}, stalled partitions reported ${r.stalledPartitions}; reset: ${r.resetOutput}; past the hole (frontier ${r.resumedTo}) ${((r.resolvedMs ?? 0) / 1000).toFixed(1)} s after the action — ${r.ok ? 'ok' : 'FAIL'}`,
         );
       const { pass } = await checkWith(ctx, 'source-hole', d, shapeOf(ctx.size), fault, lines, () => rounds.length === windows.length && rounds.every((r) => r.ok));
       return pass;
