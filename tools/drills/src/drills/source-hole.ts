@@ -43,8 +43,8 @@ async function frontierKey(redis: Redis, namespace: string, shard: number, epoch
   return [...found][0]!;
 }
 
-/** The drill's admission bound (ms). */
-const ADMISSION_MAX_LAG_MS = 3_000;
+/** The writer's default admission bound (`QIM_ADMISSION_MAX_LAG_MS`, ms): the drill runs the services with their defaults. */
+const ADMISSION_MAX_LAG_MS = 10_000;
 
 const hex16 = (n: bigint): string => n.toString(16).padStart(16, '0');
 
@@ -207,15 +207,14 @@ export const sourceHole: Drill = {
       if (!v) throw new Error(`${k} missing from tools/infra/infra env`);
       return v;
     };
-    // A 3 s admission bound (stall window 1.5 s) so that the stall outlasts the bound twice over
-    // even in the short drill: a gate that counted the stalled partition would close within it.
-    const env = { QIM_STORE_BACKEND: 'redis', QIM_REDIS_URL: need('QIM_REDIS_URL'), QIM_KAFKA_BROKERS: need('QIM_KAFKA_BROKERS'), QIM_ADMISSION_MAX_LAG_MS: String(ADMISSION_MAX_LAG_MS) };
+    const env = { QIM_STORE_BACKEND: 'redis', QIM_REDIS_URL: need('QIM_REDIS_URL'), QIM_KAFKA_BROKERS: need('QIM_KAFKA_BROKERS') };
     const d = await deploy(ctx, env, { writers: 1, mailboxes: 1 });
     const redis = new Redis(env.QIM_REDIS_URL, { maxRetriesPerRequest: 3, lazyConnect: true });
     try {
       await redis.connect();
       const windows = ctx.size === 'short' ? [[0.15, 0.35]] : [[0.1, 0.25], [0.5, 0.65]];
-      const holdMs = ctx.size === 'short' ? 2 * ADMISSION_MAX_LAG_MS : 15_000;
+      // The stall outlasts the admission bound twice over: a gate that counted the stalled partition would close within it.
+      const holdMs = 2 * ADMISSION_MAX_LAG_MS;
       const rounds: HoleRound[] = [];
       const fault = async (load: Load): Promise<void> => {
         for (const [from, at] of windows) rounds.push(await oneHole(ctx, d, redis, load, from!, at!, holdMs));
