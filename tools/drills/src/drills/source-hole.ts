@@ -1,11 +1,10 @@
-import { NO_RETRY, QimClient, newId128 } from '@qim/client';
-import type { ShardStatus } from '@qim/client';
 import { Redis } from 'ioredis';
 import type { Load } from '../checker/load';
 import type { Deployment } from '../stack/deployment';
-import { DRILL_TOKEN } from '../stack/deployment';
 import type { Drill, DrillContext } from './drill';
-import { checkWith, deploy, sleep } from './harness';
+import { checkWith, deploy } from './harness';
+import type { AdmissionWhileStalled } from './shard-faults';
+import { ADMISSION_MAX_LAG_MS, admissionDuring, admissionLine, frontierKey, frontierOf, hex16, kafkaEnd, stallOf, statusClient, storedFrontier, until } from './shard-faults';
 import { shapeOf } from './sizes';
 
 /**
@@ -26,28 +25,6 @@ import { shapeOf } from './sizes';
  * (worker, `planPage`, status route, guard, reset command) is the same code for both backends.
  */
 
-/**
- * The Redis key of a shard's frontier: under the shard's tag `<namespace>:{sf:<shard>}:`, named
- * `…frontier:<epoch>` (libs/store-redis `RedisKeys.shardFrontier`; tools may not import it). Found by
- * SCAN so a renamed suffix still matches; anything but exactly one key fails loudly.
- */
-async function frontierKey(redis: Redis, namespace: string, shard: number, epoch: string): Promise<string> {
-  const found = new Set<string>();
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${namespace}:{sf:${shard}}:*frontier:${epoch}`, 'COUNT', 1000);
-    for (const k of keys) found.add(k);
-    cursor = next;
-  } while (cursor !== '0');
-  if (found.size !== 1) throw new Error(`source-hole: expected one frontier key of shard ${shard} epoch ${epoch} under ${namespace}, found ${JSON.stringify([...found])}`);
-  return [...found][0]!;
-}
-
-/** The writer's default admission bound (`QIM_ADMISSION_MAX_LAG_MS`, ms): the drill runs the services with their defaults. */
-const ADMISSION_MAX_LAG_MS = 10_000;
-
-const hex16 = (n: bigint): string => n.toString(16).padStart(16, '0');
-
 interface HoleRound {
   readonly shard: number;
   readonly rewoundTo: bigint;
@@ -59,48 +36,9 @@ interface HoleRound {
   resetOutput?: string;
   resolvedMs?: number;
   resumedTo?: bigint;
-  /** Probe sends (no retry) during the stall: how many, how many accepted. */
-  stallSends?: { sent: number; accepted: number; codes: string[] };
-  /** Whether the writer's admission gate was seen closed, or made a send wait, during the stall. */
-  gateClosed?: boolean;
-  /** `qim_delivery_stalled_partitions` summed over groups at the end of the stall. */
-  stalledPartitions?: number;
+  /** What the writer did during the stall. */
+  admission?: AdmissionWhileStalled;
   ok: boolean;
-}
-
-function statusClient(d: Deployment, m: number): QimClient {
-  const url = d.of('mailbox')[m]!.url;
-  return new QimClient({ writerUrl: d.of('writer')[0]!.url, mailboxUrl: url, token: DRILL_TOKEN, tenantId: newId128(), userId: newId128(), timeoutMs: 10_000, retry: NO_RETRY });
-}
-
-const frontierOf = (s: ShardStatus): bigint | null => s.frontier ?? null;
-const stallOf = (s: ShardStatus): { offset: bigint; reason: string } | null =>
-  s.stall ? { offset: BigInt(String(s.stall['page_from_offset'])), reason: String(s.stall['reason'] ?? '') } : null;
-const kafkaEnd = (s: ShardStatus): bigint | null => {
-  const k = s.raw['kafka'] as Record<string, unknown> | null;
-  return k && typeof k['end'] === 'string' ? BigInt(k['end']) : null;
-};
-
-/** A writer metric summed over its labels (the `/metrics` route). */
-async function writerMetric(d: Deployment, name: string): Promise<number> {
-  const text = await (await fetch(`${d.of('writer')[0]!.url}/metrics`)).text();
-  return [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'gm'))].reduce((sum, m) => sum + Number(m[1]), 0);
-}
-
-/** Polls `probe` every 500 ms until it returns a value (sending a message every 2 s so dispatches keep arriving). */
-async function until<T>(what: string, load: Load, timeoutMs: number, probe: () => Promise<T | null>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastSend = 0;
-  for (;;) {
-    const v = await probe().catch(() => null);
-    if (v !== null) return v;
-    if (Date.now() > deadline) throw new Error(`source-hole: ${what} not seen within ${timeoutMs} ms`);
-    if (Date.now() - lastSend > 2_000) {
-      lastSend = Date.now();
-      void load.probeSend();
-    }
-    await sleep(500);
-  }
 }
 
 async function oneHole(ctx: DrillContext, d: Deployment, redis: Redis, load: Load, from: number, at: number, holdMs: number): Promise<HoleRound> {
@@ -114,11 +52,7 @@ async function oneHole(ctx: DrillContext, d: Deployment, redis: Redis, load: Loa
   if (rewoundTo < 0n) throw new Error('source-hole: no shard has a frontier yet');
   await load.at(at);
   const key = await frontierKey(redis, d.env['QIM_REDIS_NAMESPACE']!, shard, d.env['QIM_MAILBOX_EPOCH']!);
-  const stored = async (): Promise<bigint> => {
-    const v = await redis.get(key);
-    if (v === null || !/^[0-9a-f]{16}$/.test(v)) throw new Error(`source-hole: ${key} holds ${JSON.stringify(v)}, not a frontier (key layout changed?)`);
-    return BigInt(`0x${v}`);
-  };
+  const stored = (): Promise<bigint> => storedFrontier(redis, key);
   await stored(); // fails loudly at once when the key is not a frontier
   // A hole of at least 10 offsets: wait (sending) until the frontier is that far past the earlier read.
   const now = await until(`shard ${shard}'s frontier 10 past ${rewoundTo}`, load, 60_000, async () => {
@@ -154,28 +88,17 @@ async function oneHole(ctx: DrillContext, d: Deployment, redis: Redis, load: Loa
   const first = await status.shardStatus(shard);
   const endBefore = kafkaEnd(first);
   let held = true;
-  const waitsBefore = await writerMetric(d, 'qim_admission_waits_total');
-  const sends = { sent: 0, accepted: 0, codes: [] as string[] };
-  let gateClosed = false;
-  const t0 = Date.now();
-  while (Date.now() - t0 < holdMs) {
-    const r = await load.probeSend(NO_RETRY);
-    sends.sent += 1;
-    if (r.code === 'OK') sends.accepted += 1;
-    else sends.codes.push(r.code);
-    if ((await writerMetric(d, 'qim_admission_closed')) > 0) gateClosed = true;
-    await sleep(1_000);
+  const stallAt = stall.offset;
+  const admission = await admissionDuring(d, load, holdMs, async () => {
     const s = await status.shardStatus(shard);
-    if (frontierOf(s) !== rewoundTo || stallOf(s)?.offset !== stall.offset) held = false;
-  }
+    if (frontierOf(s) !== rewoundTo || stallOf(s)?.offset !== stallAt) held = false;
+  });
   const endAfter = kafkaEnd(await status.shardStatus(shard));
   round.frontierHeld = held;
   round.endGrew = `${endBefore}→${endAfter}`;
-  round.stallSends = sends;
-  round.gateClosed = gateClosed || (await writerMetric(d, 'qim_admission_waits_total')) > waitsBefore;
-  round.stalledPartitions = await writerMetric(d, 'qim_delivery_stalled_partitions');
+  round.admission = admission;
   ctx.log(`shard ${shard}: ${held ? 'frontier held' : 'FRONTIER MOVED'} at ${rewoundTo} for ${holdMs} ms; partition end ${round.endGrew}`);
-  ctx.log(`shard ${shard}: ${sends.accepted}/${sends.sent} probe sends accepted during the stall${sends.codes.length > 0 ? ` (refused: ${sends.codes.join(', ')})` : ''}; admission gate ${round.gateClosed ? 'CLOSED' : 'stayed open'}; qim_delivery_stalled_partitions ${round.stalledPartitions}`);
+  ctx.log(`shard ${shard}: during the stall ${admissionLine(admission)}`);
 
   // The operator action (apps/README.md, "Operations: mailbox", stalled shard).
   const tResolve = Date.now();
@@ -191,8 +114,7 @@ async function oneHole(ctx: DrillContext, d: Deployment, redis: Redis, load: Loa
   });
   round.resolvedMs = Date.now() - tResolve;
   round.resumedTo = resumed;
-  const admitted = sends.sent > 0 && sends.accepted === sends.sent && !round.gateClosed && round.stalledPartitions >= 1;
-  round.ok = reset.code === 0 && held && admitted && stall.offset > rewoundTo + 1n && endAfter !== null && endBefore !== null && endAfter > endBefore;
+  round.ok = reset.code === 0 && held && admission.ok && stall.offset > rewoundTo + 1n && endAfter !== null && endBefore !== null && endAfter > endBefore;
   ctx.log(`shard ${shard}: resumed, frontier ${resumed} ≥ ${stall.offset} in ${round.resolvedMs} ms`);
   return round;
 }
@@ -222,7 +144,7 @@ export const sourceHole: Drill = {
       const lines = (): string[] =>
         rounds.map(
           (r) =>
-            `shard ${r.shard}: frontier ${r.from} set back to ${r.rewoundTo} → stalled at page ${r.stallOffset} ("${r.stallReason}"); frontier held ${r.frontierHeld} (partition end ${r.endGrew}); sends during the stall ${r.stallSends?.accepted}/${r.stallSends?.sent} accepted, gate ${r.gateClosed ? 'CLOSED' : 'open'}, stalled partitions reported ${r.stalledPartitions}; reset: ${r.resetOutput}; past the hole (frontier ${r.resumedTo}) ${((r.resolvedMs ?? 0) / 1000).toFixed(1)} s after the action — ${r.ok ? 'ok' : 'FAIL'}`,
+            `shard ${r.shard}: frontier ${r.from} set back to ${r.rewoundTo} → stalled at page ${r.stallOffset} ("${r.stallReason}"); frontier held ${r.frontierHeld} (partition end ${r.endGrew}); during the stall ${r.admission ? admissionLine(r.admission) : '—'}; reset: ${r.resetOutput}; past the hole (frontier ${r.resumedTo}) ${((r.resolvedMs ?? 0) / 1000).toFixed(1)} s after the action — ${r.ok ? 'ok' : 'FAIL'}`,
         );
       const { pass } = await checkWith(ctx, 'source-hole', d, shapeOf(ctx.size), fault, lines, () => rounds.length === windows.length && rounds.every((r) => r.ok));
       return pass;
