@@ -3,15 +3,22 @@ import { hex } from './support/e2e-env';
 import { eventually } from './support/eventually';
 import { ServiceStack } from './support/service-stack';
 
+/** The sum over labels of a writer metric. */
+async function writerMetric(stack: ServiceStack, name: string): Promise<number> {
+  const text = await (await fetch(`${stack.writerUrl}/metrics`)).text();
+  return [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'gm'))].reduce((sum, m) => sum + Number(m[1]), 0);
+}
+
 /**
  * The writer's admission gate over a real deployment (ADR-0023): the mailbox is frozen (SIGSTOP:
- * it stays a member of its consumer groups, as a mailbox too slow for its load would), so records
- * wait behind its committed positions; once they are older than the bound the writer holds new
- * sends, refuses them (503, nothing written) after its wait, and lets them in again when the
- * mailbox, running again, has caught up. Every accepted message is delivered exactly once.
+ * it stays a member of its consumer groups), so records wait behind its committed positions. With a
+ * stall window longer than the test (`QIM_ADMISSION_STALL_MS`), that reads as a mailbox too slow for
+ * its load: once the records are older than the bound the writer holds new sends, refuses them (503,
+ * nothing written) after its wait, and lets them in again when the mailbox, running again, has
+ * caught up. Every accepted message is delivered exactly once.
  */
 describe('admission by delivery lag (redis backend, kafka)', () => {
-  const stack = new ServiceStack({ QIM_ADMISSION_MAX_LAG_MS: '1500', QIM_ADMISSION_POLL_MS: '100', QIM_ADMISSION_WAIT_MS: '300' });
+  const stack = new ServiceStack({ QIM_ADMISSION_MAX_LAG_MS: '1500', QIM_ADMISSION_POLL_MS: '100', QIM_ADMISSION_WAIT_MS: '300', QIM_ADMISSION_STALL_MS: '600000' });
   const T = hex(0xad31);
   const CONV = hex(0xad0c);
   const members = [hex(0xad01), hex(0xad02)];
@@ -19,10 +26,7 @@ describe('admission by delivery lag (redis backend, kafka)', () => {
   let n = 0;
   const send = () => stack.client(T, members[0], { retry: NO_RETRY }).send({ conversationId: CONV, body: `m${n}`, clientMessageId: hex(0xae000 + n++) });
   const entriesOf = async (u: string) => (await stack.client(T, u).syncPage({ limit: 500 })).entries.map((e) => e.events[0]!.message!.messageId);
-  const metric = async (name: string): Promise<number> => {
-    const text = await (await fetch(`${stack.writerUrl}/metrics`)).text();
-    return [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'gm'))].reduce((sum, m) => sum + Number(m[1]), 0);
-  };
+  const metric = (name: string): Promise<number> => writerMetric(stack, name);
 
   beforeAll(async () => {
     await stack.up();
@@ -75,5 +79,53 @@ describe('admission by delivery lag (redis backend, kafka)', () => {
     expect(await metric('qim_admission_closed')).toBe(0);
     await eventually('every accepted message delivered', async () => (await entriesOf(members[1]!)).length === sent.length, 60_000);
     expect((await entriesOf(members[1]!)).sort()).toEqual([...sent].sort());
+  });
+});
+
+/**
+ * The same freeze with the default stall window (half the bound): positions that stand still while
+ * records wait are a stall, not load (ADR-0023 amendment, issue 28). The gate leaves them out and
+ * stays open — sends go on being accepted long past the bound — the stall shows as
+ * `qim_delivery_stalled_partitions`, and every accepted message is delivered once the mailbox runs.
+ */
+describe('a frozen mailbox is a stall, not load: admission stays open (redis backend, kafka)', () => {
+  const MAX_LAG_MS = 1_500;
+  const stack = new ServiceStack({ QIM_ADMISSION_MAX_LAG_MS: String(MAX_LAG_MS), QIM_ADMISSION_POLL_MS: '100', QIM_ADMISSION_WAIT_MS: '300' });
+  const T = hex(0xad32);
+  const CONV = hex(0xad1c);
+  const members = [hex(0xad11), hex(0xad12)];
+  const sent: string[] = [];
+  let n = 0;
+  const send = () => stack.client(T, members[0], { retry: NO_RETRY }).send({ conversationId: CONV, body: `s${n}`, clientMessageId: hex(0xaf000 + n++) });
+  const entriesOf = async (u: string) => (await stack.client(T, u).syncPage({ limit: 500 })).entries.map((e) => e.events[0]!.message!.messageId);
+  const metric = (name: string): Promise<number> => writerMetric(stack, name);
+
+  beforeAll(async () => {
+    await stack.up();
+    expect(await stack.client(T).addMembers(CONV, members)).toBe(members.length);
+  });
+  afterAll(async () => {
+    stack.mailbox?.signal('SIGCONT');
+    await stack.down();
+  });
+
+  it('keeps accepting sends while the frozen mailbox\'s positions stand still, reports the stall, and delivers every message once it runs again', async () => {
+    sent.push((await send()).messageId);
+    await eventually('the first message delivered', async () => (await entriesOf(members[1]!)).length === 1, 30_000);
+
+    stack.mailbox!.signal('SIGSTOP');
+    const frozenAt = Date.now();
+    // Sends until the stall is reported and the first waiting record is three bounds old: every one accepted.
+    while ((await metric('qim_delivery_stalled_partitions')) === 0 || Date.now() - frozenAt < 3 * MAX_LAG_MS) {
+      sent.push((await send()).messageId);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(await metric('qim_admission_closed')).toBe(0);
+    expect(await metric('qim_admission_waits_total')).toBe(0);
+
+    stack.mailbox!.signal('SIGCONT');
+    await eventually('every accepted message delivered', async () => (await entriesOf(members[1]!)).length === sent.length, 60_000);
+    expect((await entriesOf(members[1]!)).sort()).toEqual([...sent].sort());
+    await eventually('the stall cleared', async () => (await metric('qim_delivery_stalled_partitions')) === 0, 30_000);
   });
 });

@@ -1,5 +1,6 @@
-import { DeliveryLagProbe, groupLag, positionLagMs } from './consumer-lag';
-import type { GroupOffsetsSource } from './consumer-lag';
+import { groupLag, positionLagMs } from './consumer-lag';
+import { DeliveryLagProbe } from './delivery-lag-probe';
+import type { GroupOffsetsSource } from './delivery-lag-probe';
 import type { PartitionOffsets } from './group-offsets';
 import { commitPositionMetadata, parseCommitPositionMetadata } from './partition-consumer';
 
@@ -44,7 +45,7 @@ describe('groupLag', () => {
       at({ partition: 2, committed: null, low: 4n, end: 6n }),
       at({ partition: 3, committed: 1n, low: 5n, end: 6n, metadata: commitPositionMetadata(NOW - 2_000) }),
     ], NOW);
-    expect(g).toEqual({ groupId: 'g', topic: 't', members: 2, lagMs: 9_000, behindRecords: 3n + 10n + 2n + 1n, unknownPartitions: 1, drainMs: null, recordsPerSecond: null });
+    expect(g).toEqual({ groupId: 'g', topic: 't', members: 2, lagMs: 9_000, behindRecords: 3n + 10n + 2n + 1n, unknownPartitions: 1, stalledPartitions: [], replayingPartitions: [], drainMs: null, recordsPerSecond: null });
   });
 
   it('is null when no partition with waiting records can tell its age', () => {
@@ -124,9 +125,12 @@ describe('DeliveryLagProbe', () => {
     for (let i = 1; i <= 10; i++) r = await step(500, 150n + BigInt(i) * 100n, 1_600n + BigInt(i) * 10n);
     expect(r.groups[0]!.recordsPerSecond).toBe(200);
     expect(r.groups[0]!.drainMs).toBe(Math.round((1_700 - 1_150) / 0.2));
-    // A stalled consumer (nothing consumed over the window): no pace, the age grows instead.
-    for (let i = 0; i < 12; i++) r = await step(500, 1_150n, 1_700n);
-    expect(r.groups[0]).toMatchObject({ recordsPerSecond: null, drainMs: null });
+    // A consumer that stops: still counted 4.5 s on (a heavy page can take that long)…
+    for (let i = 0; i < 9; i++) r = await step(500, 1_150n, 1_700n);
+    expect(r.groups[0]).toMatchObject({ behindRecords: 550n, stalledPartitions: [] });
+    // …until its position has stood still for the stall window (5 s): stalled, it counts for nothing.
+    for (let i = 0; i < 3; i++) r = await step(500, 1_150n, 1_700n);
+    expect(r.groups[0]).toMatchObject({ recordsPerSecond: null, drainMs: 0, lagMs: null, behindRecords: 0n, stalledPartitions: [0] });
     // Caught up: the stretch ends; the next backlog starts without a pace (another mix may follow).
     r = await step(500, 1_700n, 1_700n);
     expect(r.groups[0]).toMatchObject({ drainMs: 0, lagMs: 0, recordsPerSecond: null });

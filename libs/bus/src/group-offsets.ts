@@ -48,6 +48,12 @@ export class GroupOffsetsReader {
       .sort((a, b) => a.partition - b.partition);
   }
 
+  /** The ids of the consumer groups the cluster knows now (with members, or whose committed offsets it still keeps). */
+  async listGroups(): Promise<string[]> {
+    const admin = await this.connected();
+    return (await admin.listGroups()).groups.map((g) => g.groupId);
+  }
+
   /** Members the group has now (0: nobody consumes for it — e.g. its service is down — or the group is unknown). */
   async members(groupId: string): Promise<number> {
     const admin = await this.connected();

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Kafka, Producer } from 'kafkajs';
-import { DeliveryLagProbe } from './consumer-lag';
+import { DeliveryLagProbe } from './delivery-lag-probe';
 import { GroupOffsetsReader } from './group-offsets';
 import { createKafka } from './kafka-factory';
 import type { ConsumedPage, PageHandler } from './page-handler';

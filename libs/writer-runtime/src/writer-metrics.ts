@@ -31,6 +31,10 @@ export class WriterMetrics {
   readonly leaseHeld: Gauge;
   /** Writer-id leases lost (each loss once, whether or not it was taken back). */
   readonly leaseLosses: Counter;
+  /** Partitions of the group stalled (position still for the stall window while records wait): not counted for admission; their own alarm. */
+  readonly deliveryStalledPartitions: Gauge<'group'>;
+  /** Partitions of the group replaying what an older mailbox epoch delivered: not counted for admission. */
+  readonly deliveryReplayingPartitions: Gauge<'group'>;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -52,6 +56,8 @@ export class WriterMetrics {
     this.deliveryDrainSeconds = new Gauge({ name: 'qim_delivery_drain_seconds', help: 'Time the backlog of each mailbox consumer group needs at its measured pace (-1 unknown)', labelNames: ['group'], registers });
     this.leaseHeld = new Gauge({ name: 'qim_writer_lease_held', help: '1 while the writer holds its writer-id lease (sends accepted), 0 while lost', registers });
     this.leaseLosses = new Counter({ name: 'qim_writer_lease_losses_total', help: 'Writer-id leases lost (sends stopped until taken back)', registers });
+    this.deliveryStalledPartitions = new Gauge({ name: 'qim_delivery_stalled_partitions', help: 'Partitions of each mailbox consumer group whose position stood still while records waited (stalled or refused; not counted for admission)', labelNames: ['group'], registers });
+    this.deliveryReplayingPartitions = new Gauge({ name: 'qim_delivery_replaying_partitions', help: 'Partitions of each mailbox shard group replaying what an older epoch delivered (not counted for admission)', labelNames: ['group'], registers });
     const steps = this.commitStepSeconds;
     this.commitSteps = { step: (step, seconds) => steps.observe({ step }, seconds) };
   }

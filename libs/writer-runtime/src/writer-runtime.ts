@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { BusLogger } from '@qim/bus';
-import { DeliveryLagProbe, GroupOffsetsReader, KafkaOutboxPublisher, createKafka, produceBudgetWithin, verifyTopics } from '@qim/bus';
+import { KafkaOutboxPublisher, createKafka, produceBudgetWithin, verifyTopics } from '@qim/bus';
 import type { HistoryAuthorizer, MembershipDirectory, MessageStore } from '@qim/store-core';
 import { DurableMessageCommitter, RecoveryRunner, systemClock } from '@qim/store-core';
 import { PeriodicTask, ServiceMetrics, ShutdownStack, TerminalFailure, isDevelopmentEnv, kafkaReadiness, openMessageBackend } from '@qim/service-kit';
 import type { ReadinessCheck, StartupLog, WriterConfig } from '@qim/service-kit';
-import { AdmissionGate, AdmissionSender, effectiveLagMs } from './admission';
+import type { AdmissionGate } from './admission';
+import { AdmissionSender } from './admission';
+import { admissionGate } from './admission-runtime';
+import { admissionProbeTimings } from './delivery-alarms';
 import { HybridLogicalClock } from './identity/hybrid-clock';
 import { LeaseKeeper } from './identity/lease-keeper';
 import { MessageIdSource } from './identity/message-id-source';
@@ -143,7 +146,7 @@ export async function startWriterRuntime(config: WriterConfig, log: WriterRuntim
       admission.gate.start();
       stack.push('admission gate', () => admission.close());
     }
-    step('admission', config.admission === null ? { admission: 'off' } : { ...config.admission });
+    step('admission', config.admission === null ? { admission: 'off' } : { ...config.admission, ...admissionProbeTimings(config.admission) });
     const bounded = new DeadlineSender(sender, config.sendDeadlineMs, () => writerMetrics.sendDeadlineExceeded.inc());
 
     return {
@@ -162,42 +165,4 @@ export async function startWriterRuntime(config: WriterConfig, log: WriterRuntim
     await stack.closeAll(5_000);
     throw err;
   }
-}
-
-/** The admission gate over the mailbox's consumer groups, its metrics and logs; `close` stops it and its admin client. */
-function admissionGate(
-  kafka: ReturnType<typeof createKafka>,
-  cfg: NonNullable<WriterConfig['admission']>,
-  m: ReturnType<typeof writerMetricsOf>,
-  log: WriterRuntimeLogger,
-): { gate: AdmissionGate; close(): Promise<void> } {
-  const reader = new GroupOffsetsReader(kafka);
-  const gate = new AdmissionGate({
-    maxLagMs: cfg.maxLagMs,
-    pollMs: cfg.pollMs,
-    waitMs: cfg.waitMs,
-    probe: new DeliveryLagProbe(reader, cfg.groups),
-    onLag: (lag) => {
-      for (const g of lag.groups) {
-        m.deliveryLagSeconds.set({ group: g.groupId }, g.lagMs === null ? -1 : g.lagMs / 1000);
-        m.deliveryDrainSeconds.set({ group: g.groupId }, g.drainMs === null ? -1 : g.drainMs / 1000);
-      }
-    },
-    onChange: (closed, lag) => {
-      m.admissionClosed.set(closed ? 1 : 0);
-      const groups = lag?.groups.map((g) => ({ group: g.groupId, members: g.members, lagMs: g.lagMs, drainMs: g.drainMs, recordsPerSecond: g.recordsPerSecond, behind: g.behindRecords.toString() }));
-      const lagMs = lag === null ? null : effectiveLagMs(lag, cfg.maxLagMs);
-      if (closed) log.warn({ lagMs, maxLagMs: cfg.maxLagMs, groups }, 'admission gate closed: delivery is behind, sends wait');
-      else log.info({ lagMs, groups }, lag === null ? 'admission gate open (delivery lag unreadable, or stopping)' : 'admission gate open');
-    },
-    onProbeError: (err, failures) => log.warn({ err, failures }, 'admission gate could not read the delivery lag'),
-    onWaited: (outcome) => m.admissionWaits.inc({ outcome }),
-  });
-  return {
-    gate,
-    close: async () => {
-      await gate.stop();
-      await reader.close();
-    },
-  };
 }

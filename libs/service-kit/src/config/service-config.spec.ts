@@ -157,28 +157,23 @@ describe('mailbox environment', () => {
     expect(variables(refusal(mailboxEnvSchema, { ...base, ...mailbox, ...bad }))).toEqual(Object.keys(bad).sort());
   });
 
-  it('holds sends while delivery is more than 10 s behind by default, watching the mailbox groups of its client id and epoch; 0 turns it off; range-checked', () => {
+  it('holds sends while delivery is more than 10 s behind by default, finding the mailbox groups of its client id on the broker (no epoch of its own); 0 turns it off; range-checked', () => {
     expect(parseEnv(writerEnvSchema, base).admission).toEqual({
       maxLagMs: 10_000,
       pollMs: 500,
       waitMs: 1_000,
-      groups: [
-        { groupId: 'qim-mailbox-router', topic: 'qim.messages' },
-        { groupId: 'qim-mailbox-shards-e0', topic: 'qim.mailbox.dispatch' },
-      ],
+      stallMs: 5_000,
+      mailbox: { clientId: 'qim-mailbox', messagesTopic: 'qim.messages', dispatchTopic: 'qim.mailbox.dispatch' },
     });
-    // One environment for both services: the mailbox's groups carry the shared client id and epoch (as mailboxEnvSchema names them).
+    // One environment for both services: the mailbox's client id is the shared one; the epoch is not the writer's business.
     const shared = { ...base, QIM_KAFKA_CLIENT_ID: 'acme', QIM_MAILBOX_EPOCH: '3', QIM_TOPIC_MESSAGES: 'm', QIM_TOPIC_DISPATCH: 'd' };
-    const m = parseEnv(mailboxEnvSchema, { ...shared, QIM_MAILBOX_SHARDS: '2' });
-    expect(parseEnv(writerEnvSchema, shared).admission?.groups).toEqual([
-      { groupId: m.routerGroup, topic: 'm' },
-      { groupId: m.shardGroup, topic: 'd' },
-    ]);
-    expect(parseEnv(writerEnvSchema, { ...shared, QIM_ADMISSION_MAILBOX_CLIENT_ID: 'mbx' }).admission?.groups.map((g) => g.groupId)).toEqual(['mbx-router', 'mbx-shards-e3']);
+    expect(parseEnv(writerEnvSchema, shared).admission?.mailbox).toEqual({ clientId: 'acme', messagesTopic: 'm', dispatchTopic: 'd' });
+    expect(parseEnv(writerEnvSchema, { ...shared, QIM_ADMISSION_MAILBOX_CLIENT_ID: 'mbx' }).admission?.mailbox.clientId).toBe('mbx');
     const set = parseEnv(writerEnvSchema, { ...base, QIM_ADMISSION_MAX_LAG_MS: '2000', QIM_ADMISSION_POLL_MS: '250', QIM_ADMISSION_WAIT_MS: '0' }).admission;
-    expect([set?.maxLagMs, set?.pollMs, set?.waitMs]).toEqual([2_000, 250, 0]);
+    expect([set?.maxLagMs, set?.pollMs, set?.waitMs, set?.stallMs]).toEqual([2_000, 250, 0, 1_000]);
+    expect(parseEnv(writerEnvSchema, { ...base, QIM_ADMISSION_STALL_MS: '60000' }).admission?.stallMs).toBe(60_000);
     expect(parseEnv(writerEnvSchema, { ...base, QIM_ADMISSION_MAX_LAG_MS: '0' }).admission).toBeNull();
-    const bad = { QIM_ADMISSION_MAX_LAG_MS: '-1', QIM_ADMISSION_POLL_MS: '99', QIM_ADMISSION_WAIT_MS: '1.5' };
+    const bad = { QIM_ADMISSION_MAX_LAG_MS: '-1', QIM_ADMISSION_POLL_MS: '99', QIM_ADMISSION_WAIT_MS: '1.5', QIM_ADMISSION_STALL_MS: '-5' };
     expect(variables(refusal(writerEnvSchema, { ...base, ...bad }))).toEqual(Object.keys(bad).sort());
     // Writer-only, but one environment may serve both services: the mailbox takes and ignores them.
     expect(parseEnv(mailboxEnvSchema, { ...base, ...mailbox, QIM_ADMISSION_MAX_LAG_MS: '1000' })).not.toHaveProperty('admission');

@@ -20,12 +20,15 @@ export const writerEnvShape = {
   QIM_HOUSEKEEPING_BATCH: intField(1, 100_000, 1_000).describe('housekeeping: facts examined per pass kind per round'),
   QIM_INSTANCE_NAME: optionalString().describe('writer instance name in logs (default `writer-<pid>`)'),
   QIM_ADMISSION_MAX_LAG_MS: intField(0, 3_600_000, 10_000).describe(
-    "admission (ADR-0023): every `QIM_ADMISSION_POLL_MS` the writer reads from the broker how far the mailbox's consumer groups are behind; while that exceeds this bound (ms) a send waits before its first commit step (nothing written) until delivery is down to half, or `QIM_ADMISSION_WAIT_MS`, then 503 (retry with the same `client_message_id`); a group without members is ignored and a lag unreadable for 3 polls opens the gate; 0 = off",
+    "admission (ADR-0023): every `QIM_ADMISSION_POLL_MS` the writer reads from the broker how far the mailbox's consumer groups are behind; while that exceeds this bound (ms) a send waits before its first commit step (nothing written) until delivery is down to half, or `QIM_ADMISSION_WAIT_MS`, then 503 (retry with the same `client_message_id`); the writer finds the mailbox's live groups on the broker (no epoch of its own); partitions that are stalled, refused or replaying an older epoch's log are left out (their own metrics); a lag unreadable for 3 polls opens the gate; 0 = off",
   ),
   QIM_ADMISSION_POLL_MS: intField(100, 60_000, 500).describe("admission: how often the writer reads the mailbox groups' lag from the broker (ms)"),
   QIM_ADMISSION_WAIT_MS: intField(0, 600_000, 1_000).describe('admission: most time a held send waits for the gate before `503 UNAVAILABLE` (ms; nothing was written)'),
   QIM_ADMISSION_MAILBOX_CLIENT_ID: optionalString().describe(
     "admission: the mailbox's Kafka client id, which names its groups (default: `QIM_KAFKA_CLIENT_ID`, else `qim-mailbox`)",
+  ),
+  QIM_ADMISSION_STALL_MS: intField(0, 3_600_000, 0).describe(
+    'admission: a mailbox partition whose position has not moved this long (ms) while records wait is stalled and not counted for admission; 0 = half of `QIM_ADMISSION_MAX_LAG_MS`',
   ),
 } as const;
 
@@ -65,28 +68,40 @@ export interface WriterConfig extends CommonConfig {
     readonly maxLagMs: number;
     readonly pollMs: number;
     readonly waitMs: number;
-    /** The mailbox's consumer groups and their topics (named as the mailbox names them: `<client id>-router`, `<client id>-shards-e<epoch>`). */
-    readonly groups: readonly { readonly groupId: string; readonly topic: string }[];
+    /**
+     * A mailbox partition whose position has stood still this long (ms) while records waited is
+     * stalled (a refused shard, a source hole): it does not count for admission. Default half of
+     * `maxLagMs`, so a stall alone never closes the gate.
+     */
+    readonly stallMs: number;
+    /**
+     * How to find the mailbox's consumer groups on the broker (`MailboxGroupFinder` in `@qim/bus`):
+     * its client id (groups `<client id>-router`, `<client id>-shards-e<epoch>`) and topics. The
+     * epoch is read from the broker (the live shard groups), never configured here.
+     */
+    readonly mailbox: { readonly clientId: string; readonly messagesTopic: string; readonly dispatchTopic: string };
   } | null;
 }
 
 /**
- * The mailbox groups the writer's admission gate watches. The mailbox names them from its own
- * `QIM_KAFKA_CLIENT_ID` (default `qim-mailbox`) and `QIM_MAILBOX_EPOCH`: a deployment that gives
- * both services one environment names them alike here; otherwise `QIM_ADMISSION_MAILBOX_CLIENT_ID`
- * says the mailbox's client id.
+ * The admission gate's settings. The mailbox names its groups from its own `QIM_KAFKA_CLIENT_ID`
+ * (default `qim-mailbox`): a deployment that gives both services one environment names it alike
+ * here; otherwise `QIM_ADMISSION_MAILBOX_CLIENT_ID` says the mailbox's client id. The epoch is not
+ * read from the writer's environment: the gate finds the live shard groups on the broker, so an
+ * epoch bump on the mailboxes alone needs nothing of the writer.
  */
 function admissionOf(raw: WriterRaw): WriterConfig['admission'] {
   if (raw.QIM_ADMISSION_MAX_LAG_MS === 0) return null;
-  const mailbox = raw.QIM_ADMISSION_MAILBOX_CLIENT_ID ?? raw.QIM_KAFKA_CLIENT_ID ?? 'qim-mailbox';
   return {
     maxLagMs: raw.QIM_ADMISSION_MAX_LAG_MS,
     pollMs: raw.QIM_ADMISSION_POLL_MS,
     waitMs: raw.QIM_ADMISSION_WAIT_MS,
-    groups: [
-      { groupId: `${mailbox}-router`, topic: raw.QIM_TOPIC_MESSAGES },
-      { groupId: `${mailbox}-shards-e${raw.QIM_MAILBOX_EPOCH ?? 0}`, topic: raw.QIM_TOPIC_DISPATCH },
-    ],
+    stallMs: raw.QIM_ADMISSION_STALL_MS === 0 ? Math.max(1, Math.floor(raw.QIM_ADMISSION_MAX_LAG_MS / 2)) : raw.QIM_ADMISSION_STALL_MS,
+    mailbox: {
+      clientId: raw.QIM_ADMISSION_MAILBOX_CLIENT_ID ?? raw.QIM_KAFKA_CLIENT_ID ?? 'qim-mailbox',
+      messagesTopic: raw.QIM_TOPIC_MESSAGES,
+      dispatchTopic: raw.QIM_TOPIC_DISPATCH,
+    },
   };
 }
 

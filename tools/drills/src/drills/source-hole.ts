@@ -1,11 +1,10 @@
-import { NO_RETRY, QimClient, newId128 } from '@qim/client';
-import type { ShardStatus } from '@qim/client';
 import { Redis } from 'ioredis';
 import type { Load } from '../checker/load';
 import type { Deployment } from '../stack/deployment';
-import { DRILL_TOKEN } from '../stack/deployment';
 import type { Drill, DrillContext } from './drill';
-import { checkWith, deploy, sleep } from './harness';
+import { checkWith, deploy } from './harness';
+import type { AdmissionWhileStalled } from './shard-faults';
+import { ADMISSION_MAX_LAG_MS, admissionDuring, admissionLine, frontierKey, frontierOf, hex16, kafkaEnd, stallOf, statusClient, storedFrontier, until } from './shard-faults';
 import { shapeOf } from './sizes';
 
 /**
@@ -26,25 +25,6 @@ import { shapeOf } from './sizes';
  * (worker, `planPage`, status route, guard, reset command) is the same code for both backends.
  */
 
-/**
- * The Redis key of a shard's frontier: under the shard's tag `<namespace>:{sf:<shard>}:`, named
- * `…frontier:<epoch>` (libs/store-redis `RedisKeys.shardFrontier`; tools may not import it). Found by
- * SCAN so a renamed suffix still matches; anything but exactly one key fails loudly.
- */
-async function frontierKey(redis: Redis, namespace: string, shard: number, epoch: string): Promise<string> {
-  const found = new Set<string>();
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${namespace}:{sf:${shard}}:*frontier:${epoch}`, 'COUNT', 1000);
-    for (const k of keys) found.add(k);
-    cursor = next;
-  } while (cursor !== '0');
-  if (found.size !== 1) throw new Error(`source-hole: expected one frontier key of shard ${shard} epoch ${epoch} under ${namespace}, found ${JSON.stringify([...found])}`);
-  return [...found][0]!;
-}
-
-const hex16 = (n: bigint): string => n.toString(16).padStart(16, '0');
-
 interface HoleRound {
   readonly shard: number;
   readonly rewoundTo: bigint;
@@ -56,36 +36,9 @@ interface HoleRound {
   resetOutput?: string;
   resolvedMs?: number;
   resumedTo?: bigint;
+  /** What the writer did during the stall. */
+  admission?: AdmissionWhileStalled;
   ok: boolean;
-}
-
-function statusClient(d: Deployment, m: number): QimClient {
-  const url = d.of('mailbox')[m]!.url;
-  return new QimClient({ writerUrl: d.of('writer')[0]!.url, mailboxUrl: url, token: DRILL_TOKEN, tenantId: newId128(), userId: newId128(), timeoutMs: 10_000, retry: NO_RETRY });
-}
-
-const frontierOf = (s: ShardStatus): bigint | null => s.frontier ?? null;
-const stallOf = (s: ShardStatus): { offset: bigint; reason: string } | null =>
-  s.stall ? { offset: BigInt(String(s.stall['page_from_offset'])), reason: String(s.stall['reason'] ?? '') } : null;
-const kafkaEnd = (s: ShardStatus): bigint | null => {
-  const k = s.raw['kafka'] as Record<string, unknown> | null;
-  return k && typeof k['end'] === 'string' ? BigInt(k['end']) : null;
-};
-
-/** Polls `probe` every 500 ms until it returns a value (sending a message every 2 s so dispatches keep arriving). */
-async function until<T>(what: string, load: Load, timeoutMs: number, probe: () => Promise<T | null>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastSend = 0;
-  for (;;) {
-    const v = await probe().catch(() => null);
-    if (v !== null) return v;
-    if (Date.now() > deadline) throw new Error(`source-hole: ${what} not seen within ${timeoutMs} ms`);
-    if (Date.now() - lastSend > 2_000) {
-      lastSend = Date.now();
-      void load.probeSend();
-    }
-    await sleep(500);
-  }
 }
 
 async function oneHole(ctx: DrillContext, d: Deployment, redis: Redis, load: Load, from: number, at: number, holdMs: number): Promise<HoleRound> {
@@ -99,11 +52,7 @@ async function oneHole(ctx: DrillContext, d: Deployment, redis: Redis, load: Loa
   if (rewoundTo < 0n) throw new Error('source-hole: no shard has a frontier yet');
   await load.at(at);
   const key = await frontierKey(redis, d.env['QIM_REDIS_NAMESPACE']!, shard, d.env['QIM_MAILBOX_EPOCH']!);
-  const stored = async (): Promise<bigint> => {
-    const v = await redis.get(key);
-    if (v === null || !/^[0-9a-f]{16}$/.test(v)) throw new Error(`source-hole: ${key} holds ${JSON.stringify(v)}, not a frontier (key layout changed?)`);
-    return BigInt(`0x${v}`);
-  };
+  const stored = (): Promise<bigint> => storedFrontier(redis, key);
   await stored(); // fails loudly at once when the key is not a frontier
   // A hole of at least 10 offsets: wait (sending) until the frontier is that far past the earlier read.
   const now = await until(`shard ${shard}'s frontier 10 past ${rewoundTo}`, load, 60_000, async () => {
@@ -133,21 +82,23 @@ async function oneHole(ctx: DrillContext, d: Deployment, redis: Redis, load: Loa
   round.stallReason = stall.reason;
   ctx.log(`shard ${shard} stalled at page offset ${stall.offset} (frontier ${rewoundTo}): ${stall.reason}`);
 
-  // While stalled: the frontier stays, the stall keeps its offset, dispatches keep arriving.
+  // While stalled: the frontier stays, the stall keeps its offset, dispatches keep arriving — and
+  // the writer goes on accepting sends (a stalled partition is not load: ADR-0023's amendment), one
+  // probe send a second without retries, all answered OK, the gate never closed, the stall reported.
   const first = await status.shardStatus(shard);
   const endBefore = kafkaEnd(first);
   let held = true;
-  const t0 = Date.now();
-  while (Date.now() - t0 < holdMs) {
-    await load.probeSend();
-    await sleep(1_000);
+  const stallAt = stall.offset;
+  const admission = await admissionDuring(d, load, holdMs, async () => {
     const s = await status.shardStatus(shard);
-    if (frontierOf(s) !== rewoundTo || stallOf(s)?.offset !== stall.offset) held = false;
-  }
+    if (frontierOf(s) !== rewoundTo || stallOf(s)?.offset !== stallAt) held = false;
+  });
   const endAfter = kafkaEnd(await status.shardStatus(shard));
   round.frontierHeld = held;
   round.endGrew = `${endBefore}→${endAfter}`;
+  round.admission = admission;
   ctx.log(`shard ${shard}: ${held ? 'frontier held' : 'FRONTIER MOVED'} at ${rewoundTo} for ${holdMs} ms; partition end ${round.endGrew}`);
+  ctx.log(`shard ${shard}: during the stall ${admissionLine(admission)}`);
 
   // The operator action (apps/README.md, "Operations: mailbox", stalled shard).
   const tResolve = Date.now();
@@ -163,14 +114,14 @@ async function oneHole(ctx: DrillContext, d: Deployment, redis: Redis, load: Loa
   });
   round.resolvedMs = Date.now() - tResolve;
   round.resumedTo = resumed;
-  round.ok = reset.code === 0 && held && stall.offset > rewoundTo + 1n && endAfter !== null && endBefore !== null && endAfter > endBefore;
+  round.ok = reset.code === 0 && held && admission.ok && stall.offset > rewoundTo + 1n && endAfter !== null && endBefore !== null && endAfter > endBefore;
   ctx.log(`shard ${shard}: resumed, frontier ${resumed} ≥ ${stall.offset} in ${round.resolvedMs} ms`);
   return round;
 }
 
 export const sourceHole: Drill = {
   name: 'source-hole',
-  summary: 'the mailbox store loses its last frontier writes under a running mailbox: the shard stalls at the hole, the operator action resolves it',
+  summary: 'the mailbox store loses its last frontier writes under a running mailbox: the shard stalls at the hole while sends go on being admitted, the operator action resolves it',
   needs: 'redis',
   run: async (ctx) => {
     const need = (k: string): string => {
@@ -184,7 +135,8 @@ export const sourceHole: Drill = {
     try {
       await redis.connect();
       const windows = ctx.size === 'short' ? [[0.15, 0.35]] : [[0.1, 0.25], [0.5, 0.65]];
-      const holdMs = ctx.size === 'short' ? 5_000 : 15_000;
+      // The stall outlasts the admission bound twice over: a gate that counted the stalled partition would close within it.
+      const holdMs = 2 * ADMISSION_MAX_LAG_MS;
       const rounds: HoleRound[] = [];
       const fault = async (load: Load): Promise<void> => {
         for (const [from, at] of windows) rounds.push(await oneHole(ctx, d, redis, load, from!, at!, holdMs));
@@ -192,7 +144,7 @@ export const sourceHole: Drill = {
       const lines = (): string[] =>
         rounds.map(
           (r) =>
-            `shard ${r.shard}: frontier ${r.from} set back to ${r.rewoundTo} → stalled at page ${r.stallOffset} ("${r.stallReason}"); frontier held ${r.frontierHeld} (partition end ${r.endGrew}); reset: ${r.resetOutput}; past the hole (frontier ${r.resumedTo}) ${((r.resolvedMs ?? 0) / 1000).toFixed(1)} s after the action — ${r.ok ? 'ok' : 'FAIL'}`,
+            `shard ${r.shard}: frontier ${r.from} set back to ${r.rewoundTo} → stalled at page ${r.stallOffset} ("${r.stallReason}"); frontier held ${r.frontierHeld} (partition end ${r.endGrew}); during the stall ${r.admission ? admissionLine(r.admission) : '—'}; reset: ${r.resetOutput}; past the hole (frontier ${r.resumedTo}) ${((r.resolvedMs ?? 0) / 1000).toFixed(1)} s after the action — ${r.ok ? 'ok' : 'FAIL'}`,
         );
       const { pass } = await checkWith(ctx, 'source-hole', d, shapeOf(ctx.size), fault, lines, () => rounds.length === windows.length && rounds.every((r) => r.ok));
       return pass;

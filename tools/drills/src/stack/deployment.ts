@@ -99,10 +99,10 @@ export class Deployment {
     return inst;
   }
 
-  /** (Re)starts an instance on its port and waits for its /readyz. */
-  async start(inst: Instance, readyTimeoutMs = 120_000): Promise<void> {
+  /** (Re)starts an instance on its port and waits until `readyPath` answers 200 (default `/readyz`; `/healthz` for a mailbox expected to refuse a shard). */
+  async start(inst: Instance, readyTimeoutMs = 120_000, readyPath = '/readyz'): Promise<void> {
     inst.process = new ServiceProcess(inst.name, this.bundles[inst.kind], { ...this.env, QIM_HTTP_HOST: '127.0.0.1', QIM_HTTP_PORT: String(inst.port), ...(inst.kind === 'writer' ? { QIM_INSTANCE_NAME: inst.name } : {}) }, workspaceRoot, path.join(this.logDir, `${inst.name}.log`));
-    await inst.process.waitReady(`${inst.url}/readyz`, readyTimeoutMs);
+    await inst.process.waitReady(`${inst.url}${readyPath}`, readyTimeoutMs);
   }
 
   of(kind: ServiceKind): Instance[] {
