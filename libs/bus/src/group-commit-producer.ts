@@ -28,7 +28,33 @@ export interface GroupCommitOptions {
   readonly paceMs?: number;
   /** Called with the API name of every request a broker answered (`ProducerTuning.onRequest`). */
   readonly onRequest?: (apiName: string) => void;
+  /**
+   * Awaited after a request's batch is taken from the queue and before it is sent: units produced
+   * meanwhile queue for the next request, exactly as while a request is in flight. For
+   * instrumentation, and for tests that must hold a request in flight (default: none).
+   */
+  readonly beforeSend?: (batch: SentBatch) => void | Promise<void>;
+  /** The pacing's time source and wait (default: `performance.now` and `setTimeout`). */
+  readonly clock?: PaceClock;
 }
+
+/** What one produce request carries. */
+export interface SentBatch {
+  /** Units (calls of `produce`) in the request, in call order. */
+  readonly units: number;
+  readonly records: number;
+}
+
+/** Monotonic time (ms) and a wait, as the pacing uses them. */
+export interface PaceClock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+const REAL_CLOCK: PaceClock = Object.freeze({
+  now: () => performance.now(),
+  sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
+});
 
 export interface GroupCommitStats extends ProducerStats {
   /** Units (calls of `produce`) acknowledged or failed. */
@@ -64,6 +90,8 @@ export class GroupCommitProducer {
   private units = 0;
   private readonly paceMs: number;
   private lastStartedAt = -Infinity;
+  private readonly clock: PaceClock;
+  private readonly beforeSend: ((batch: SentBatch) => void | Promise<void>) | undefined;
 
   constructor(kafka: Kafka, options: GroupCommitOptions = {}) {
     this.paceMs = options.paceMs ?? 0;
@@ -74,6 +102,8 @@ export class GroupCommitProducer {
       ...(options.onRequest === undefined ? {} : { onRequest: options.onRequest }),
     });
     this.limits = Object.freeze({ ...DEFAULT_GROUP_COMMIT_LIMITS, ...options.limits });
+    this.clock = options.clock ?? REAL_CLOCK;
+    this.beforeSend = options.beforeSend;
   }
 
   connect(): Promise<void> {
@@ -110,11 +140,12 @@ export class GroupCommitProducer {
     await Promise.resolve();
     try {
       while (this.queue.length > 0) {
-        const holdMs = this.lastStartedAt + this.paceMs - performance.now();
-        if (holdMs > 0) await new Promise((r) => setTimeout(r, holdMs));
-        this.lastStartedAt = performance.now();
+        const holdMs = this.lastStartedAt + this.paceMs - this.clock.now();
+        if (holdMs > 0) await this.clock.sleep(holdMs);
+        this.lastStartedAt = this.clock.now();
         const batch = this.queue.splice(0, takeCount(this.queue, this.limits));
         try {
+          await this.beforeSend?.({ units: batch.length, records: batch.reduce((n, u) => n + u.records.length, 0) });
           const coords = await this.producer.send(batch.flatMap((u) => u.records));
           let i = 0;
           for (const u of batch) {
