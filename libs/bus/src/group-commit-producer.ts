@@ -3,11 +3,15 @@ import type { Kafka } from 'kafkajs';
 import type { ProduceRecord, ProducerStats } from './fenced-producer';
 import { FencedProducer } from './fenced-producer';
 import type { RecordCoordinate } from './record-coordinates';
+import { RECORD_BATCH_OVERHEAD_BYTES, RECORD_OVERHEAD_BYTES } from './record-limit';
 
 /** Bounds of one produce request. A single unit larger than them is still sent, alone. */
 export interface GroupCommitLimits {
   readonly maxRecords: number;
-  /** Sum of key and value bytes (the broker's `message.max.bytes` applies per partition batch). */
+  /**
+   * Sum of key and value bytes plus `RECORD_OVERHEAD_BYTES` per record (the broker's
+   * `max.message.bytes` applies per partition batch: `capBytes` keeps a request's records within it).
+   */
   readonly maxBytes: number;
 }
 
@@ -83,7 +87,7 @@ interface Pending extends QueuedUnit {
 export class GroupCommitProducer {
   private readonly queue: Pending[] = [];
   private readonly producer: FencedProducer;
-  private readonly limits: GroupCommitLimits;
+  private limits: GroupCommitLimits;
   private running = false;
   private closing = false;
   private readonly idleWaiters: (() => void)[] = [];
@@ -114,7 +118,7 @@ export class GroupCommitProducer {
   produce(records: readonly ProduceRecord[]): Promise<RecordCoordinate[]> {
     if (this.closing) return Promise.reject(new UnavailableError('producer is closing'));
     if (records.length === 0) return Promise.resolve([]);
-    const bytes = records.reduce((n, r) => n + r.value.length + keyBytes(r.key), 0);
+    const bytes = records.reduce((n, r) => n + r.value.length + keyBytes(r.key) + RECORD_OVERHEAD_BYTES, 0);
     return new Promise<RecordCoordinate[]>((resolve, reject) => {
       this.queue.push({ records, bytes, resolve, reject });
       if (!this.running) {
@@ -122,6 +126,15 @@ export class GroupCommitProducer {
         void this.pump();
       }
     });
+  }
+
+  /**
+   * Keeps every later request within a topic's record limit (`max.message.bytes`, read at start-up):
+   * several units together never form a batch the broker refuses. A single unit above it is still
+   * sent alone (its caller checks it first).
+   */
+  capBytes(recordLimit: number): void {
+    this.limits = Object.freeze({ ...this.limits, maxBytes: Math.min(this.limits.maxBytes, recordLimit - RECORD_BATCH_OVERHEAD_BYTES) });
   }
 
   stats(): GroupCommitStats {
