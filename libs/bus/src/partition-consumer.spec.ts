@@ -140,9 +140,9 @@ describe('PartitionConsumer (real Kafka)', () => {
     });
     const elapsed = performance.now() - t0;
     expect(handled).toBe(80);
-    // Requests start at least 250 ms apart: no more than one per started interval (80 pages; without the interval, many more).
+    // Requests start at least 250 ms apart: no more than one per started interval (80 pages; without
+    // the interval, about one per page). Bounded by the time the run took, not by a guess of it.
     expect(c.commitRequests()).toBeLessThanOrEqual(1 + Math.ceil(elapsed / 250));
-    expect(c.commitRequests()).toBeLessThanOrEqual(8);
   });
 
   /** ms from producing one record, while the consumer's first (empty) fetch is in flight, to its hand-over. */
@@ -172,7 +172,7 @@ describe('PartitionConsumer (real Kafka)', () => {
   });
 
   /** Hand-overs while 60 records arrive one every 5 ms on partition 0 (the consumer caught up throughout). */
-  async function trickleHandOvers(extra: Partial<PartitionConsumerOptions> = {}): Promise<{ handOvers: number; records: number; fetches: number }> {
+  async function trickleHandOvers(extra: Partial<PartitionConsumerOptions> = {}): Promise<{ handOvers: number; records: number; fetches: number; elapsedMs: number }> {
     let handOvers = 0;
     let records = 0;
     let fetches = 0;
@@ -180,20 +180,22 @@ describe('PartitionConsumer (real Kafka)', () => {
     const c = start({ handlePage: async (p) => void ((handOvers += 1), (records += p.records.length)) }, 100, { onRequest, ...extra });
     await c.start();
     await new Promise((r) => setTimeout(r, 200));
+    const t0 = performance.now();
     for (let i = 0; i < 60; i++) {
       await produce(0, 1);
       await new Promise((r) => setTimeout(r, 5));
     }
     await until('60 records handed over', () => records === 60);
-    return { handOvers, records, fetches };
+    return { handOvers, records, fetches, elapsedMs: performance.now() - t0 };
   }
 
   it('with fetch pacing, a caught-up consumer fetches a steady trickle in batches, every record handed over once', async () => {
     // Each fetch answers at the first record; unpaced, a trickle is nearly one hand-over per record.
-    // Paced at 100 ms over the ~0.5 s trickle: a handful of fetches carry all 60 records.
+    // Paced at 100 ms: at most one hand-over per started 100 ms of the trickle (however long the
+    // trickle took on this machine), so a handful of fetches carry all 60 records.
     const paced = await trickleHandOvers({ fetchPaceMs: 100 });
     expect(paced.records).toBe(60);
-    expect(paced.handOvers).toBeLessThanOrEqual(12);
+    expect(paced.handOvers).toBeLessThanOrEqual(1 + Math.ceil(paced.elapsedMs / 100));
     // Every hand-over came from a fetch the broker answered (onRequest sees each request by API).
     expect(paced.fetches).toBeGreaterThanOrEqual(paced.handOvers);
   });
