@@ -123,10 +123,12 @@ describe('writer: errors say the right thing', () => {
     await new Promise((r) => socket.once('connect', r));
     // A request in flight (its body not yet complete) keeps the connection busy while close starts.
     const body = JSON.stringify({ members: [ALICE] });
+    const received = new Promise((r) => t.app.server.once('request', r));
     socket.write(`PUT ${membersUrl} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${TOKEN}\r\nx-qim-tenant: ${T}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
-    await new Promise((r) => setTimeout(r, 100));
+    // The moments are observed, not slept for: the server has the request's head, then it is closing.
+    await received;
     const closing = t.app.close();
-    await new Promise((r) => setTimeout(r, 100));
+    while (t.app.server.listening) await new Promise((r) => setImmediate(r));
     socket.write(`${body.slice(5)}GET /v1/conversations/${CONV}/members HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${TOKEN}\r\nx-qim-tenant: ${T}\r\n\r\n`);
     await new Promise((r) => socket.once('close', r));
     await closing;

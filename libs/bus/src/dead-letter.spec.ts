@@ -44,4 +44,18 @@ describe('DeadLetterSink (real Kafka)', () => {
     ]);
     expect(() => parseDeadLetter(Buffer.from('{"x":1}'))).toThrow('not a dead-letter envelope');
   });
+
+  it('keeps one record per poison record: the same record again (a retried page) and an earlier offset of its partition send nothing', async () => {
+    const sink = new DeadLetterSink(kafka, () => 1);
+    await sink.connect();
+    const poison = (partition: number, offset: bigint) => ({ topic, partition, offset, key: null, value: Buffer.from(`p${partition}:${offset}`) });
+    await sink.handler(poison(0, 5n), 'bad');
+    await Promise.all([sink.handler(poison(0, 5n), 'bad again'), sink.handler(poison(0, 3n), 'bad')]);
+    await sink.handler(poison(1, 5n), 'bad');
+    await sink.handler(poison(0, 9n), 'bad');
+    await sink.handler(poison(0, 9n), 'bad');
+    await sink.close();
+    const kept = [...(await readTopic(kafka, deadLetterTopicOf(topic))).values()].map(parseDeadLetter);
+    expect(kept.map((e) => `${e.partition}:${e.offset}:${e.error}`)).toEqual(['0:5:bad', '1:5:bad', '0:9:bad']);
+  });
 });

@@ -52,10 +52,19 @@ export function parseDeadLetter(value: Buffer): DeadLetterEnvelope {
  * `<topic>.dlq` (acks = all, through a `FencedProducer`, keyed by the original key) and resolves only
  * once it is acknowledged, so the consumer commits past a poison record only after it is kept.
  * Sends are serialised (one in flight); a failed send rejects, and the page is read again later.
+ *
+ * One dead-letter record per poison record (issue 28 item 10): a page is retried whole (a store
+ * error, a rebalance), so the same poison record comes again; per source topic and partition the sink
+ * keeps the highest offset it has had acknowledged, and a record at or below it resolves without a
+ * send (pages of one partition are handled in offset order, so every such record is already kept).
+ * Within one process: after a crash between the dead-letter ack and the offset commit, the record is
+ * written again (at least once).
  */
 export class DeadLetterSink {
   private readonly producer: FencedProducer;
   private tail: Promise<unknown> = Promise.resolve();
+  /** `topic:partition` → the highest source offset whose envelope was acknowledged. */
+  private readonly kept = new Map<string, bigint>();
 
   constructor(
     kafka: Kafka,
@@ -65,10 +74,16 @@ export class DeadLetterSink {
   }
 
   readonly handler: PoisonHandler = (record, error) => {
-    const value = Buffer.from(JSON.stringify(deadLetterEnvelope(record, error, this.now())));
-    const sending = this.tail.then(() => this.producer.send([{ topic: deadLetterTopicOf(record.topic), key: record.key, value }]));
+    const source = `${record.topic}:${record.partition}`;
+    const sending = this.tail.then(async () => {
+      const last = this.kept.get(source);
+      if (last !== undefined && record.offset <= last) return;
+      const value = Buffer.from(JSON.stringify(deadLetterEnvelope(record, error, this.now())));
+      await this.producer.send([{ topic: deadLetterTopicOf(record.topic), key: record.key, value }]);
+      this.kept.set(source, record.offset);
+    });
     this.tail = sending.catch(() => undefined);
-    return sending.then(() => undefined);
+    return sending;
   };
 
   async connect(): Promise<void> {

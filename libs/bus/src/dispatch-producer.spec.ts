@@ -53,7 +53,8 @@ describe('DispatchProducer (real Kafka)', () => {
     expect(new Set(sends.map((s) => s.length)).size).toBeGreaterThan(1);
     expect(coords).toHaveLength(records.length);
     expect(coords.every((c, i) => c.topic === topic && c.partition === records[i]!.shard)).toBe(true);
-    expect(stats.produceRequests).toBeLessThan(sends.length / 10);
+    // Issued in one tick, all 120 sends go in one request (the Produce requests a broker answered may be more: retries count).
+    expect(stats.sends).toBe(1);
     const stored = await readTopic(kafka, topic);
     expect(stored.size).toBe(records.length);
     expect(falseAcks(stored, coords.map((c, i) => ({ partition: c.partition, offset: c.offset, value: encodeDispatchRecord(records[i]!) })))).toEqual([]);

@@ -3,11 +3,15 @@ import type { Kafka } from 'kafkajs';
 import type { ProduceRecord, ProducerStats } from './fenced-producer';
 import { FencedProducer } from './fenced-producer';
 import type { RecordCoordinate } from './record-coordinates';
+import { RECORD_BATCH_OVERHEAD_BYTES, RECORD_OVERHEAD_BYTES } from './record-limit';
 
 /** Bounds of one produce request. A single unit larger than them is still sent, alone. */
 export interface GroupCommitLimits {
   readonly maxRecords: number;
-  /** Sum of key and value bytes (the broker's `message.max.bytes` applies per partition batch). */
+  /**
+   * Sum of key and value bytes plus `RECORD_OVERHEAD_BYTES` per record (the broker's
+   * `max.message.bytes` applies per partition batch: `capBytes` keeps a request's records within it).
+   */
   readonly maxBytes: number;
 }
 
@@ -28,7 +32,33 @@ export interface GroupCommitOptions {
   readonly paceMs?: number;
   /** Called with the API name of every request a broker answered (`ProducerTuning.onRequest`). */
   readonly onRequest?: (apiName: string) => void;
+  /**
+   * Awaited after a request's batch is taken from the queue and before it is sent: units produced
+   * meanwhile queue for the next request, exactly as while a request is in flight. For
+   * instrumentation, and for tests that must hold a request in flight (default: none).
+   */
+  readonly beforeSend?: (batch: SentBatch) => void | Promise<void>;
+  /** The pacing's time source and wait (default: `performance.now` and `setTimeout`). */
+  readonly clock?: PaceClock;
 }
+
+/** What one produce request carries. */
+export interface SentBatch {
+  /** Units (calls of `produce`) in the request, in call order. */
+  readonly units: number;
+  readonly records: number;
+}
+
+/** Monotonic time (ms) and a wait, as the pacing uses them. */
+export interface PaceClock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+const REAL_CLOCK: PaceClock = Object.freeze({
+  now: () => performance.now(),
+  sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
+});
 
 export interface GroupCommitStats extends ProducerStats {
   /** Units (calls of `produce`) acknowledged or failed. */
@@ -57,13 +87,15 @@ interface Pending extends QueuedUnit {
 export class GroupCommitProducer {
   private readonly queue: Pending[] = [];
   private readonly producer: FencedProducer;
-  private readonly limits: GroupCommitLimits;
+  private limits: GroupCommitLimits;
   private running = false;
   private closing = false;
   private readonly idleWaiters: (() => void)[] = [];
   private units = 0;
   private readonly paceMs: number;
   private lastStartedAt = -Infinity;
+  private readonly clock: PaceClock;
+  private readonly beforeSend: ((batch: SentBatch) => void | Promise<void>) | undefined;
 
   constructor(kafka: Kafka, options: GroupCommitOptions = {}) {
     this.paceMs = options.paceMs ?? 0;
@@ -74,6 +106,8 @@ export class GroupCommitProducer {
       ...(options.onRequest === undefined ? {} : { onRequest: options.onRequest }),
     });
     this.limits = Object.freeze({ ...DEFAULT_GROUP_COMMIT_LIMITS, ...options.limits });
+    this.clock = options.clock ?? REAL_CLOCK;
+    this.beforeSend = options.beforeSend;
   }
 
   connect(): Promise<void> {
@@ -84,7 +118,7 @@ export class GroupCommitProducer {
   produce(records: readonly ProduceRecord[]): Promise<RecordCoordinate[]> {
     if (this.closing) return Promise.reject(new UnavailableError('producer is closing'));
     if (records.length === 0) return Promise.resolve([]);
-    const bytes = records.reduce((n, r) => n + r.value.length + keyBytes(r.key), 0);
+    const bytes = records.reduce((n, r) => n + r.value.length + keyBytes(r.key) + RECORD_OVERHEAD_BYTES, 0);
     return new Promise<RecordCoordinate[]>((resolve, reject) => {
       this.queue.push({ records, bytes, resolve, reject });
       if (!this.running) {
@@ -92,6 +126,15 @@ export class GroupCommitProducer {
         void this.pump();
       }
     });
+  }
+
+  /**
+   * Keeps every later request within a topic's record limit (`max.message.bytes`, read at start-up):
+   * several units together never form a batch the broker refuses. A single unit above it is still
+   * sent alone (its caller checks it first).
+   */
+  capBytes(recordLimit: number): void {
+    this.limits = Object.freeze({ ...this.limits, maxBytes: Math.min(this.limits.maxBytes, recordLimit - RECORD_BATCH_OVERHEAD_BYTES) });
   }
 
   stats(): GroupCommitStats {
@@ -110,11 +153,12 @@ export class GroupCommitProducer {
     await Promise.resolve();
     try {
       while (this.queue.length > 0) {
-        const holdMs = this.lastStartedAt + this.paceMs - performance.now();
-        if (holdMs > 0) await new Promise((r) => setTimeout(r, holdMs));
-        this.lastStartedAt = performance.now();
+        const holdMs = this.lastStartedAt + this.paceMs - this.clock.now();
+        if (holdMs > 0) await this.clock.sleep(holdMs);
+        this.lastStartedAt = this.clock.now();
         const batch = this.queue.splice(0, takeCount(this.queue, this.limits));
         try {
+          await this.beforeSend?.({ units: batch.length, records: batch.reduce((n, u) => n + u.records.length, 0) });
           const coords = await this.producer.send(batch.flatMap((u) => u.records));
           let i = 0;
           for (const u of batch) {

@@ -1,5 +1,6 @@
 export * from './kafka-factory';
 export * from './outbox-publisher';
+export * from './record-limit';
 export * from './dispatch-producer';
 export * from './router-plan';
 export * from './shard-placements';

@@ -5,6 +5,7 @@ import type { Kafka } from 'kafkajs';
 import { createKafka } from './kafka-factory';
 import { KafkaOutboxPublisher } from './outbox-publisher';
 import { falseAcks } from './testing/burst';
+import { ManualPaceClock, heldSends } from './testing/held-sends';
 import { sampleIntent } from './testing/sample-intent';
 import { readTopic } from './testing/topic-reader';
 import { createTopicsWithLeaders } from './topics';
@@ -46,21 +47,26 @@ describe('KafkaOutboxPublisher (real Kafka)', () => {
 
   it('sends N concurrent publications in fewer than N produce requests, each acknowledged with its own record', async () => {
     const topic = await newTopic();
-    const publisher = new KafkaOutboxPublisher(kafka, topic);
+    const held = heldSends();
+    const publisher = new KafkaOutboxPublisher(kafka, topic, { beforeSend: held.beforeSend });
     await publisher.connect();
     const intents = Array.from({ length: 300 }, (_, n) => sampleIntent(n));
-    // Three waves a few ms apart: each wave arrives while the previous request may be in flight.
-    const waves = [intents.slice(0, 100), intents.slice(100, 200), intents.slice(200)];
-    const pending: Promise<Publication>[] = [];
-    for (const wave of waves) {
-      pending.push(...wave.map((i) => publisher.publish(i)));
-      await new Promise((r) => setTimeout(r, 2));
-    }
+    // Three waves: the first request (wave one) is held in flight while waves two and three are issued.
+    const pending = intents.slice(0, 100).map((i) => publisher.publish(i));
+    await held.taken(1);
+    pending.push(...intents.slice(100).map((i) => publisher.publish(i)));
+    held.release(1);
+    await held.taken(2);
+    held.release(2);
     const pubs = await Promise.all(pending);
     const stats = publisher.stats();
     await publisher.disconnect();
 
-    expect(stats.produceRequests).toBeLessThan(intents.length / 10);
+    expect(held.batches).toEqual([
+      { units: 100, records: 100 },
+      { units: 200, records: 200 },
+    ]);
+    expect(stats.sends).toBe(2);
     expect(stats.units).toBe(intents.length);
     const stored = await readTopic(kafka, topic);
     expect(stored.size).toBe(intents.length);
@@ -70,73 +76,97 @@ describe('KafkaOutboxPublisher (real Kafka)', () => {
 
   it('publications issued while a produce is in flight all go in the next request, in call order per conversation', async () => {
     const topic = await newTopic();
-    const publisher = new KafkaOutboxPublisher(kafka, topic);
+    const held = heldSends();
+    const reported: string[] = [];
+    const publisher = new KafkaOutboxPublisher(kafka, topic, { beforeSend: held.beforeSend, onRequest: (api) => void reported.push(api) });
     await publisher.connect();
     const head = sampleIntent(0, { conversations: 1 });
     const first = publisher.publish(head);
-    // Let the first request leave, then publish 40 more while it is in flight.
-    await new Promise((r) => setImmediate(r));
+    // The first request is held in flight; 40 more are published meanwhile.
+    await held.taken(1);
     const rest = Array.from({ length: 40 }, (_, n) => sampleIntent(n + 1, { conversations: 1 }));
     const later = rest.map((i) => publisher.publish(i));
+    held.release(1);
+    await held.taken(2);
+    held.release(2);
     const pubs = [await first, ...(await Promise.all(later))];
     const stats = publisher.stats();
     await publisher.disconnect();
 
-    expect(stats.produceRequests).toBe(2);
+    expect(held.batches).toEqual([
+      { units: 1, records: 1 },
+      { units: 40, records: 40 },
+    ]);
+    expect(stats.sends).toBe(2);
+    // Produce requests a broker answered (a retried request counts again), as onRequest saw them too.
+    expect(stats.produceRequests).toBeGreaterThanOrEqual(2);
+    expect(reported.filter((api) => api === 'Produce').length).toBe(stats.produceRequests);
+    expect(reported).toContain('Metadata');
     // One conversation, one partition: consecutive offsets in call order.
     expect(new Set(pubs.map((p) => p.partition)).size).toBe(1);
     expect(pubs.map((p) => p.offset - pubs[0]!.offset)).toEqual(pubs.map((_, i) => BigInt(i)));
     expect(falseAcks(await readTopic(kafka, topic), acked([head, ...rest], pubs))).toEqual([]);
   });
 
-  /** 30 publications issued 10 ms apart (none awaited before the next): produce requests and the records as stored. */
-  async function trickle(paceMs?: number): Promise<{ requests: number; falseAcks: unknown[]; count: number }> {
+  /**
+   * Publication A is sent and held in flight; B is published; A is released; C and D are published
+   * once the producer has decided about B (waiting for the pace, or sending B at once and holding
+   * it). The clock moves only when the test says, so the outcome depends on the pace alone.
+   */
+  async function paced(paceMs: number): Promise<{ batches: number[]; sleeps: number[]; falseAcks: unknown[] }> {
     const topic = await newTopic();
-    const reported: string[] = [];
-    const onRequest = (api: string) => void reported.push(api);
-    const publisher = new KafkaOutboxPublisher(kafka, topic, paceMs === undefined ? { onRequest } : { paceMs, onRequest });
+    const held = heldSends();
+    const clock = new ManualPaceClock();
+    const publisher = new KafkaOutboxPublisher(kafka, topic, { paceMs, clock, beforeSend: held.beforeSend });
     await publisher.connect();
-    const intents = Array.from({ length: 30 }, (_, n) => sampleIntent(n));
-    const pending: Promise<Publication>[] = [];
-    for (const intent of intents) {
-      pending.push(publisher.publish(intent));
-      await new Promise((r) => setTimeout(r, 10));
+    const intents = Array.from({ length: 4 }, (_, n) => sampleIntent(n));
+    const pending = [publisher.publish(intents[0]!)];
+    await held.taken(1);
+    pending.push(publisher.publish(intents[1]!));
+    held.release(1);
+    await Promise.race([clock.sleeping(), held.taken(2)]);
+    pending.push(publisher.publish(intents[2]!), publisher.publish(intents[3]!));
+    if (clock.sleeps.length > 0) clock.wake();
+    for (let n = 2; n <= 3; n++) {
+      await Promise.race([held.taken(n), Promise.all(pending)]);
+      held.release(n);
     }
     const pubs = await Promise.all(pending);
-    const stats = publisher.stats();
     await publisher.disconnect();
-    const stored = await readTopic(kafka, topic);
-    // onRequest saw every request by API: as many Produce as the producer counted, beside its Metadata etc.
-    expect(reported.filter((api) => api === 'Produce').length).toBe(stats.produceRequests);
-    expect(reported).toContain('Metadata');
-    return { requests: stats.produceRequests, falseAcks: falseAcks(stored, acked(intents, pubs)), count: stored.size };
+    return { batches: held.batches.map((b) => b.units), sleeps: clock.sleeps, falseAcks: falseAcks(await readTopic(kafka, topic), acked(intents, pubs)) };
   }
 
-  it('with produce pacing, a steady trickle goes in a few requests, each publication acknowledged with its own record', async () => {
-    // Paced at 100 ms over the ~0.3 s trickle: at most one request per started 100 ms.
-    const paced = await trickle(100);
-    expect(paced.requests).toBeLessThanOrEqual(5);
-    expect(paced.count).toBe(30);
-    expect(paced.falseAcks).toEqual([]);
+  it('with produce pacing, publications during the pace wait for it and go together, each acknowledged with its own record', async () => {
+    const r = await paced(100);
+    expect(r.sleeps).toEqual([100]);
+    expect(r.batches).toEqual([1, 3]);
+    expect(r.falseAcks).toEqual([]);
   });
 
-  it('without produce pacing, the same trickle goes nearly one request per publication', async () => {
-    // The control for the test above: 10 ms apart is slower than a produce round trip here.
-    expect((await trickle()).requests).toBeGreaterThan(10);
+  it('without produce pacing, the same publications go as soon as the previous request settled', async () => {
+    // The control for the test above.
+    const r = await paced(0);
+    expect(r.sleeps).toEqual([]);
+    expect(r.batches).toEqual([1, 1, 2]);
+    expect(r.falseAcks).toEqual([]);
   });
 
   it('with produce pacing, a publication after a quiet spell is sent at once (only a busy stream waits)', async () => {
     const topic = await newTopic();
-    const publisher = new KafkaOutboxPublisher(kafka, topic, { paceMs: 2_000 });
+    const clock = new ManualPaceClock();
+    const publisher = new KafkaOutboxPublisher(kafka, topic, { paceMs: 2_000, clock });
     await publisher.connect();
     await publisher.publish(sampleIntent(1));
-    await new Promise((r) => setTimeout(r, 2_100));
-    const started = performance.now();
+    clock.advance(2_100);
     await publisher.publish(sampleIntent(2));
-    const ms = performance.now() - started;
+    clock.advance(1_999);
+    const third = publisher.publish(sampleIntent(3));
+    await clock.sleeping();
+    clock.wake();
+    await third;
     await publisher.disconnect();
-    // A fixed linger would hold it 2 s; the pace has long passed since the previous request.
-    expect(ms).toBeLessThan(1_000);
+    // A fixed linger would hold every one 2 s; only the third, 1,999 ms after the second started, waits (1 ms).
+    expect(clock.sleeps).toEqual([1]);
   });
 
   it('refuses a negative or non-finite pace', () => {

@@ -10,9 +10,16 @@ import { awaitTopicLeaders } from './topics';
  */
 const protocolError = (type: string, code: number): Error => Object.assign(new KafkaJSProtocolError(`${type} from the broker`), { type, code });
 
-function source(answers: ReadonlyArray<Error | number[]>): TopicMetadataSource & { calls: number } {
+function source(answers: ReadonlyArray<Error | number[]>, offsetAnswers: ReadonlyArray<Error | null> = [null]): TopicMetadataSource & { calls: number; offsetCalls: number } {
   const s = {
     calls: 0,
+    offsetCalls: 0,
+    fetchTopicOffsets: async () => {
+      const a = offsetAnswers[Math.min(s.offsetCalls, offsetAnswers.length - 1)];
+      s.offsetCalls++;
+      if (a) throw a;
+      return [];
+    },
     fetchTopicMetadata: async () => {
       const a = answers[Math.min(s.calls, answers.length - 1)]!;
       s.calls++;
@@ -28,6 +35,13 @@ describe('awaitTopicLeaders', () => {
     const s = source([protocolError('UNKNOWN_TOPIC_OR_PARTITION', 3), protocolError('LEADER_NOT_AVAILABLE', 5), [1, -1], [1, 1]]);
     await expect(awaitTopicLeaders(s, ['t1'], { delayMs: 1 })).resolves.toBeUndefined();
     expect(s.calls).toBe(4);
+  });
+
+  it('retries a named leader that does not yet serve its partition (ListOffsets answers NOT_LEADER_FOR_PARTITION)', async () => {
+    const s = source([[1, 1]], [protocolError('NOT_LEADER_FOR_PARTITION', 6), null]);
+    await expect(awaitTopicLeaders(s, ['t1'], { delayMs: 1 })).resolves.toBeUndefined();
+    expect(s.offsetCalls).toBe(2);
+    expect(s.calls).toBe(2);
   });
 
   it('fails at once on any other error', async () => {

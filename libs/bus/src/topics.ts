@@ -68,14 +68,19 @@ export async function ensureTopics(kafka: Kafka, specs: readonly TopicSpec[]): P
   }
 }
 
-/** What `awaitTopicLeaders` reads: the admin's metadata call. */
-export type TopicMetadataSource = Pick<Admin, 'fetchTopicMetadata'>;
-
-/** Errors a metadata request answers while a new topic has not yet reached the broker's metadata cache. */
-const NOT_YET_KNOWN = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE']);
+/** What `awaitTopicLeaders` reads: the admin's metadata and offsets calls. */
+export type TopicMetadataSource = Pick<Admin, 'fetchTopicMetadata' | 'fetchTopicOffsets'>;
 
 /**
- * Waits until every partition of `topics` has a leader. A broker answers a metadata request for a
+ * Errors a broker answers while a new topic has not yet reached its metadata cache, or while the
+ * named leader has not yet taken up its partition (NOT_LEADER_FOR_PARTITION to a ListOffsets or
+ * Produce request although the metadata already names it).
+ */
+const NOT_YET_KNOWN = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE', 'NOT_LEADER_FOR_PARTITION']);
+
+/**
+ * Waits until every partition of `topics` has a leader that serves it: the metadata names one and
+ * the leaders answer a ListOffsets request for the topic. A broker answers a metadata request for a
  * topic it has just created with UNKNOWN_TOPIC_OR_PARTITION until its metadata cache catches up
  * (seen on the KRaft broker here); kafkajs's own `waitForLeaders` retries only LEADER_NOT_AVAILABLE
  * and fails on it, so this retries both every `delayMs` until `timeoutMs`, then fails naming the wait.
@@ -96,7 +101,11 @@ export async function awaitTopicLeaders(
         const parts = meta.topics.find((x) => x.name === t)?.partitions ?? [];
         return parts.length === 0 || parts.some((p) => p.leader < 0);
       });
-      if (waiting.length === 0) return;
+      if (waiting.length === 0) {
+        // Seen here under load: the metadata names a leader a moment before it answers for the partition.
+        for (const t of topics) await admin.fetchTopicOffsets(t);
+        return;
+      }
       last = `no leader yet for ${waiting.join(', ')}`;
     } catch (e) {
       const type = (e as { type?: unknown }).type;

@@ -3,9 +3,10 @@ import type { ServiceMetrics } from '@qim/service-kit';
 
 /**
  * What happens to a record that cannot be decoded or fails validation: the dead-letter seam
- * (`onPoison`, awaited before the page goes on), then one count and one log line per record —
- * a page read again after a retry or restart does not count or log the same offset twice
- * (per partition, offsets only grow within a process).
+ * (`onPoison`, awaited before the page goes on), then one count and one log line — once per record:
+ * a page read again after a retry (a store error, a rebalance) neither dead-letters, counts nor logs
+ * an offset already reported (per partition, offsets only grow within a process). A seam that fails
+ * leaves the record unreported, so the retried page sends it again.
  */
 export class PoisonReporter {
   private readonly reported = new Map<number, bigint>();
@@ -18,9 +19,9 @@ export class PoisonReporter {
   ) {}
 
   async report(record: ConsumedRecord, err: unknown): Promise<void> {
-    await this.onPoison?.(record, err);
     const last = this.reported.get(record.partition);
     if (last !== undefined && record.offset <= last) return;
+    await this.onPoison?.(record, err);
     this.reported.set(record.partition, record.offset);
     this.metrics.poisonRecords.inc({ role: this.role, partition: String(record.partition) });
     this.log.error(

@@ -2,6 +2,7 @@ import type { DurableMessageCommitter, MembershipDirectory, SendOutcome, SendReq
 import { FanoutLimitError, ForbiddenError, validateSendRequest } from '@qim/store-core';
 import type { ServiceMetrics } from '@qim/service-kit';
 import type { IssuedId } from './identity/message-id-source';
+import { outboxEventBytes } from './outbox-event-size';
 
 export interface MessageSenderDeps {
   readonly membership: MembershipDirectory;
@@ -9,6 +10,12 @@ export interface MessageSenderDeps {
   /** Issues a fresh candidate id; throws when the writer lease is not held. */
   readonly issueId: () => IssuedId;
   readonly maxFanout: number;
+  /**
+   * The largest outbox event the messages topic takes (bytes; `KafkaOutboxPublisher.maxEventBytes`,
+   * from the topic's `max.message.bytes` read at start-up). A send whose event would be larger is
+   * refused before reserve. Absent or null: no bound known (a publisher without one).
+   */
+  readonly maxEventBytes?: () => number | null;
   readonly metrics: ServiceMetrics;
   /**
    * The original answer when the request is a replay of an existing commit (`replayAnswer`), else
@@ -21,7 +28,8 @@ export interface MessageSenderDeps {
 
 /**
  * The writer's send path: validate → sender ∈ members (else FORBIDDEN, nothing written) →
- * member snapshot within `maxFanout` (else FANOUT_LIMIT) → candidate id from the leased HLC id
+ * member snapshot within `maxFanout`, and its outbox event within the topic's record limit (else
+ * FANOUT_LIMIT; nothing reserved, no seq spent) → candidate id from the leased HLC id
  * source → `DurableMessageCommitter.send` (replay returns the first answer; other content for the
  * same client id → CONFLICT).
  */
@@ -33,7 +41,10 @@ export class MessageSender {
     try {
       validateSendRequest(request);
       const members = await membership.members(request.tenantId, request.conversationId);
-      if (!members.includes(request.senderId) || members.length > this.deps.maxFanout) {
+      const maxEvent = this.deps.maxEventBytes?.() ?? null;
+      const eventBytes = maxEvent === null ? 0 : outboxEventBytes(request, members);
+      const oversized = maxEvent !== null && eventBytes > maxEvent;
+      if (!members.includes(request.senderId) || members.length > this.deps.maxFanout || oversized) {
         const replay = (await this.deps.replayOf?.(request)) ?? null;
         if (replay !== null) {
           metrics.commits.inc({ outcome: 'replay' });
@@ -45,6 +56,11 @@ export class MessageSender {
       }
       if (members.length > this.deps.maxFanout) {
         throw new FanoutLimitError(`conversation has ${members.length} members; the limit (QIM_MAX_FANOUT) is ${this.deps.maxFanout}`);
+      }
+      if (oversized) {
+        throw new FanoutLimitError(
+          `the message event would be ${eventBytes} bytes (${members.length} recipients); the messages topic takes at most ${maxEvent} (its max.message.bytes)`,
+        );
       }
       const { messageId, createdAt } = this.deps.issueId();
       const outcome = await this.deps.committer.send({ request, messageId, createdAt, recipients: members });

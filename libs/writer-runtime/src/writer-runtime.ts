@@ -16,7 +16,7 @@ import { openCoordination } from './coordination';
 import { housekeepingLoop } from './housekeeping';
 import { MembershipAuthorizer } from './membership-authorizer';
 import { MessageSender } from './message-sender';
-import { recoveryPass } from './recovery-pass';
+import { UnpublishableCommits, recoveryPass } from './recovery-pass';
 import { replayAnswer } from './replay-answer';
 import type { Sender } from './send-deadline';
 import { DeadlineSender } from './send-deadline';
@@ -112,21 +112,23 @@ export async function startWriterRuntime(config: WriterConfig, log: WriterRuntim
         return ids.next();
       },
       maxFanout: config.maxFanout,
+      maxEventBytes: () => publisher.maxEventBytes(),
       metrics,
       replayOf: (request) => replayAnswer(backend.store, committer, request),
     });
 
+    const unpublishable = new UnpublishableCommits();
     const runner = new RecoveryRunner(backend.store, committer, {
       graceMs: BigInt(config.recovery.graceMs),
       maxItems: config.recovery.batch,
       clock: systemClock,
-      claim: async (key) => {
+      claim: unpublishable.guard(async (key) => {
         const mine = await coordination.claims.claim(key, config.recovery.claimMs);
         writerMetrics.recoveryClaims.inc({ result: mine ? 'taken' : 'held_elsewhere' });
         return mine;
-      },
+      }),
     });
-    const recovery = new PeriodicTask(() => recoveryPass(runner, metrics, log), {
+    const recovery = new PeriodicTask(() => recoveryPass(runner, metrics, log, unpublishable), {
       name: 'recovery',
       intervalMs: config.recovery.intervalMs,
       onError: (err) => log.error({ err }, 'recovery pass failed'),

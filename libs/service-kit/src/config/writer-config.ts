@@ -6,7 +6,9 @@ import { commonConfigOf, commonEnvShape, resolveBackend } from './service-env';
 /** Writer-only variables. */
 export const writerEnvShape = {
   ...commonEnvShape,
-  QIM_MAX_FANOUT: intField(1, 1_000_000, 10_000).describe('largest conversation (members) a send or a membership change accepts'),
+  QIM_MAX_FANOUT: intField(1, 1_000_000, 10_000).describe(
+    "largest conversation (members) a send or a membership change accepts; a send is also refused (422 `FANOUT_LIMIT`, nothing written) when its outbox event exceeds the messages topic's `max.message.bytes` (read at start-up; about 61,000 members at 1 MiB)",
+  ),
   QIM_SEND_DEADLINE_MS: intField(100, 600_000, 10_000).describe(
     "most time a send may take before `503 UNAVAILABLE` (ms); the commit goes on in the background or in recovery; also the life of a recovery claim",
   ),

@@ -3,7 +3,7 @@ import { CodecError, InvalidInputError } from '../errors/domain-errors';
 import type { CommitIntent } from '../model/message';
 import { messageEventOf, recordFromIntent } from '../rules/record-from-intent';
 import { commitIntentSamples, messageEventSamples, SENDER, USER_A } from './golden/golden-samples';
-import { decodeMessageEvent, encodeMessageEvent } from './message-event';
+import { decodeMessageEvent, encodeMessageEvent, messageEventLength } from './message-event';
 import type { MessageEvent } from './message-event';
 import { commitIntentArb, messageEventArb } from '../testing/arbitraries';
 import { codecFailureOf, describeCodecLaws } from '../testing/codec-laws';
@@ -82,5 +82,11 @@ describe('messageEventOf', () => {
       }),
       { numRuns: 100 },
     );
+  });
+});
+
+describe('messageEventLength', () => {
+  it('is the length of the encoding, for any event', () => {
+    fc.assert(fc.property(messageEventArb, (e) => messageEventLength(e) === encodeMessageEvent(e).length));
   });
 });

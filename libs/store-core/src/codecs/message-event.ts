@@ -39,6 +39,14 @@ export function encodeMessageEvent(e: MessageEvent): Buffer {
   return w.finish();
 }
 
+/**
+ * The exact length of `encodeMessageEvent(e)` without building it (the recipient list, up to 16 MiB,
+ * is not copied): what a writer checks against the topic's record limit before it reserves.
+ */
+export function messageEventLength(e: MessageEvent): number {
+  return 4 + 4 + encodeMessageRecord(e.record).length + 4 + 16 * e.recipients.length;
+}
+
 export function decodeMessageEvent(b: Uint8Array): MessageEvent {
   const r = new ByteReader(CODEC, b);
   r.header(MAGIC, [VERSION]);
