@@ -76,6 +76,7 @@ export async function redisMailboxBackend(s: RedisBackendSettings, binding: Mail
         shardEpoch: { shard, epoch: binding.epoch },
         gc: binding.gc,
         applyConcurrency: binding.applyConcurrency,
+        ...(binding.clockSkewAllowanceMs === undefined ? {} : { clockSkewAllowanceMs: binding.clockSkewAllowanceMs }),
       }),
   );
   return {

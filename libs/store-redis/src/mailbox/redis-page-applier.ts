@@ -55,7 +55,7 @@ function layoutOf(reply: ScriptReply): OldLayoutFrontier['layout'] {
  * `applyPage` in three client round trips (ADR-0022 §3): (1) `record-dispatches-v3-1` on the shard
  * tag reads the frontier, decides gap / behind / apply and records the candidates' first sights
  * (and refuses a shard an older layout applied); (2) the applied records' entries, one
- * pipelined `append-entries-v4-1` per mailbox bucket touched, bounded in flight; (3)
+ * pipelined `append-entries-v5-1` per mailbox bucket touched, bounded in flight; (3)
  * `advance-frontier-v1-1` keeps the highest frontier. Everything the page could refuse
  * (shape, shard, entries) is checked before (1); the frontier decision is store-core `planPage`'s.
  */

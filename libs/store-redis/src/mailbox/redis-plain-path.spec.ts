@@ -27,7 +27,7 @@ describe('RedisMailboxStore: plain path of warm users', () => {
     const scripts = store.io.scriptsPipelined.bind(store.io);
     const plain = store.io.commandsPipelined.bind(store.io);
     store.io.scriptsPipelined = async (calls, kind) => {
-      t.scripts += calls.filter((c) => c.script === 'appendEntriesV4').length;
+      t.scripts += calls.filter((c) => c.script === 'appendEntriesV5').length;
       return scripts(calls, kind);
     };
     store.io.commandsPipelined = async (cmds, kind) => {

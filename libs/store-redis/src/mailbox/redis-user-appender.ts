@@ -11,7 +11,7 @@ import type { MetaCache } from './meta-cache';
 import type { PreparedEntry } from './prepared-entry';
 import type { RedisRetentionInspector } from './redis-retention-inspector';
 import { storedMetaOf } from './stored-retention-meta';
-import { planUserAppend } from './user-append-plan';
+import { fastPathHorizon, planUserAppend } from './user-append-plan';
 import type { UserAppendCall, UserAppendContext } from './user-append-plan';
 import type { UserKeysCache } from './user-keys-cache';
 import { plainCommands } from './warm-days';
@@ -34,6 +34,8 @@ export interface UserAppenderConfig {
   readonly clock: Clock;
   readonly epoch: number;
   readonly graceMs: bigint;
+  /** How far (ms) any two clocks involved may disagree: every fast path keeps it on top of its margin (`fastPathHorizon`). */
+  readonly clockSkewAllowanceMs: bigint;
   /** Append-script calls in flight at most (a pipelined stream, never one round trip per entry). */
   readonly concurrency: number;
   readonly cache: MetaCache;
@@ -65,7 +67,7 @@ interface BucketCall {
 const groupBytes = (group: Group): number => group.reduce((n, e) => n + e.member.length + 64, 0);
 
 /**
- * Writes validated entries with one `append-entries-v4-1` call per mailbox bucket touched (every
+ * Writes validated entries with one `append-entries-v5-1` call per mailbox bucket touched (every
  * user of the bucket in it, split at `MAX_ENTRIES_PER_CALL` / `MAX_BYTES_PER_CALL`), sent as a stream
  * of explicit pipelines with at most `concurrency` calls in flight. Per user the call takes the fast
  * path (proof + entry, meta untouched) when the user's ledger already covers the entries, else the
@@ -130,7 +132,8 @@ export class RedisUserAppender {
     if (warm === null) return false;
     const meta = this.c.cache.get(group[0]!.user)?.meta;
     if (meta === undefined || meta === null || meta.ledger.some((i) => i.expiresAt <= now)) return false;
-    return warm.holds(meta, group, now);
+    // WarmDays adds the safety margin; the skew comes first: the latest clock that may consume the day.
+    return warm.holds(meta, group, now + this.c.clockSkewAllowanceMs);
   }
 
   /** The plain groups' commands, cut into pipelines of at most `PLAIN_COMMANDS_PER_PIPELINE` (a user's stay together). */
@@ -174,7 +177,7 @@ export class RedisUserAppender {
 
   private context(group: Group, now: bigint): UserAppendContext {
     const { tenantId, userId, user } = group[0]!;
-    return { keys: this.c.userKeys.user(tenantId, userId, user), now, graceMs: this.c.graceMs };
+    return { keys: this.c.userKeys.user(tenantId, userId, user), now, horizon: fastPathHorizon(now, this.c.clockSkewAllowanceMs), graceMs: this.c.graceMs };
   }
 
   /** The users' plans grouped per bucket, each bucket cut into calls within the bounds. */
@@ -193,7 +196,8 @@ export class RedisUserAppender {
       let bytes = 0;
       const flush = (): void => {
         if (batch.length === 0) return;
-        calls.push({ call: appendEntriesCall(keys, now, this.c.epoch, write, batch.map((p) => p.plan.args)), users: batch });
+        const at = { now, horizon: fastPathHorizon(now, this.c.clockSkewAllowanceMs) };
+        calls.push({ call: appendEntriesCall(keys, at, this.c.epoch, write, batch.map((p) => p.plan.args)), users: batch });
         batch = [];
         entries = 0;
         bytes = 0;
