@@ -81,12 +81,14 @@ describe('mailbox script argument builders', () => {
       toOffset: 9n,
       candidates: [{ dispatchId: d, offset: 6n, digest: Buffer.alloc(32, 2), dedupeExpiresAt: NOW + 10n }],
     });
-    expect(record.script).toBe('recordDispatchesV3');
+    expect(record.script).toBe('recordDispatchesV4');
     expect(record.keys).toEqual([shard.frontier]);
     expect(record.args).toEqual([NOW_HEX, shard.prefix, '2000', '3', '0000000000000005', '0000000000000009', '1', d, '0000000000000006', Buffer.alloc(32, 2), '0000018bcfe5680a', '1700000000010']);
-    const advance = advanceFrontierCall(shard, 9n);
-    expect(advance.args).toEqual(['0000000000000009']);
+    const advance = advanceFrontierCall(shard, { offset: 9n, fromOffset: 5n, expected: 4n, runId: 'r1' });
+    expect(advance.script).toBe('advanceFrontierV2');
+    expect(advance.args).toEqual(['0000000000000009', '0000000000000005', '0000000000000004', 'r1']);
+    expect(advanceFrontierCall(shard, { offset: 9n, fromOffset: 5n, expected: null, runId: 'r1' }).args[2]).toBe('');
     for (const call of [record, advance]) expectClusterSafe(call);
-    expect(() => advanceFrontierCall(shard, -1n)).toThrow(InvariantViolationError);
+    expect(() => advanceFrontierCall(shard, { offset: -1n, fromOffset: 0n, expected: null, runId: 'r1' })).toThrow(InvariantViolationError);
   });
 });

@@ -150,7 +150,7 @@ export function truncateBeforeCall(u: UserKeys, seq: bigint): ScriptCall {
   return { script: 'truncateBeforeV1', keys: [u.trim], args: [u64ToHex16(seq, 'trim')] };
 }
 
-/** A first sight of a dispatch id in a page, as `record-dispatches-v3-1.lua` records it. */
+/** A first sight of a dispatch id in a page, as `record-dispatches-v4-1.lua` records it. */
 export interface DispatchCandidateArg {
   readonly dispatchId: Id128;
   readonly offset: bigint;
@@ -180,9 +180,24 @@ export function recordDispatchesCall(s: ShardFrontierKeys, epoch: number, a: Rec
   for (const c of a.candidates) {
     args.push(c.dispatchId, u64ToHex16(c.offset, 'offset'), c.digest, u64ToHex16(c.dedupeExpiresAt, 'dedupe expiry'), msScore(c.dedupeExpiresAt));
   }
-  return { script: 'recordDispatchesV3', keys: [s.frontier], args };
+  return { script: 'recordDispatchesV4', keys: [s.frontier], args };
 }
 
-export function advanceFrontierCall(s: ShardFrontierKeys, offset: bigint): ScriptCall {
-  return { script: 'advanceFrontierV1', keys: [s.frontier], args: [u64ToHex16(offset, 'frontier')] };
+/** What step 3 of a page checks before it raises the frontier: what step 1 saw. */
+export interface AdvanceFrontierArgs {
+  /** The page's toOffset: the new frontier. */
+  readonly offset: bigint;
+  readonly fromOffset: bigint;
+  /** The frontier step 1 read (null: none). */
+  readonly expected: bigint | null;
+  /** The server run id step 1 answered. */
+  readonly runId: string;
+}
+
+export function advanceFrontierCall(s: ShardFrontierKeys, a: AdvanceFrontierArgs): ScriptCall {
+  return {
+    script: 'advanceFrontierV2',
+    keys: [s.frontier],
+    args: [u64ToHex16(a.offset, 'frontier'), u64ToHex16(a.fromOffset, 'fromOffset'), a.expected === null ? '' : u64ToHex16(a.expected, 'expected frontier'), a.runId],
+  };
 }

@@ -49,7 +49,13 @@ export interface UserAppenderConfig {
 /** Plain commands per pipeline of the plain path. */
 const PLAIN_COMMANDS_PER_PIPELINE = 512;
 
-type Work = { readonly script: BucketCall[] } | { readonly plain: PlainCommand[] };
+type Work = { readonly script: BucketCall[] } | { readonly plain: PlainBatch };
+
+/** One pipeline of plain commands and the groups (whole users) they write. */
+interface PlainBatch {
+  readonly commands: PlainCommand[];
+  readonly groups: Group[];
+}
 
 type Group = readonly PreparedEntry[];
 
@@ -96,7 +102,11 @@ export class RedisUserAppender {
       for (const batch of this.plainBatches(plain)) work.push({ plain: batch });
       await runBounded(work, PIPELINES_IN_FLIGHT, async (w) => {
         if ('plain' in w) {
-          await this.sendPlain(w.plain);
+          const broken = await this.sendPlain(w.plain.commands);
+          for (const g of w.plain.groups) {
+            if (broken.has(g[0]!.user)) retry.push(g);
+            else total.written += g.length;
+          }
           return;
         }
         const chunk = w.script;
@@ -119,7 +129,6 @@ export class RedisUserAppender {
           });
         });
       });
-      for (const g of plain) total.written += g.length;
       pending = retry;
     }
     if (pending.length > 0) throw new UnavailableError('appendBatch: retention meta kept changing under concurrent writers');
@@ -137,42 +146,53 @@ export class RedisUserAppender {
   }
 
   /** The plain groups' commands, cut into pipelines of at most `PLAIN_COMMANDS_PER_PIPELINE` (a user's stay together). */
-  private plainBatches(groups: readonly Group[]): PlainCommand[][] {
-    const out: PlainCommand[][] = [];
-    let batch: PlainCommand[] = [];
+  private plainBatches(groups: readonly Group[]): PlainBatch[] {
+    const out: PlainBatch[] = [];
+    let batch: PlainBatch = { commands: [], groups: [] };
     for (const g of groups) {
       const { tenantId, userId, user } = g[0]!;
-      batch.push(...plainCommands(this.c.userKeys.user(tenantId, userId, user), this.c.epoch, g));
-      if (batch.length >= PLAIN_COMMANDS_PER_PIPELINE) {
+      batch.commands.push(...plainCommands(this.c.userKeys.user(tenantId, userId, user), this.c.epoch, g));
+      batch.groups.push(g);
+      if (batch.commands.length >= PLAIN_COMMANDS_PER_PIPELINE) {
         out.push(batch);
-        batch = [];
+        batch = { commands: [], groups: [] };
       }
     }
-    if (batch.length > 0) out.push(batch);
+    if (batch.groups.length > 0) out.push(batch);
     return out;
   }
 
   /**
-   * One pipeline of plain commands. Every reply must be an integer. A proof member that turns out
-   * new means the user's state is not what this process saw (keys lost or removed behind its back):
-   * its day index gets its physical expiry (`NX`) before the page goes on, and the user goes
-   * through the script again from now on.
+   * One pipeline of plain commands; answers the users whose premise broke. Every reply must be an
+   * integer. A proof member that turns out new means the user's state is not what this process saw
+   * (keys lost or removed behind its back, its meta perhaps with them, which would make a reader
+   * take the user as clean and skip the entry): its day index gets its physical expiry (`NX`), the
+   * user's cached meta and warm days are forgotten, and the caller sends the user's group through
+   * the script again — which registers its day anew — before the page goes on (issue 27 item 3).
+   * ioredis resends commands in flight at a lost connection (`autoResendUnfulfilledCommands`, on:
+   * turning it off leaves their promises unsettled in ioredis 5): such a resend to a restarted
+   * server lands here the same way, and the page's frontier write refuses a server other than the
+   * one its first step ran on (`advance-frontier-v2`).
    */
-  private async sendPlain(batch: readonly PlainCommand[]): Promise<void> {
+  private async sendPlain(batch: readonly PlainCommand[]): Promise<ReadonlySet<string>> {
     const replies = await this.c.io.commandsPipelined(
       batch.map((c) => c.command),
       'write',
     );
     const repairs: (readonly [string, ...string[]])[] = [];
+    const broken = new Set<string>();
     replies.forEach((r, i) => {
       const { command, user, dayExpiry } = batch[i]!;
       if (typeof r !== 'number') throw new InvariantViolationError(`appendBatch: ${command[0]} answered ${typeof r}, not an integer`);
       if (dayExpiry !== null && r === 1) {
         repairs.push(['PEXPIREAT', dayExpiry[0], dayExpiry[1], 'NX']);
         this.c.warm?.forget(user);
+        this.c.cache.forget(user);
+        broken.add(user);
       }
     });
     if (repairs.length > 0) await this.c.io.commandsPipelined(repairs, 'write');
+    return broken;
   }
 
   private context(group: Group, now: bigint): UserAppendContext {
