@@ -143,4 +143,41 @@ describe('RedisMailboxStore after lost writes', () => {
     },
     60_000,
   );
+
+  it(
+    'a restart under appendfsync everysec in the middle of a warm user’s page (kill -9, AOF replayed): the page fails, the frontier stays, applied again every entry is there',
+    async () => {
+      const everysec = await RedisServerProcess.start(['--appendonly', 'yes', '--appendfsync', 'everysec']);
+      opened.push({ close: () => everysec.stop() });
+      let restart = false;
+      const redis = client(everysec.url);
+      const clock = new ManualClock(BigInt(Date.now()));
+      const store = new RedisMailboxStore({
+        redis,
+        namespace: 'restart',
+        clock,
+        shardEpoch,
+        gc: SPEC_GC,
+        ownsConnection: true,
+        faults: {
+          beforeFrontierWrite: async () => {
+            if (!restart) return;
+            restart = false;
+            await everysec.restart();
+          },
+        },
+      });
+      opened.push(store);
+      const u = rid();
+      await store.applyPage(pageOf(0n, 0n, [[0n, record(clock, [u])]]));
+      await store.applyPage(pageOf(1n, 1n, [[1n, record(clock, [u])]]));
+      restart = true;
+      const page2 = pageOf(2n, 2n, [[2n, record(clock, [u])]]);
+      await expect(store.applyPage(page2)).rejects.toThrow(/restarted/);
+      expect(await store.frontier()).toEqual({ offset: 1n });
+      await store.applyPage(page2);
+      expect(await visible(store, u)).toEqual([seq(0n), seq(1n), seq(2n)]);
+    },
+    60_000,
+  );
 });
