@@ -14,8 +14,9 @@ import { storedMetaOf } from './stored-retention-meta';
 import { fastPathHorizon, planUserAppend } from './user-append-plan';
 import type { UserAppendCall, UserAppendContext } from './user-append-plan';
 import type { UserKeysCache } from './user-keys-cache';
-import { plainCommands } from './warm-days';
-import type { PlainCommand, WarmDays } from './warm-days';
+import { PlainPathWriter } from './plain-path-writer';
+import type { PlainBatch } from './plain-path-writer';
+import type { WarmDays } from './warm-days';
 
 /** Times a user's append is planned again after its meta compare-and-set lost to a concurrent writer. */
 const CAS_RETRIES = 16;
@@ -46,16 +47,7 @@ export interface UserAppenderConfig {
   readonly warm: WarmDays | null;
 }
 
-/** Plain commands per pipeline of the plain path. */
-const PLAIN_COMMANDS_PER_PIPELINE = 512;
-
 type Work = { readonly script: BucketCall[] } | { readonly plain: PlainBatch };
-
-/** One pipeline of plain commands and the groups (whole users) they write. */
-interface PlainBatch {
-  readonly commands: PlainCommand[];
-  readonly groups: Group[];
-}
 
 type Group = readonly PreparedEntry[];
 
@@ -82,9 +74,11 @@ const groupBytes = (group: Group): number => group.reduce((n, e) => n + e.member
  */
 export class RedisUserAppender {
   private readonly chunk: number;
+  private readonly plain: PlainPathWriter;
 
   constructor(private readonly c: UserAppenderConfig) {
     this.chunk = Math.max(1, Math.floor(c.concurrency / PIPELINES_IN_FLIGHT));
+    this.plain = new PlainPathWriter(c);
   }
 
   async append(groups: readonly Group[], write: EntryWrite): Promise<AppendReport> {
@@ -99,10 +93,10 @@ export class RedisUserAppender {
       const calls = this.bucketCalls(await this.plan(scripted, now, retry), now, write);
       const work: Work[] = [];
       for (let i = 0; i < calls.length; i += this.chunk) work.push({ script: calls.slice(i, i + this.chunk) });
-      for (const batch of this.plainBatches(plain)) work.push({ plain: batch });
+      for (const batch of this.plain.batches(plain)) work.push({ plain: batch });
       await runBounded(work, PIPELINES_IN_FLIGHT, async (w) => {
         if ('plain' in w) {
-          const broken = await this.sendPlain(w.plain.commands);
+          const broken = await this.plain.send(w.plain.commands);
           for (const g of w.plain.groups) {
             if (broken.has(g[0]!.user)) retry.push(g);
             else total.written += g.length;
@@ -143,56 +137,6 @@ export class RedisUserAppender {
     if (meta === undefined || meta === null || meta.ledger.some((i) => i.expiresAt <= now)) return false;
     // WarmDays adds the safety margin; the skew comes first: the latest clock that may consume the day.
     return warm.holds(meta, group, now + this.c.clockSkewAllowanceMs);
-  }
-
-  /** The plain groups' commands, cut into pipelines of at most `PLAIN_COMMANDS_PER_PIPELINE` (a user's stay together). */
-  private plainBatches(groups: readonly Group[]): PlainBatch[] {
-    const out: PlainBatch[] = [];
-    let batch: PlainBatch = { commands: [], groups: [] };
-    for (const g of groups) {
-      const { tenantId, userId, user } = g[0]!;
-      batch.commands.push(...plainCommands(this.c.userKeys.user(tenantId, userId, user), this.c.epoch, g));
-      batch.groups.push(g);
-      if (batch.commands.length >= PLAIN_COMMANDS_PER_PIPELINE) {
-        out.push(batch);
-        batch = { commands: [], groups: [] };
-      }
-    }
-    if (batch.groups.length > 0) out.push(batch);
-    return out;
-  }
-
-  /**
-   * One pipeline of plain commands; answers the users whose premise broke. Every reply must be an
-   * integer. A proof member that turns out new means the user's state is not what this process saw
-   * (keys lost or removed behind its back, its meta perhaps with them, which would make a reader
-   * take the user as clean and skip the entry): its day index gets its physical expiry (`NX`), the
-   * user's cached meta and warm days are forgotten, and the caller sends the user's group through
-   * the script again — which registers its day anew — before the page goes on (issue 27 item 3).
-   * ioredis resends commands in flight at a lost connection (`autoResendUnfulfilledCommands`, on:
-   * turning it off leaves their promises unsettled in ioredis 5): such a resend to a restarted
-   * server lands here the same way, and the page's frontier write refuses a server other than the
-   * one its first step ran on (`advance-frontier-v2`).
-   */
-  private async sendPlain(batch: readonly PlainCommand[]): Promise<ReadonlySet<string>> {
-    const replies = await this.c.io.commandsPipelined(
-      batch.map((c) => c.command),
-      'write',
-    );
-    const repairs: (readonly [string, ...string[]])[] = [];
-    const broken = new Set<string>();
-    replies.forEach((r, i) => {
-      const { command, user, dayExpiry } = batch[i]!;
-      if (typeof r !== 'number') throw new InvariantViolationError(`appendBatch: ${command[0]} answered ${typeof r}, not an integer`);
-      if (dayExpiry !== null && r === 1) {
-        repairs.push(['PEXPIREAT', dayExpiry[0], dayExpiry[1], 'NX']);
-        this.c.warm?.forget(user);
-        this.c.cache.forget(user);
-        broken.add(user);
-      }
-    });
-    if (repairs.length > 0) await this.c.io.commandsPipelined(repairs, 'write');
-    return broken;
   }
 
   private context(group: Group, now: bigint): UserAppendContext {
