@@ -48,6 +48,10 @@ logfile $REDIS_LOG
 dir $REDIS_DIR/data
 appendonly yes
 appendfsync $REDIS_APPENDFSYNC
+# Settings that lose data silently otherwise (the services refuse other values outside development/test):
+# an evicting policy can drop a retention meta or a day index; 'yes' suspends the fsync during AOF rewrites.
+maxmemory-policy noeviction
+no-appendfsync-on-rewrite no
 # RDB snapshots off: the AOF is the persistence we test against.
 save ""
 EOF

@@ -8,9 +8,9 @@ import { StoreCache } from './store-cache';
 type RedisClient = Awaited<ReturnType<typeof connectRedis>>;
 
 /**
- * Redis start-up, fail closed: connect → readiness (server answers, not loading, AOF on outside
- * development/test, `appendfsync always` in production; a weaker fsync elsewhere is logged as a
- * warning). The stores share one connection owned here and closed last.
+ * Redis start-up, fail closed: connect → readiness (server answers, not loading, AOF on,
+ * `maxmemory-policy noeviction` and `no-appendfsync-on-rewrite no` outside development/test,
+ * `appendfsync always` in production; a weaker setting elsewhere is logged as a warning). The stores share one connection owned here and closed last.
  */
 async function openClient(url: string, env: string, step: StartupLog): Promise<RedisClient> {
   const redis = await connectRedis(url);
@@ -19,7 +19,8 @@ async function openClient(url: string, env: string, step: StartupLog): Promise<R
     redis.disconnect();
     throw new UnavailableError(`redis not ready: ${ready.reason}`);
   }
-  step('redis', { appendonly: ready.appendonly, appendfsync: ready.appendfsync, ...(ready.warning === null ? {} : { warning: ready.warning }) });
+  const settings = { appendonly: ready.appendonly, appendfsync: ready.appendfsync, maxmemoryPolicy: ready.maxmemoryPolicy, noAppendfsyncOnRewrite: ready.noAppendfsyncOnRewrite };
+  step('redis', { ...settings, ...(ready.warning === null ? {} : { warning: ready.warning }) });
   return redis;
 }
 
@@ -28,7 +29,8 @@ function readinessOf(redis: RedisClient, env: string): ReadinessCheck {
     name: 'store',
     check: async () => {
       const r = await checkRedisReadiness(redis, env);
-      return { ok: r.ready, detail: { backend: 'redis', appendonly: r.appendonly, appendfsync: r.appendfsync, reason: r.reason, warning: r.warning } };
+      const detail = { backend: 'redis', appendonly: r.appendonly, appendfsync: r.appendfsync, maxmemoryPolicy: r.maxmemoryPolicy, noAppendfsyncOnRewrite: r.noAppendfsyncOnRewrite };
+      return { ok: r.ready, detail: { ...detail, reason: r.reason, warning: r.warning } };
     },
   };
 }
@@ -74,6 +76,7 @@ export async function redisMailboxBackend(s: RedisBackendSettings, binding: Mail
         shardEpoch: { shard, epoch: binding.epoch },
         gc: binding.gc,
         applyConcurrency: binding.applyConcurrency,
+        ...(binding.clockSkewAllowanceMs === undefined ? {} : { clockSkewAllowanceMs: binding.clockSkewAllowanceMs }),
       }),
   );
   return {

@@ -51,6 +51,8 @@ describe('docker/compose.yaml', () => {
     }
     // Production requires appendfsync always (store-redis README, "Durability"): an OS crash must not roll back an ACK.
     expect(s['redis']!.command).toEqual(expect.arrayContaining(['--appendonly', 'yes', '--appendfsync', 'always']));
+    // Settings that lose data silently, set explicitly (readiness refuses any other value outside development/test).
+    expect(s['redis']!.command).toEqual(expect.arrayContaining(['--maxmemory-policy', 'noeviction', '--no-appendfsync-on-rewrite', 'no']));
     for (const n of ['kafka-1', 'kafka-2', 'kafka-3']) {
       expect(s[n]!.environment!['KAFKA_PROCESS_ROLES']).toBe('broker,controller');
       expect(s[n]!.environment!['KAFKA_AUTO_CREATE_TOPICS_ENABLE']).toBe('false');

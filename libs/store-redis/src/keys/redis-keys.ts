@@ -103,7 +103,7 @@ export interface ShardFrontierKeys {
   /** The frontier of the epoch: 16-hex offset (`mbd-frontier:<epoch>`, the day-indexed layout). */
   readonly frontier: string;
   /**
-   * The frontier names of the layouts before it, in the order `record-dispatches-v3` checks them:
+   * The frontier names of the layouts before it, in the order `record-dispatches-v4` checks them:
    * `frontier:<epoch>` (per-user tags), `mb-frontier:<epoch>` (buckets, one key per entry).
    */
   readonly oldLayoutFrontiers: readonly OldLayoutFrontier[];

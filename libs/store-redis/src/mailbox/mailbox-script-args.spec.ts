@@ -2,7 +2,7 @@ import { InvariantViolationError } from '@qim/store-core';
 import type { Id128 } from '@qim/store-core';
 import { RedisKeys } from '../keys/redis-keys';
 import { expectClusterSafe } from '../testing/single-tag';
-import { advanceFrontierCall, appendEntriesCall, inspectRetentionCall, rangeScanCall, recordDispatchesCall, truncateBeforeCall, userAppendArgs } from './mailbox-script-args';
+import { advanceFrontierCall, appendEntriesCall, inspectRetentionCall, proofText, rangeScanCall, recordDispatchesCall, truncateBeforeCall, userAppendArgs } from './mailbox-script-args';
 import { NO_META } from './stored-retention-meta';
 
 const id = (c: string): Id128 => c.repeat(32) as Id128;
@@ -48,17 +48,21 @@ describe('mailbox script argument builders', () => {
 
   it('append: one call per bucket carries its users in order, on the bucket key (one tag)', () => {
     const bucket = keys.mailboxBucket(user.bucket);
-    const call = appendEntriesCall(bucket, NOW, 3, 'add', [['u1', 'f', '0'], ['u2', 'f', '0']]);
+    const call = appendEntriesCall(bucket, { now: NOW, horizon: NOW + 16n }, 3, 'add', [['u1', 'f', '0'], ['u2', 'f', '0']]);
     expectClusterSafe(call);
-    expect(call.script).toBe('appendEntriesV4');
+    expect(call.script).toBe('appendEntriesV5');
     expect(call.keys).toEqual([`t:{mb:${user.bucket}}:bucket`]);
     expect(user.prefix.startsWith(call.keys[0]!.slice(0, -'bucket'.length))).toBe(true);
-    expect(call.args).toEqual([NOW_HEX, '3', 'add', '2', 'u1', 'f', '0', 'u2', 'f', '0']);
+    expect(call.args).toEqual([NOW_HEX, (NOW + 16n).toString(16).padStart(16, '0'), '3', 'add', '2', 'u1', 'f', '0', 'u2', 'f', '0']);
   });
 
   it('inspect, range scan and trim', () => {
-    const inspect = inspectRetentionCall(user, 1000n, NO_META, ['4', '2', '3', '4', Buffer.alloc(0)], [{ day: 1, expiresAt: 2n }]);
-    expect(inspect.args).toEqual([user.prefix, '1000', '', '', '', '', '', '4', '2', '3', '4', Buffer.alloc(0), '1:2']);
+    const proof = proofText([Buffer.from('3:0000000000000002'), Buffer.from('17')]);
+    expect(proof).toBe('3:0000000000000002 17');
+    const inspect = inspectRetentionCall(user, 1000n, NO_META, ['4', '2', '3', '4', Buffer.alloc(0)], [{ day: 1, expiresAt: 2n }], [proof]);
+    expect(inspect.script).toBe('inspectRetentionV2');
+    expect(inspect.args).toEqual([user.prefix, '1000', '', '', '', '', '', '4', '2', '3', '4', Buffer.alloc(0), '1:2', proof]);
+    expect(() => inspectRetentionCall(user, 1000n, NO_META, NO_META, [{ day: 1, expiresAt: 2n }], [])).toThrow(InvariantViolationError);
     const scan = rangeScanCall(user, NOW, 1n, 2n, 11, 7);
     expect(scan.keys).toEqual([user.meta, user.trim]);
     expect(scan.args).toEqual([NOW_HEX, '0000000000000001', '0000000000000002', '11', '7', user.prefix]);
@@ -77,12 +81,14 @@ describe('mailbox script argument builders', () => {
       toOffset: 9n,
       candidates: [{ dispatchId: d, offset: 6n, digest: Buffer.alloc(32, 2), dedupeExpiresAt: NOW + 10n }],
     });
-    expect(record.script).toBe('recordDispatchesV3');
+    expect(record.script).toBe('recordDispatchesV4');
     expect(record.keys).toEqual([shard.frontier]);
     expect(record.args).toEqual([NOW_HEX, shard.prefix, '2000', '3', '0000000000000005', '0000000000000009', '1', d, '0000000000000006', Buffer.alloc(32, 2), '0000018bcfe5680a', '1700000000010']);
-    const advance = advanceFrontierCall(shard, 9n);
-    expect(advance.args).toEqual(['0000000000000009']);
+    const advance = advanceFrontierCall(shard, { offset: 9n, fromOffset: 5n, expected: 4n, runId: 'r1' });
+    expect(advance.script).toBe('advanceFrontierV2');
+    expect(advance.args).toEqual(['0000000000000009', '0000000000000005', '0000000000000004', 'r1']);
+    expect(advanceFrontierCall(shard, { offset: 9n, fromOffset: 5n, expected: null, runId: 'r1' }).args[2]).toBe('');
     for (const call of [record, advance]) expectClusterSafe(call);
-    expect(() => advanceFrontierCall(shard, -1n)).toThrow(InvariantViolationError);
+    expect(() => advanceFrontierCall(shard, { offset: -1n, fromOffset: 0n, expected: null, runId: 'r1' })).toThrow(InvariantViolationError);
   });
 });

@@ -1,3 +1,4 @@
+import { InvariantViolationError } from '@qim/store-core';
 import type { Id128 } from '@qim/store-core';
 import type { MailboxBucketKeys, ShardFrontierKeys, UserKeys } from '../keys/redis-keys';
 import { msScore, u64ToHex16 } from '../redis/hex64';
@@ -8,7 +9,7 @@ import type { ScriptArg, ScriptCall } from '../redis/redis-io';
  * documents). No I/O; unit-tested in `mailbox-script-args.spec.ts`.
  */
 
-/** One entry of `append-entries-v4-1.lua` (a `PreparedEntry` fits). */
+/** One entry of `append-entries-v5-1.lua` (a `PreparedEntry` fits). */
 export interface AppendEntryArg {
   /** seq (16 hex) .. expiry (16 hex). */
   readonly head: string;
@@ -55,10 +56,27 @@ const releasedList = (r: readonly ReleasedDay[]): string => r.map((d) => `${d.da
 
 let lastNow: { readonly ms: bigint; readonly hex: string } = { ms: 0n, hex: '0000000000000000' };
 
+let lastHorizon: { readonly ms: bigint; readonly hex: string } = { ms: 0n, hex: '0000000000000000' };
+
 /** `now` as 16 hex, remembered: every call of one page attempt shares it. */
 function nowHex(ms: bigint): string {
   if (ms !== lastNow.ms) lastNow = { ms, hex: u64ToHex16(ms, 'now') };
   return lastNow.hex;
+}
+
+function horizonHex(ms: bigint): string {
+  if (ms !== lastHorizon.ms) lastHorizon = { ms, hex: u64ToHex16(ms, 'horizon') };
+  return lastHorizon.hex;
+}
+
+/**
+ * The times of one append attempt: the caller's `now`, and the fast path's `horizon` (now + the
+ * clock-skew allowance + the safety margin, `fastPathHorizon`): the script's fast path needs every
+ * entry and its day's ledger item to live past it.
+ */
+export interface AppendTime {
+  readonly now: bigint;
+  readonly horizon: bigint;
 }
 
 /** The script's entry header: head, the live flag (`0`: an expired replay, only its bucket proof is written), tail. */
@@ -67,7 +85,7 @@ export function entryHeader(head: string, tail: string, live: boolean): string {
 }
 
 /**
- * One user's arguments of `append-entries-v4-1.lua`: its id inside the bucket (tenant + user), the
+ * One user's arguments of `append-entries-v5-1.lua`: its id inside the bucket (tenant + user), the
  * mode, the entries (header + member) and, in compare-and-set mode, guard, new meta, days and grace.
  */
 export function userAppendArgs(u: UserKeys, a: UserAppendArgs): ScriptArg[] {
@@ -92,14 +110,32 @@ export type EntryWrite = 'add' | 'replace';
  * One append call on a mailbox bucket carrying several users' arguments (`userAppendArgs` of users
  * of that bucket, in reply order). The script derives the bucket prefix from the bucket key.
  */
-export function appendEntriesCall(b: MailboxBucketKeys, now: bigint, epoch: number, write: EntryWrite, users: readonly (readonly ScriptArg[])[]): ScriptCall {
-  const args: ScriptArg[] = [nowHex(now), String(epoch), write, String(users.length)];
+export function appendEntriesCall(b: MailboxBucketKeys, at: AppendTime, epoch: number, write: EntryWrite, users: readonly (readonly ScriptArg[])[]): ScriptCall {
+  const args: ScriptArg[] = [nowHex(at.now), horizonHex(at.horizon), String(epoch), write, String(users.length)];
   for (const u of users) for (const a of u) args.push(a);
-  return { script: 'appendEntriesV4', keys: [b.key], args };
+  return { script: 'appendEntriesV5', keys: [b.key], args };
 }
 
-export function inspectRetentionCall(u: UserKeys, graceMs: bigint, expected: readonly ScriptArg[], next: readonly ScriptArg[], released: readonly ReleasedDay[]): ScriptCall {
-  return { script: 'inspectRetentionV1', keys: [u.meta], args: [u.prefix, msScore(graceMs), ...expected, ...next, releasedList(released)] };
+/**
+ * The inspect's compare-and-set: the meta as read and the new meta, the consumed days, and each
+ * consumed day's bucket proof as read (`proofText` of its `ZRANGE … WITHSCORES` reply, same order
+ * as `released`): the script compares both with what is stored before it writes.
+ */
+export function inspectRetentionCall(
+  u: UserKeys,
+  graceMs: bigint,
+  expected: readonly ScriptArg[],
+  next: readonly ScriptArg[],
+  released: readonly ReleasedDay[],
+  proofsRead: readonly string[],
+): ScriptCall {
+  if (proofsRead.length !== released.length) throw new InvariantViolationError(`inspect: ${proofsRead.length} proofs read for ${released.length} consumed days`);
+  return { script: 'inspectRetentionV2', keys: [u.meta], args: [u.prefix, msScore(graceMs), ...expected, ...next, releasedList(released), ...proofsRead] };
+}
+
+/** A `ZRANGE proof:<day> 0 -1 WITHSCORES` reply as the inspect script rebuilds it: members and scores joined by single spaces. */
+export function proofText(withScores: unknown): string {
+  return (withScores as readonly Buffer[]).map((b) => b.toString('latin1')).join(' ');
 }
 
 export function rangeScanCall(u: UserKeys, now: bigint, after: bigint, upTo: bigint, max: number, epoch: number): ScriptCall {
@@ -114,7 +150,7 @@ export function truncateBeforeCall(u: UserKeys, seq: bigint): ScriptCall {
   return { script: 'truncateBeforeV1', keys: [u.trim], args: [u64ToHex16(seq, 'trim')] };
 }
 
-/** A first sight of a dispatch id in a page, as `record-dispatches-v3-1.lua` records it. */
+/** A first sight of a dispatch id in a page, as `record-dispatches-v4-1.lua` records it. */
 export interface DispatchCandidateArg {
   readonly dispatchId: Id128;
   readonly offset: bigint;
@@ -144,9 +180,24 @@ export function recordDispatchesCall(s: ShardFrontierKeys, epoch: number, a: Rec
   for (const c of a.candidates) {
     args.push(c.dispatchId, u64ToHex16(c.offset, 'offset'), c.digest, u64ToHex16(c.dedupeExpiresAt, 'dedupe expiry'), msScore(c.dedupeExpiresAt));
   }
-  return { script: 'recordDispatchesV3', keys: [s.frontier], args };
+  return { script: 'recordDispatchesV4', keys: [s.frontier], args };
 }
 
-export function advanceFrontierCall(s: ShardFrontierKeys, offset: bigint): ScriptCall {
-  return { script: 'advanceFrontierV1', keys: [s.frontier], args: [u64ToHex16(offset, 'frontier')] };
+/** What step 3 of a page checks before it raises the frontier: what step 1 saw. */
+export interface AdvanceFrontierArgs {
+  /** The page's toOffset: the new frontier. */
+  readonly offset: bigint;
+  readonly fromOffset: bigint;
+  /** The frontier step 1 read (null: none). */
+  readonly expected: bigint | null;
+  /** The server run id step 1 answered. */
+  readonly runId: string;
+}
+
+export function advanceFrontierCall(s: ShardFrontierKeys, a: AdvanceFrontierArgs): ScriptCall {
+  return {
+    script: 'advanceFrontierV2',
+    keys: [s.frontier],
+    args: [u64ToHex16(a.offset, 'frontier'), u64ToHex16(a.fromOffset, 'fromOffset'), a.expected === null ? '' : u64ToHex16(a.expected, 'expected frontier'), a.runId],
+  };
 }

@@ -105,11 +105,11 @@ describe('RedisMailboxStore append: retention meta only when the ledger must cha
     const good = prepareEntry(entry(u, 2n, now), f.shardEpoch.epoch, SPEC_GC.entryRetentionMs, 1_000n);
     const badHead = `${good.head.slice(0, 4)}zz${good.head.slice(6)}`;
     const bad = { ...good, head: badHead, liveHeader: entryHeader(badHead, good.tail, true) };
-    const call = appendEntriesCall(new RedisKeys(f.namespace).mailboxBucket(keys.bucket), now, f.shardEpoch.epoch, 'add', [
+    const call = appendEntriesCall(new RedisKeys(f.namespace).mailboxBucket(keys.bucket), { now, horizon: now }, f.shardEpoch.epoch, 'add', [
       userAppendArgs(keys, { entries: [good], live: null, cas: null }),
       userAppendArgs(keys, { entries: [bad], live: null, cas: null }),
     ]);
-    expect(await f.admin.eval(LUA_SCRIPTS.appendEntriesV4.lua, 1, ...call.keys, ...call.args)).toEqual([-10]);
+    expect(await f.admin.eval(LUA_SCRIPTS.appendEntriesV5.lua, 1, ...call.keys, ...call.args)).toEqual([-10]);
     expect(await f.admin.zcard(keys.dayIndex(f.shardEpoch.epoch, dayOf(now)))).toBe(1);
   });
 
@@ -123,11 +123,11 @@ describe('RedisMailboxStore append: retention meta only when the ledger must cha
     for (const epoch of [f.shardEpoch.epoch + 1, f.shardEpoch.epoch + 2]) {
       const otherHead = `${composeMailboxSeq(epoch, 2n).toString(16).padStart(16, '0')}${good.head.slice(16)}`;
       const other = { ...good, head: otherHead, liveHeader: entryHeader(otherHead, good.tail, true) };
-      const call = appendEntriesCall(new RedisKeys(f.namespace).mailboxBucket(keys.bucket), now, f.shardEpoch.epoch, 'add', [
+      const call = appendEntriesCall(new RedisKeys(f.namespace).mailboxBucket(keys.bucket), { now, horizon: now }, f.shardEpoch.epoch, 'add', [
         userAppendArgs(keys, { entries: [good], live: null, cas: null }),
         userAppendArgs(keys, { entries: [other], live: null, cas: null }),
       ]);
-      expect(await f.admin.eval(LUA_SCRIPTS.appendEntriesV4.lua, 1, ...call.keys, ...call.args)).toEqual([-10]);
+      expect(await f.admin.eval(LUA_SCRIPTS.appendEntriesV5.lua, 1, ...call.keys, ...call.args)).toEqual([-10]);
     }
     expect(await f.admin.zcard(keys.dayIndex(f.shardEpoch.epoch, dayOf(now)))).toBe(1);
   });

@@ -46,6 +46,12 @@ export interface RedisMailboxStoreOptions extends RedisStoreOptions {
    * Only on a standalone client without a key prefix; false sends every entry through the script.
    */
   readonly plainPath?: boolean;
+  /**
+   * The deployment's clock-skew bound (ms, `QIM_CLOCK_SKEW_MS`, default 0): how far any two clocks
+   * involved (service processes, the Redis host) may disagree. Every fast path (the append script's,
+   * the plain path) keeps it plus one hour from an expiry, as the Scylla store does.
+   */
+  readonly clockSkewAllowanceMs?: bigint;
 }
 
 function positiveInt(v: number | undefined, fallback: number, what: string): number {
@@ -93,11 +99,13 @@ export class RedisMailboxStore implements MailboxStore {
     const cacheUsers = positiveInt(options.metaCacheUsers, DEFAULT_META_CACHE_USERS, 'metaCacheUsers');
     const cache = new MetaCache(cacheUsers);
     const userKeys = new UserKeysCache(this.keys, cacheUsers);
-    const inspector = new RedisRetentionInspector(this.io, this.keys, graceMs);
+    const inspector = new RedisRetentionInspector(this.io, this.keys, graceMs, options.faults);
     const concurrency = positiveInt(options.applyConcurrency, DEFAULT_MAILBOX_APPLY_CONCURRENCY, 'applyConcurrency');
     // a lost connection may be a restarted server that lost recent writes: learn again through the script
     const warm = options.plainPath !== false && EncodedEvalshaSender.usableOn(options.redis) ? new WarmDays(cacheUsers, connectionGeneration(options.redis)) : null;
-    this.appender = new RedisUserAppender({ io: this.io, clock, epoch, graceMs, concurrency, cache, userKeys, inspector, warm });
+    const clockSkewAllowanceMs = options.clockSkewAllowanceMs ?? 0n;
+    if (typeof clockSkewAllowanceMs !== 'bigint' || clockSkewAllowanceMs < 0n) throw new InvalidInputError(`clockSkewAllowanceMs must be a bigint ≥ 0: ${String(clockSkewAllowanceMs)}`);
+    this.appender = new RedisUserAppender({ io: this.io, clock, epoch, graceMs, clockSkewAllowanceMs, concurrency, cache, userKeys, inspector, warm });
     this.reads = new RedisMailboxReads({ io: this.io, keys: this.keys, clock, epoch, cache, inspector });
     this.pages = new RedisPageApplier({
       io: this.io,

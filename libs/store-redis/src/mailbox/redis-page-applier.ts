@@ -1,4 +1,4 @@
-import { InvalidStateError, InvariantViolationError, dispatchDedupeExpiry, planPage } from '@qim/store-core';
+import { FrontierGapError, InvalidStateError, InvariantViolationError, UnavailableError, dispatchDedupeExpiry, planPage } from '@qim/store-core';
 import type { Clock, DispatchPage, MailboxGcConfig, PageReport, ShardEpoch, ShardFrontier } from '@qim/store-core';
 import type { OldLayoutFrontier, ShardFrontierKeys } from '../keys/redis-keys';
 import { u64FromHex16 } from '../redis/hex64';
@@ -52,15 +52,34 @@ function layoutOf(reply: ScriptReply): OldLayoutFrontier['layout'] {
 }
 
 /**
- * `applyPage` in three client round trips (ADR-0022 §3): (1) `record-dispatches-v3-1` on the shard
+ * `applyPage` in three client round trips (ADR-0022 §3): (1) `record-dispatches-v4-1` on the shard
  * tag reads the frontier, decides gap / behind / apply and records the candidates' first sights
  * (and refuses a shard an older layout applied); (2) the applied records' entries, one
- * pipelined `append-entries-v4-1` per mailbox bucket touched, bounded in flight; (3)
- * `advance-frontier-v1-1` keeps the highest frontier. Everything the page could refuse
+ * pipelined `append-entries-v5-1` per mailbox bucket touched, bounded in flight; (3)
+ * `advance-frontier-v2-1` keeps the highest frontier, only on the server process (1) ran on and over
+ * the frontier (1) read (lost writes in between: the page fails, the frontier stays). Everything the page could refuse
  * (shape, shard, entries) is checked before (1); the frontier decision is store-core `planPage`'s.
  */
 export class RedisPageApplier {
+  /**
+   * Whether this store has seen the frontier exist (read or written). A frontier never goes back,
+   * so one that vanished afterwards was lost with the writes below it (a restored backup, a
+   * promoted replica, keys removed): a page read against "no frontier" would then be applied
+   * wherever it starts and cross that hole. Refused instead (`FrontierGapError`); a new process's
+   * shard check compares the frontier with the group's committed offset and names the fix.
+   */
+  private sawFrontier = false;
+
   constructor(private readonly c: PageApplierConfig) {}
+
+  private lostFrontier(what: string): FrontierGapError {
+    const se = this.c.shardEpoch;
+    return new FrontierGapError(
+      `shard ${se.shard} epoch ${se.epoch}: ${what} — the Redis server lost acknowledged writes ` +
+        '(a restart under appendfsync everysec, a restored backup, a promoted replica, keys removed); nothing is applied across the hole ' +
+        "(restart the mailbox: its shard check names the offsets' reset)",
+    );
+  }
 
   async applyPage(page: DispatchPage): Promise<PageReport> {
     const { shardEpoch, gc } = this.c;
@@ -79,12 +98,15 @@ export class RedisPageApplier {
     if (reply.code === ScriptCode.INVALID_STATE) throw oldLayoutError(shardEpoch, layoutOf(reply));
     if (reply.code !== ScriptCode.OK && reply.code !== ScriptCode.ALREADY && reply.code !== ScriptCode.FRONTIER_GAP) throw errorForCode(reply.code, 'applyPage: dispatch index');
     const before = frontierOf(reply.bufOrNull(1));
+    if (before === null && this.sawFrontier) throw this.lostFrontier('the frontier this store saw is gone');
+    if (before !== null) this.sawFrontier = true;
     const decision = planPage({ fromOffset: page.fromOffset, toOffset: page.toOffset, records: [] }, shardEpoch, before);
     const scriptSays = reply.code === ScriptCode.OK ? 'apply' : reply.code === ScriptCode.ALREADY ? 'behind' : 'gap';
     if (decision.kind !== scriptSays) throw new InvariantViolationError(`applyPage: the script decided ${scriptSays}, planPage ${decision.kind} (frontier ${before})`);
     if (decision.kind === 'behind') return { frontier: before!, wrote: false, outcomes: [], entriesWritten: 0, entriesExpired: 0 };
 
-    const canonical: CanonicalSight[] = plan.candidates.map((_, i) => ({ offset: u64FromHex16(reply.buf(2 + 2 * i), 'canonical offset'), digest: reply.buf(3 + 2 * i) }));
+    const runId = reply.buf(2).toString('latin1');
+    const canonical: CanonicalSight[] = plan.candidates.map((_, i) => ({ offset: u64FromHex16(reply.buf(3 + 2 * i), 'canonical offset'), digest: reply.buf(4 + 2 * i) }));
     const { outcomes, applied } = pageOutcomes(plan, canonical);
     let entries = applied.flatMap((c) => prepared.get(c.offset)!);
     const crashAfter = this.c.faults?.crashAfterEntries;
@@ -92,9 +114,22 @@ export class RedisPageApplier {
     const report = await this.c.appender.append(groupByUser(entries), 'add');
     if (crashAfter !== undefined) throw new SimulatedCrashError(`simulated crash after ${entries.length} entries of page ${page.fromOffset}…${page.toOffset}`);
     if (this.c.faults?.crashBeforeFrontier === true) throw new SimulatedCrashError(`simulated crash before the frontier write of page ${page.fromOffset}…${page.toOffset}`);
+    await this.c.faults?.beforeFrontierWrite?.();
 
-    const moved = ScriptReply.of(await this.c.io.script(advanceFrontierCall(this.c.keys, page.toOffset), 'write'), 'applyPage: frontier');
+    const advance = advanceFrontierCall(this.c.keys, { offset: page.toOffset, fromOffset: page.fromOffset, expected: before, runId });
+    const moved = ScriptReply.of(await this.c.io.script(advance, 'write'), 'applyPage: frontier');
+    if (moved.code === ScriptCode.CAS_LOST) {
+      throw new UnavailableError(
+        `applyPage ${page.fromOffset}…${page.toOffset}: the Redis server restarted (run id ${runId} → ${moved.buf(1).toString('latin1')}) after the page's ` +
+          'entries were acknowledged; they may be lost, so the frontier was not moved and the page must be applied again',
+      );
+    }
+    if (moved.code === ScriptCode.FRONTIER_GAP) {
+      const now = moved.buf(1).toString('latin1');
+      throw this.lostFrontier(`the frontier went back from ${before ?? 'none'} (read at the page's start) to ${now === '' ? 'none' : BigInt(`0x${now}`)}`);
+    }
     if (moved.code !== ScriptCode.OK && moved.code !== ScriptCode.ALREADY) throw errorForCode(moved.code, 'applyPage: frontier');
+    this.sawFrontier = true;
     return { frontier: u64FromHex16(moved.buf(1), 'shard frontier'), wrote: true, outcomes, entriesWritten: report.written, entriesExpired: report.expired };
   }
 
@@ -105,6 +140,8 @@ export class RedisPageApplier {
     const [current, ...olds] = raw as (Buffer | null)[];
     const found = old.find((_, i) => olds[i] !== null && olds[i] !== undefined);
     if (found !== undefined) throw oldLayoutError(this.c.shardEpoch, found.layout);
-    return { offset: frontierOf(current ?? null) };
+    const offset = frontierOf(current ?? null);
+    if (offset !== null) this.sawFrontier = true;
+    return { offset };
   }
 }

@@ -2,9 +2,10 @@ import { applyInspect, consumeExpired, expiredLedgerDays } from '@qim/store-core
 import type { BucketProof, Id128 } from '@qim/store-core';
 import type { RedisKeys } from '../keys/redis-keys';
 import type { RedisIo } from '../redis/redis-io';
+import type { MailboxFaults } from './mailbox-faults';
 import { ScriptCode, errorForCode } from '../redis/script-codes';
 import { ScriptReply } from '../redis/script-reply';
-import { inspectRetentionCall } from './mailbox-script-args';
+import { inspectRetentionCall, proofText } from './mailbox-script-args';
 import type { ReleasedDay } from './mailbox-script-args';
 import { knownMetaOf } from './meta-cache';
 import type { KnownMeta } from './meta-cache';
@@ -13,8 +14,9 @@ import { META_FIELDS, dayProofOf, encodeRetentionMeta, storedMetaOf } from './st
 /**
  * The lazy inspect of a user's expired ledger items (store-core `applyInspect`): read the meta and
  * the bucket proofs of its expired days, merge each proof's real max seq into the gap boundary
- * (never into trim), and write the new meta under a compare-and-set on the meta as read, releasing
- * the consumed days' proofs. Run by `rangeScan` before reading past an expired item, and by an
+ * (never into trim), and write the new meta under a compare-and-set on the meta and on those proofs
+ * as read (a proof raised meanwhile by an append whose clock was still before the expiry would
+ * otherwise put its entry above the gap in a consumed day), releasing the consumed days' proofs. Run by `rangeScan` before reading past an expired item, and by an
  * append whose ledger must change while an item has expired. Missing or lower proof → `CorruptEntryError`.
  */
 export class RedisRetentionInspector {
@@ -22,6 +24,7 @@ export class RedisRetentionInspector {
     private readonly io: RedisIo,
     private readonly keys: RedisKeys,
     private readonly graceMs: bigint,
+    private readonly faults: MailboxFaults | undefined = undefined,
   ) {}
 
   /** The meta stored afterwards, or undefined when a concurrent writer changed it first (read again). */
@@ -43,7 +46,9 @@ export class RedisRetentionInspector {
     const next = applyInspect(meta, now, proofs);
     const released = consumeExpired(meta.ledger, now).expired.map((i): ReleasedDay => ({ day: i.day, expiresAt: i.expiresAt }));
     const encoded = encodeRetentionMeta(next);
-    const reply = ScriptReply.of(await this.io.script(inspectRetentionCall(u, this.graceMs, stored, encoded, released), 'write'), 'rangeScan inspect');
+    await this.faults?.beforeInspectWrite?.();
+    const call = inspectRetentionCall(u, this.graceMs, stored, encoded, released, replies.map(proofText));
+    const reply = ScriptReply.of(await this.io.script(call, 'write'), 'rangeScan inspect');
     if (reply.code === ScriptCode.CAS_LOST) return undefined;
     if (reply.code !== ScriptCode.OK) throw errorForCode(reply.code, 'rangeScan inspect');
     return { raw: encoded, meta: next };

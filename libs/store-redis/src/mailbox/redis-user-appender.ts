@@ -11,11 +11,12 @@ import type { MetaCache } from './meta-cache';
 import type { PreparedEntry } from './prepared-entry';
 import type { RedisRetentionInspector } from './redis-retention-inspector';
 import { storedMetaOf } from './stored-retention-meta';
-import { planUserAppend } from './user-append-plan';
+import { fastPathHorizon, planUserAppend } from './user-append-plan';
 import type { UserAppendCall, UserAppendContext } from './user-append-plan';
 import type { UserKeysCache } from './user-keys-cache';
-import { plainCommands } from './warm-days';
-import type { PlainCommand, WarmDays } from './warm-days';
+import { PlainPathWriter } from './plain-path-writer';
+import type { PlainBatch } from './plain-path-writer';
+import type { WarmDays } from './warm-days';
 
 /** Times a user's append is planned again after its meta compare-and-set lost to a concurrent writer. */
 const CAS_RETRIES = 16;
@@ -34,6 +35,8 @@ export interface UserAppenderConfig {
   readonly clock: Clock;
   readonly epoch: number;
   readonly graceMs: bigint;
+  /** How far (ms) any two clocks involved may disagree: every fast path keeps it on top of its margin (`fastPathHorizon`). */
+  readonly clockSkewAllowanceMs: bigint;
   /** Append-script calls in flight at most (a pipelined stream, never one round trip per entry). */
   readonly concurrency: number;
   readonly cache: MetaCache;
@@ -44,10 +47,7 @@ export interface UserAppenderConfig {
   readonly warm: WarmDays | null;
 }
 
-/** Plain commands per pipeline of the plain path. */
-const PLAIN_COMMANDS_PER_PIPELINE = 512;
-
-type Work = { readonly script: BucketCall[] } | { readonly plain: PlainCommand[] };
+type Work = { readonly script: BucketCall[] } | { readonly plain: PlainBatch };
 
 type Group = readonly PreparedEntry[];
 
@@ -65,7 +65,7 @@ interface BucketCall {
 const groupBytes = (group: Group): number => group.reduce((n, e) => n + e.member.length + 64, 0);
 
 /**
- * Writes validated entries with one `append-entries-v4-1` call per mailbox bucket touched (every
+ * Writes validated entries with one `append-entries-v5-1` call per mailbox bucket touched (every
  * user of the bucket in it, split at `MAX_ENTRIES_PER_CALL` / `MAX_BYTES_PER_CALL`), sent as a stream
  * of explicit pipelines with at most `concurrency` calls in flight. Per user the call takes the fast
  * path (proof + entry, meta untouched) when the user's ledger already covers the entries, else the
@@ -74,9 +74,11 @@ const groupBytes = (group: Group): number => group.reduce((n, e) => n + e.member
  */
 export class RedisUserAppender {
   private readonly chunk: number;
+  private readonly plain: PlainPathWriter;
 
   constructor(private readonly c: UserAppenderConfig) {
     this.chunk = Math.max(1, Math.floor(c.concurrency / PIPELINES_IN_FLIGHT));
+    this.plain = new PlainPathWriter(c);
   }
 
   async append(groups: readonly Group[], write: EntryWrite): Promise<AppendReport> {
@@ -91,10 +93,14 @@ export class RedisUserAppender {
       const calls = this.bucketCalls(await this.plan(scripted, now, retry), now, write);
       const work: Work[] = [];
       for (let i = 0; i < calls.length; i += this.chunk) work.push({ script: calls.slice(i, i + this.chunk) });
-      for (const batch of this.plainBatches(plain)) work.push({ plain: batch });
+      for (const batch of this.plain.batches(plain)) work.push({ plain: batch });
       await runBounded(work, PIPELINES_IN_FLIGHT, async (w) => {
         if ('plain' in w) {
-          await this.sendPlain(w.plain);
+          const broken = await this.plain.send(w.plain.commands);
+          for (const g of w.plain.groups) {
+            if (broken.has(g[0]!.user)) retry.push(g);
+            else total.written += g.length;
+          }
           return;
         }
         const chunk = w.script;
@@ -117,7 +123,6 @@ export class RedisUserAppender {
           });
         });
       });
-      for (const g of plain) total.written += g.length;
       pending = retry;
     }
     if (pending.length > 0) throw new UnavailableError('appendBatch: retention meta kept changing under concurrent writers');
@@ -130,51 +135,13 @@ export class RedisUserAppender {
     if (warm === null) return false;
     const meta = this.c.cache.get(group[0]!.user)?.meta;
     if (meta === undefined || meta === null || meta.ledger.some((i) => i.expiresAt <= now)) return false;
-    return warm.holds(meta, group, now);
-  }
-
-  /** The plain groups' commands, cut into pipelines of at most `PLAIN_COMMANDS_PER_PIPELINE` (a user's stay together). */
-  private plainBatches(groups: readonly Group[]): PlainCommand[][] {
-    const out: PlainCommand[][] = [];
-    let batch: PlainCommand[] = [];
-    for (const g of groups) {
-      const { tenantId, userId, user } = g[0]!;
-      batch.push(...plainCommands(this.c.userKeys.user(tenantId, userId, user), this.c.epoch, g));
-      if (batch.length >= PLAIN_COMMANDS_PER_PIPELINE) {
-        out.push(batch);
-        batch = [];
-      }
-    }
-    if (batch.length > 0) out.push(batch);
-    return out;
-  }
-
-  /**
-   * One pipeline of plain commands. Every reply must be an integer. A proof member that turns out
-   * new means the user's state is not what this process saw (keys lost or removed behind its back):
-   * its day index gets its physical expiry (`NX`) before the page goes on, and the user goes
-   * through the script again from now on.
-   */
-  private async sendPlain(batch: readonly PlainCommand[]): Promise<void> {
-    const replies = await this.c.io.commandsPipelined(
-      batch.map((c) => c.command),
-      'write',
-    );
-    const repairs: (readonly [string, ...string[]])[] = [];
-    replies.forEach((r, i) => {
-      const { command, user, dayExpiry } = batch[i]!;
-      if (typeof r !== 'number') throw new InvariantViolationError(`appendBatch: ${command[0]} answered ${typeof r}, not an integer`);
-      if (dayExpiry !== null && r === 1) {
-        repairs.push(['PEXPIREAT', dayExpiry[0], dayExpiry[1], 'NX']);
-        this.c.warm?.forget(user);
-      }
-    });
-    if (repairs.length > 0) await this.c.io.commandsPipelined(repairs, 'write');
+    // WarmDays adds the safety margin; the skew comes first: the latest clock that may consume the day.
+    return warm.holds(meta, group, now + this.c.clockSkewAllowanceMs);
   }
 
   private context(group: Group, now: bigint): UserAppendContext {
     const { tenantId, userId, user } = group[0]!;
-    return { keys: this.c.userKeys.user(tenantId, userId, user), now, graceMs: this.c.graceMs };
+    return { keys: this.c.userKeys.user(tenantId, userId, user), now, horizon: fastPathHorizon(now, this.c.clockSkewAllowanceMs), graceMs: this.c.graceMs };
   }
 
   /** The users' plans grouped per bucket, each bucket cut into calls within the bounds. */
@@ -193,7 +160,8 @@ export class RedisUserAppender {
       let bytes = 0;
       const flush = (): void => {
         if (batch.length === 0) return;
-        calls.push({ call: appendEntriesCall(keys, now, this.c.epoch, write, batch.map((p) => p.plan.args)), users: batch });
+        const at = { now, horizon: fastPathHorizon(now, this.c.clockSkewAllowanceMs) };
+        calls.push({ call: appendEntriesCall(keys, at, this.c.epoch, write, batch.map((p) => p.plan.args)), users: batch });
         batch = [];
         entries = 0;
         bytes = 0;

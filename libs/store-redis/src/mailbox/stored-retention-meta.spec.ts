@@ -30,7 +30,7 @@ describe('stored retention meta', () => {
 
   it('the day proof: per epoch the highest score and the earliest expiry; over epochs the highest seq; damage is CorruptEntry', () => {
     const zrange = (...members: { member: string; score: string }[]): Buffer[] => members.flatMap((m) => [Buffer.from(m.member), Buffer.from(m.score)]);
-    // what append-entries-v4 writes: member <epoch>:<expiry 16 hex>, score seq − epoch·2^47
+    // what append-entries-v5 writes: member <epoch>:<expiry 16 hex>, score seq − epoch·2^47
     const proofMemberOf = (epoch: number, maxSeq: bigint, expiresAt: bigint): { member: string; score: string } => ({
       member: `${epoch}:${expiresAt.toString(16).padStart(16, '0')}`,
       score: String(maxSeq - (BigInt(epoch) << 47n)),

@@ -4,12 +4,12 @@ import { RedisKeys } from '../keys/redis-keys';
 import { prepareEntry } from './prepared-entry';
 import type { KnownMeta } from './meta-cache';
 import { encodeRetentionMeta } from './stored-retention-meta';
-import { planUserAppend } from './user-append-plan';
+import { FAST_PATH_SAFETY_MS, fastPathHorizon, planUserAppend } from './user-append-plan';
 
 const id = (c: string): Id128 => c.repeat(32) as Id128;
 const NOW = 1_700_000_000_000n;
 const WEEK = 7n * DAY_MS;
-const ctx = { keys: new RedisKeys('t').user(id('a'), id('b')), now: NOW, graceMs: 1000n };
+const ctx = { keys: new RedisKeys('t').user(id('a'), id('b')), now: NOW, horizon: fastPathHorizon(NOW, 0n), graceMs: 1000n };
 const entry = (offset: bigint, createdAt = NOW) =>
   prepareEntry({ tenantId: id('a'), userId: id('b'), mailboxSeq: composeMailboxSeq(1, offset), createdAt, events: [{ ordinal: 0, eventId: id('e'), payload: Buffer.from('x') }] }, 1, WEEK, 1000n);
 const known = (m: RetentionMeta): KnownMeta => ({ raw: encodeRetentionMeta(m), meta: m });
@@ -40,6 +40,21 @@ describe('planUserAppend', () => {
     if (old.kind !== 'call') throw new Error('call expected');
     expect(old).toMatchObject({ written: 0, expired: 1 });
     expect(old.after.meta?.gap).toBe(composeMailboxSeq(1, 5n));
+  });
+
+  it('the fast path keeps the skew and the safety margin: an entry or day item expiring before the horizon → compare-and-set', () => {
+    expect(fastPathHorizon(NOW, 60_000n)).toBe(NOW + 60_000n + FAST_PATH_SAFETY_MS);
+    const e = entry(2n);
+    const near = { ...ctx, now: e.expiresAt - FAST_PATH_SAFETY_MS, horizon: fastPathHorizon(e.expiresAt - FAST_PATH_SAFETY_MS, 0n) };
+    const plan = planUserAppend(near, [e], registered);
+    if (plan.kind !== 'call') throw new Error('call expected');
+    expect(plan.args[1]).toBe('c');
+    const skewed = { ...ctx, now: e.expiresAt - FAST_PATH_SAFETY_MS - 1n, horizon: fastPathHorizon(e.expiresAt - FAST_PATH_SAFETY_MS - 1n, 1n) };
+    expect(planUserAppend(skewed, [e], registered)).toMatchObject({ kind: 'call', args: expect.arrayContaining(['c']) });
+    const far = { ...ctx, now: e.expiresAt - FAST_PATH_SAFETY_MS - 2n, horizon: fastPathHorizon(e.expiresAt - FAST_PATH_SAFETY_MS - 2n, 1n) };
+    const fast = planUserAppend(far, [e], registered);
+    if (fast.kind !== 'call') throw new Error('call expected');
+    expect(fast.args[1]).toBe('f');
   });
 
   it('a known meta with an expired ledger item → inspect first', () => {

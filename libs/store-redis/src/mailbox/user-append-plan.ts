@@ -27,22 +27,38 @@ export interface UserAppendCall {
 /** What to do for one user: call the append script, or first inspect expired ledger items. */
 export type UserAppendPlan = { readonly kind: 'inspect' } | ({ readonly kind: 'call' } & UserAppendCall);
 
+/**
+ * How far (ms) beyond the clock-skew allowance an entry and its day's ledger item must stay live for
+ * any fast path (the append script's, the plan's, the plain path's): the Scylla store's margin. A
+ * fast path does not touch the meta, so it must never race the inspection (consumption) of its own
+ * day by a process whose clock runs ahead by up to the skew (ADR-0022 §5).
+ */
+export const FAST_PATH_SAFETY_MS = 3_600_000n;
+
+/** The instant every fast-path entry and ledger item must outlive: `now + skew + FAST_PATH_SAFETY_MS`. */
+export function fastPathHorizon(now: bigint, clockSkewAllowanceMs: bigint): bigint {
+  return now + clockSkewAllowanceMs + FAST_PATH_SAFETY_MS;
+}
+
 export interface UserAppendContext {
   readonly keys: UserKeys;
   readonly now: bigint;
+  /** `fastPathHorizon(now, skew)`: the fast path is planned only for entries living past it. */
+  readonly horizon: bigint;
   readonly graceMs: bigint;
 }
 
 /**
- * True when the user's ledger need not change for any of these entries (ADR-0022 §5): every entry is
- * live at `now` on a day whose ledger item is live and expires no later than the entry (so
- * `applyAppend` would only raise that item's max seq, which the bucket proof now carries).
+ * True when the user's ledger need not change for any of these entries (ADR-0022 §5): every entry
+ * lives past `horizon` on a day whose ledger item lives past it too and expires no later than the
+ * entry (so `applyAppend` would only raise that item's max seq, which the bucket proof now carries).
+ * Callers pass a horizon with the skew and safety margin (`fastPathHorizon`), never the bare now.
  */
-export function fastPathHolds(meta: RetentionMeta, group: readonly PreparedEntry[], now: bigint): boolean {
+export function fastPathHolds(meta: RetentionMeta, group: readonly PreparedEntry[], horizon: bigint): boolean {
   return group.every((e) => {
-    if (e.expiresAt <= now) return false;
+    if (e.expiresAt <= horizon) return false;
     const item = meta.ledger.find((i) => i.day === e.day);
-    return item !== undefined && item.expiresAt > now && item.expiresAt <= e.expiresAt;
+    return item !== undefined && item.expiresAt > horizon && item.expiresAt <= e.expiresAt;
   });
 }
 
@@ -52,7 +68,7 @@ export function fastPathHolds(meta: RetentionMeta, group: readonly PreparedEntry
  * on the real meta, so a wrong belief costs a lost compare-and-set, never a wrong write:
  * - a known meta with an expired ledger item → `inspect` first (its consumption must merge the bucket
  *   proof's max seq, store-core `applyInspect`, not the item's);
- * - the fast path holds on the known meta → fast mode, no meta planned;
+ * - the fast path holds on the known meta, up to the horizon → fast mode, no meta planned;
  * - otherwise store-core `applyAppend` per entry (the same decisions as Memory) → compare-and-set
  *   mode with the new meta (when it changes), the ledger days to keep and the proof days to release.
  */
@@ -60,7 +76,7 @@ export function planUserAppend(ctx: UserAppendContext, group: readonly PreparedE
   const base = known ?? NO_KNOWN_META;
   const initial = base.meta;
   if (initial !== null && initial.ledger.some((i) => i.expiresAt <= ctx.now)) return { kind: 'inspect' };
-  if (known !== undefined && initial !== null && fastPathHolds(initial, group, ctx.now)) {
+  if (known !== undefined && initial !== null && fastPathHolds(initial, group, ctx.horizon)) {
     const args = userAppendArgs(ctx.keys, { entries: group, live: null, cas: null });
     return { kind: 'call', bucket: ctx.keys.bucket, args, written: group.length, expired: 0, after: base, live: null };
   }

@@ -72,6 +72,49 @@ describe('checkRedisReadiness', () => {
     }
   });
 
+  /**
+   * Issue 27 item 5: settings that lose data without a trace. An evicting `maxmemory-policy` can drop
+   * a user's retention meta (the user then reads as clean: every entry skipped) or a day index
+   * (recreated without its expiry: a leak); `no-appendfsync-on-rewrite yes` suspends the fsync of
+   * `appendfsync always` while an AOF rewrite runs. Outside development/test both refuse, naming the
+   * setting; in development/test they are ready with a warning. On a server of its own (CONFIG SET).
+   */
+  it('maxmemory-policy other than noeviction and no-appendfsync-on-rewrite yes refuse outside development/test, naming the setting', async () => {
+    const own = await RedisServerProcess.start(['--appendonly', 'yes', '--appendfsync', 'always']);
+    const redis = testClient(own.url);
+    try {
+      expect(await checkRedisReadiness(redis, 'production')).toMatchObject({ ready: true, maxmemoryPolicy: 'noeviction', noAppendfsyncOnRewrite: 'no', warning: null });
+      for (const policy of ['allkeys-lru', 'volatile-ttl', 'allkeys-random']) {
+        await redis.config('SET', 'maxmemory-policy', policy);
+        for (const env of ['production', '', 'staging']) {
+          const r = await checkRedisReadiness(redis, env);
+          expect(r).toMatchObject({ ready: false, maxmemoryPolicy: policy });
+          expect(r.reason).toMatch(new RegExp(`maxmemory-policy is '${policy}'.*noeviction`));
+        }
+        for (const env of ['development', 'test']) {
+          const r = await checkRedisReadiness(redis, env);
+          expect(r).toMatchObject({ ready: true, reason: null });
+          expect(r.warning).toMatch(/maxmemory-policy/);
+        }
+      }
+      await redis.config('SET', 'maxmemory-policy', 'noeviction');
+      await redis.config('SET', 'no-appendfsync-on-rewrite', 'yes');
+      for (const env of ['production', '', 'staging']) {
+        const r = await checkRedisReadiness(redis, env);
+        expect(r).toMatchObject({ ready: false, noAppendfsyncOnRewrite: 'yes' });
+        expect(r.reason).toMatch(/no-appendfsync-on-rewrite is 'yes'/);
+      }
+      const dev = await checkRedisReadiness(redis, 'test');
+      expect(dev).toMatchObject({ ready: true, reason: null });
+      expect(dev.warning).toMatch(/no-appendfsync-on-rewrite/);
+      await redis.config('SET', 'no-appendfsync-on-rewrite', 'no');
+      expect(await checkRedisReadiness(redis, 'production')).toMatchObject({ ready: true, reason: null, warning: null });
+    } finally {
+      await redis.quit();
+      await own.stop();
+    }
+  });
+
   it('a server that does not answer is not ready (never throws)', async () => {
     const dead = await RedisServerProcess.start(['--appendonly', 'yes']);
     const redis = testClient(dead.url);

@@ -8,6 +8,10 @@ export interface RedisReadiness {
   readonly appendonly: string;
   /** `CONFIG GET appendfsync` ('always' | 'everysec' | 'no'), or 'unknown'. */
   readonly appendfsync: string;
+  /** `CONFIG GET maxmemory-policy` ('noeviction' required outside development/test), or 'unknown'. */
+  readonly maxmemoryPolicy: string;
+  /** `CONFIG GET no-appendfsync-on-rewrite` ('no' required outside development/test), or 'unknown'. */
+  readonly noAppendfsyncOnRewrite: string;
   /** The `QIM_ENV` the decision was made for ('' when unset). */
   readonly env: string;
   /** Why it is not ready (null when ready). */
@@ -24,6 +28,26 @@ const FSYNC_ALWAYS_ENVS = new Set(['production', '']);
 /** Why anything but `appendfsync always` can lose an acknowledged message without a trace. */
 const FSYNC_RISK =
   'an OS crash or power loss can roll back the seq INCR together with the record after the send was acknowledged: a lost acknowledged message, not detectable afterwards';
+
+/**
+ * Settings that lose data without a trace, each with the value required outside development/test
+ * and what any other value does. Checked by `CONFIG GET`; a server that refuses CONFIG reads as
+ * 'unknown', which is refused too (the setting cannot be shown to be safe).
+ */
+const SILENT_LOSS = [
+  {
+    field: 'maxmemoryPolicy',
+    name: 'maxmemory-policy',
+    required: 'noeviction',
+    risk: "an evicting policy can drop a user's retention meta (the user then reads as clean: every entry skipped without CURSOR_EXPIRED) or a day index (recreated without its expiry: a leak)",
+  },
+  {
+    field: 'noAppendfsyncOnRewrite',
+    name: 'no-appendfsync-on-rewrite',
+    required: 'no',
+    risk: 'yes suspends the fsync of appendfsync always while an AOF rewrite runs: an OS crash then loses acknowledged writes',
+  },
+] as const;
 
 function infoField(info: string, field: string): string | null {
   const m = new RegExp(`^${field}:(.*)$`, 'm').exec(info);
@@ -45,8 +69,10 @@ async function configValue(redis: Redis, name: string): Promise<string | null> {
  * commit survives a restart; and in production (`QIM_ENV=production` or unset) the AOF is fsynced
  * before every reply (`appendfsync always`): with `everysec` an OS crash can roll back the last
  * second — a seq INCR and its record together, after the ACK — which no later check can tell from a
- * message never sent. Elsewhere `everysec`/`no` is ready with a `warning`. Never throws: a dead
- * server is `ready: false` with the reason.
+ * message never sent. Elsewhere `everysec`/`no` is ready with a `warning`. Outside development/test
+ * also `maxmemory-policy noeviction` and `no-appendfsync-on-rewrite no` (`SILENT_LOSS`: each other
+ * value loses data without a trace); in development/test they are ready with a `warning`. Never
+ * throws: a dead server is `ready: false` with the reason.
  */
 export async function checkRedisReadiness(redis: Redis, env: string = process.env['QIM_ENV'] ?? ''): Promise<RedisReadiness> {
   let info: string;
@@ -54,21 +80,31 @@ export async function checkRedisReadiness(redis: Redis, env: string = process.en
     info = await redis.info('persistence');
   } catch (e) {
     const reason = `redis does not answer: ${e instanceof Error ? e.message : String(e)}`;
-    return { ready: false, appendonly: 'unknown', appendfsync: 'unknown', env, reason, warning: null };
+    return { ready: false, appendonly: 'unknown', appendfsync: 'unknown', maxmemoryPolicy: 'unknown', noAppendfsyncOnRewrite: 'unknown', env, reason, warning: null };
   }
   const aofFromInfo = infoField(info, 'aof_enabled');
   const appendonly = (await configValue(redis, 'appendonly')) ?? (aofFromInfo === null ? 'unknown' : aofFromInfo === '1' ? 'yes' : 'no');
   const appendfsync = (await configValue(redis, 'appendfsync')) ?? 'unknown';
-  const base = { appendonly, appendfsync, env, warning: null };
+  const maxmemoryPolicy = (await configValue(redis, 'maxmemory-policy')) ?? 'unknown';
+  const noAppendfsyncOnRewrite = (await configValue(redis, 'no-appendfsync-on-rewrite')) ?? 'unknown';
+  const base = { appendonly, appendfsync, maxmemoryPolicy, noAppendfsyncOnRewrite, env, warning: null };
   if (infoField(info, 'loading') === '1') return { ...base, ready: false, reason: 'redis is loading its dataset' };
-  if (!RELAXED_ENVS.has(env) && appendonly !== 'yes') {
+  const relaxed = RELAXED_ENVS.has(env);
+  if (!relaxed && appendonly !== 'yes') {
     return { ...base, ready: false, reason: `appendonly is '${appendonly}': outside QIM_ENV=development|test the Redis backend requires AOF (appendonly yes)` };
+  }
+  const warnings: string[] = [];
+  for (const s of SILENT_LOSS) {
+    const value = base[s.field];
+    if (value === s.required) continue;
+    if (!relaxed) return { ...base, ready: false, reason: `${s.name} is '${value}': outside QIM_ENV=development|test the Redis backend requires ${s.name} ${s.required} (${s.risk})` };
+    warnings.push(`${s.name} ${value} (QIM_ENV=${env}): ${s.risk}; outside development/test it must be ${s.required}`);
   }
   if (appendonly === 'yes' && appendfsync !== 'always') {
     if (FSYNC_ALWAYS_ENVS.has(env)) {
       return { ...base, ready: false, reason: `appendfsync is '${appendfsync}': QIM_ENV=${env || 'production (unset)'} requires appendfsync always (${FSYNC_RISK})` };
     }
-    return { ...base, ready: true, reason: null, warning: `appendfsync ${appendfsync} (QIM_ENV=${env}): ${FSYNC_RISK}; production requires appendfsync always` };
+    warnings.unshift(`appendfsync ${appendfsync} (QIM_ENV=${env}): ${FSYNC_RISK}; production requires appendfsync always`);
   }
-  return { ...base, ready: true, reason: null };
+  return { ...base, ready: true, reason: null, warning: warnings.length === 0 ? null : warnings.join('; ') };
 }

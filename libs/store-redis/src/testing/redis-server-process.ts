@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,6 +80,27 @@ export class RedisServerProcess {
   /** Starts again on the same port and directory (the AOF is replayed). */
   async restart(): Promise<void> {
     await this.kill();
+    await this.launch();
+  }
+
+  /**
+   * A copy of the data directory as it is now (a backup): take it while nothing writes, with
+   * `appendfsync always` every acknowledged write is in it. Returns the copy's directory.
+   */
+  backup(): string {
+    const copy = mkdtempSync(join(tmpdir(), 'qim-redis-backup-'));
+    cpSync(this.dir, copy, { recursive: true });
+    return copy;
+  }
+
+  /**
+   * Kills the server and starts it again from `backup` (a restored backup: every write after the
+   * backup is lost, and the server is a new process with a new run id). The backup stays usable.
+   */
+  async restore(backup: string): Promise<void> {
+    await this.kill();
+    rmSync(this.dir, { recursive: true, force: true });
+    cpSync(backup, this.dir, { recursive: true });
     await this.launch();
   }
 

@@ -32,8 +32,11 @@
               dedupe expiry ms (decimal)
 
   Output:
-    {0, F|'', off1, digest1, ...}   recorded: per candidate in order, its canonical (lowest live)
-                                    offset and that sight's digest
+    {0, F|'', run id, off1, digest1, ...}
+                                    recorded: the server's run id (40 hex, `INFO server`: the
+                                    frontier write checks the page ran on one server process), then
+                                    per candidate in order, its canonical (lowest live) offset and
+                                    that sight's digest
     {1, F}                          behind: the page lies at or below F, nothing written
     {-13, F}                        frontier gap, nothing written
     {-7}                            the stored frontier or an index row is damaged, nothing written
@@ -43,6 +46,7 @@
 --- @include "result-codes"
 --- @include "hex-u64"
 --- @include "physical-expiry"
+--- @include "server-run-id"
 
 local now, prefix, grace, epoch, from, to = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local n = tonumber(ARGV[7])
@@ -67,7 +71,7 @@ for i = 1, n do
   keys[i], stored[i] = key, v
 end
 
-local out, o = { R_OK, f or '' }, 2
+local out, o = { R_OK, f or '', serverRunId() }, 3
 local graceMs = tonumber(grace)
 for i = 1, n do
   local at = FIRST + (i - 1) * 5

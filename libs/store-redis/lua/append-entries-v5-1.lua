@@ -3,9 +3,14 @@
   their V4 retention facts; every user's step is atomic (the whole call is) and independent of the
   others' (each user answers on its own). Per user, the retention meta is read once per call and
   touched only when the user's ledger must change (ADR-0022 §5):
-    fast path — taken whenever it holds, whatever the mode: the meta is v4 and every entry is live
-      (expiry > now) on a day whose ledger item is live and expires no later than the entry. The
-      meta is neither compared nor written: bucket proofs are raised and the entries written.
+    fast path — taken whenever it holds, whatever the mode: the meta is v4 and every entry lives
+      past the horizon (expiry > now + clock-skew allowance + safety margin, ARGV[2]) on a day whose
+      ledger item lives past the horizon too and expires no later than the entry. The meta is
+      neither compared nor written: bucket proofs are raised and the entries written. The horizon
+      keeps the fast path away from a day that another process — whose clock may run ahead by the
+      skew — could be inspecting (consuming) right now: near its expiry an entry takes the
+      compare-and-set, which changes the meta (the item's max seq) and so fails that inspection's
+      guard (the Scylla store's and the plain path's margin, ADR-0022 §5).
     mode 'c' otherwise — compare-and-set: the meta must still equal the expected values (what the
       caller planned from with store-core `applyAppend`), else CAS lost. Then bucket proofs → the new
       meta (when given) → live entries; proof keys of ledger days lose any physical expiry, proof
@@ -32,9 +37,10 @@
     KEYS[1] bucket name   <ns>:{mb:<bucket>}:bucket   (never read or written: it names the slot)
 
     ARGV[1]  now           caller clock, 16-hex ms
-    ARGV[2]  epoch         the store's epoch (decimal)
-    ARGV[3]  write         'add' | 'replace' (see above)
-    ARGV[4]  users         number of users; then per user, in order:
+    ARGV[2]  horizon       now + clock-skew allowance + fast-path safety margin, 16-hex ms
+    ARGV[3]  epoch         the store's epoch (decimal)
+    ARGV[4]  write         'add' | 'replace' (see above)
+    ARGV[5]  users         number of users; then per user, in order:
       user      tenant id .. user id (64 hex)
       mode      'f' fast path only, 'c' fast path or compare-and-set
       n         number of entries; then per entry 2 arguments:
@@ -56,8 +62,9 @@
       {0, 0}                              written under the compare-and-set
       {-6, v, gen, insp, gap, ledger}     CAS lost (nothing of this user written): the meta as
                                           stored now (ends at the first absent field), to plan again
-    {-10}                                 malformed arguments, a header whose seq is not hex or
-                                          not of the call's epoch included (nothing written)
+    {-10}                                 malformed arguments (a horizon before now included), a
+                                          header whose seq is not hex or not of the call's epoch
+                                          included (nothing written)
 ]]
 --- @include "result-codes"
 --- @include "hex-u64"
@@ -65,10 +72,11 @@
 --- @include "physical-expiry"
 --- @include "retention-meta"
 
-local now, epoch, replace = ARGV[1], ARGV[2], ARGV[3] == 'replace'
-if not replace and ARGV[3] ~= 'add' then return { E_INVALID_INPUT } end
+local now, epoch, replace = ARGV[1], ARGV[3], ARGV[4] == 'replace'
+if not replace and ARGV[4] ~= 'add' then return { E_INVALID_INPUT } end
 local userPrefix = string.sub(KEYS[1], 1, -7) .. 'u2:'
-local nowMs = fastMs(now)
+local horizonMs = fastMs(ARGV[2])
+if #ARGV[2] ~= 16 or not string.match(ARGV[2], '^%x+$') or #now ~= 16 or not string.match(now, '^%x+$') or hexCmp(ARGV[2], now) < 0 then return { E_INVALID_INPUT } end
 
 -- seq (16 hex) minus its epoch part: the low 47 bits, exact in a double.
 local OFFSET_SPAN = 140737488355328
@@ -98,8 +106,8 @@ end
 -- Every user's arguments are parsed before anything is written (a malformed call writes nothing);
 -- a user is remembered by the index of its first argument.
 local starts = {}
-local at = 5
-for u = 1, tonumber(ARGV[4]) do
+local at = 6
+for u = 1, tonumber(ARGV[5]) do
   local id, mode, n = ARGV[at], ARGV[at + 1], tonumber(ARGV[at + 2])
   if not n or not id or #id ~= 64 or not string.match(id, '^%x+$') then return { E_INVALID_INPUT } end
   for i = at + 3, at + 1 + 2 * n, 2 do
@@ -120,18 +128,19 @@ for u = 1, tonumber(ARGV[4]) do
 end
 if at - 1 ~= #ARGV then return { E_INVALID_INPUT } end
 
--- The fast path holds for the user's n entries (headers at first, first + 2, ...) against its meta `cur`.
+-- The fast path holds for the user's n entries (headers at first, first + 2, ...) against its meta
+-- `cur`: every entry and its day's ledger item live past the horizon.
 local function fastPath(first, n, cur)
-  if cur[1] ~= '4' or not nowMs then return false end
+  if cur[1] ~= '4' or not horizonMs then return false end
   local ledger, lastDay, itemExp = cur[2], nil, nil
   for i = first, first + 2 * n - 2, 2 do
     local f = headers[ARGV[i]]
     local exp = f.expMs
-    if not exp or exp <= nowMs then return false end
+    if not exp or exp <= horizonMs then return false end
     if f.dayNum ~= lastDay then
       lastDay, itemExp = f.dayNum, ledgerDayExpiry(ledger, f.dayNum)
     end
-    if not itemExp or itemExp <= nowMs or itemExp > exp then return false end
+    if not itemExp or itemExp <= horizonMs or itemExp > exp then return false end
   end
   return true
 end
