@@ -16,7 +16,7 @@ export const mailboxEnvShape = {
     'mailbox entry retention in days after the end of its creation day; at most 31 − one per started day of `QIM_CLOCK_SKEW_MS` (30 with the default), else refused at start-up',
   ),
   QIM_CLOCK_SKEW_MS: intField(0, 60_000, 1_000).describe(
-    'bound of the clock skew between services and database servers (ms, 0…60 000): a reader treats an entry as possibly gone 1 s + twice this before its expiry (`CURSOR_EXPIRED`, never a silent skip)',
+    'bound of the clock skew between services and database servers (ms, 0…60 000): a reader treats an entry as possibly gone 1 s + twice this before its expiry (`CURSOR_EXPIRED`, never a silent skip); writers take a fast path into a day only while it lives past now + this + 1 h',
   ),
   QIM_DISPATCH_DEDUPE_MS: intField(60_000, 365 * DAY_MS, 8 * DAY_MS).describe(
     "how long a dispatch id is remembered to recognise a duplicate (ms, from its `created_at`); must exceed the topics' retention",
