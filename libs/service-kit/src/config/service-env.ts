@@ -3,6 +3,7 @@ import { choice, hostList, intField, optionalIntField, optionalString, topicName
 import { isDevelopmentEnv } from './qim-env';
 import type { QimEnv } from './qim-env';
 import { resolveScylla, scyllaEnvShape } from './scylla-env';
+import { serviceTokenShape } from './service-tokens';
 import type { ScyllaBackendConfig } from './scylla-env';
 
 export { QIM_ENVS, isDevelopmentEnv } from './qim-env';
@@ -17,7 +18,7 @@ export type StoreBackendKind = (typeof STORE_BACKENDS)[number];
 export const commonEnvShape = {
   ...scyllaEnvShape,
   QIM_STORE_BACKEND: choice(STORE_BACKENDS, 'redis'),
-  QIM_SERVICE_TOKEN: z.string().min(16, 'must be set (at least 16 characters): every API call presents it as a bearer token'),
+  ...serviceTokenShape,
   QIM_HTTP_HOST: optionalString(),
   QIM_HTTP_PORT: optionalIntField(0, 65535),
   QIM_LOG_LEVEL: choice(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
@@ -87,7 +88,8 @@ export function resolveBackend(raw: CommonRaw, ctx: Ctx): BackendConfig | null {
 export interface CommonConfig {
   readonly env: QimEnv;
   readonly backend: BackendConfig;
-  readonly serviceToken: string;
+  /** Every bearer token the service accepts (at least one; several during a rotation). */
+  readonly serviceTokens: readonly string[];
   readonly http: {
     readonly host: string;
     readonly port: number;
@@ -126,11 +128,11 @@ export interface CommonConfig {
   readonly redisNamespace: string;
 }
 
-export function commonConfigOf(raw: CommonRaw, backend: BackendConfig, defaults: { port: number; clientId: string }): CommonConfig {
+export function commonConfigOf(raw: CommonRaw, backend: BackendConfig, serviceTokens: readonly string[], defaults: { port: number; clientId: string }): CommonConfig {
   return {
     env: raw.QIM_ENV,
     backend,
-    serviceToken: raw.QIM_SERVICE_TOKEN,
+    serviceTokens,
     http: {
       host: raw.QIM_HTTP_HOST ?? '0.0.0.0',
       port: raw.QIM_HTTP_PORT ?? defaults.port,
