@@ -92,22 +92,22 @@ describe('/readyz over real servers', () => {
       let now = 0;
       const app = await opsApp([backend.readiness], { now: () => now });
       try {
-      expect((await app.inject({ url: '/readyz' })).statusCode).toBe(200);
+        expect((await app.inject({ url: '/readyz' })).statusCode).toBe(200);
 
-      await run('redis-cli', ['-p', String(port), 'ACL', 'SETUSER', 'default', '-info']);
-      now += 5_000;
-      const pub = await app.inject({ url: '/readyz' });
-      expect([pub.statusCode, pub.json()]).toEqual([503, { status: 'not_ready' }]);
-      const detail = (await app.inject({ url: '/readyz', headers: withToken })).json();
-      expect(detail.checks.store).toEqual({ ok: false, detail: expect.objectContaining({ reason: expect.stringMatching(/NOPERM/) }) });
+        await run('redis-cli', ['-p', String(port), 'ACL', 'SETUSER', 'default', '-info']);
+        now += 5_000;
+        const pub = await app.inject({ url: '/readyz' });
+        expect([pub.statusCode, pub.json()]).toEqual([503, { status: 'not_ready' }]);
+        const detail = (await app.inject({ url: '/readyz', headers: withToken })).json();
+        expect(detail.checks.store).toEqual({ ok: false, detail: expect.objectContaining({ reason: expect.stringMatching(/NOPERM/) }) });
 
-      const exited = new Promise((resolve) => server.once('exit', resolve));
-      server.kill('SIGKILL');
-      await exited;
-      now += 5_000;
-      const gone = await app.inject({ url: '/readyz' });
-      expect([gone.statusCode, gone.json()]).toEqual([503, { status: 'not_ready' }]);
-      expect(gone.body).not.toContain(String(port));
+        const exited = new Promise((resolve) => server.once('exit', resolve));
+        server.kill('SIGKILL');
+        await exited;
+        now += 5_000;
+        const gone = await app.inject({ url: '/readyz' });
+        expect([gone.statusCode, gone.json()]).toEqual([503, { status: 'not_ready' }]);
+        expect(gone.body).not.toContain(String(port));
       } finally {
         await app.close();
         await backend.close().catch(() => undefined);
