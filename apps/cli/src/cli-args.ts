@@ -1,11 +1,12 @@
 import type { QimClientOptions } from '@qim/client';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 /** Every option of every command; each command says which of them it accepts. */
 const OPTIONS = {
   'writer-url': { type: 'string' },
   'mailbox-url': { type: 'string' },
-  token: { type: 'string' },
+  'token-file': { type: 'string' },
   tenant: { type: 'string' },
   user: { type: 'string' },
   'timeout-ms': { type: 'string' },
@@ -31,7 +32,7 @@ const OPTIONS = {
 export type OptionName = keyof typeof OPTIONS;
 export type ParsedOptions = { readonly [K in OptionName]?: (typeof OPTIONS)[K] extends { multiple: true } ? string[] : (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
 
-const GLOBAL: readonly OptionName[] = ['writer-url', 'mailbox-url', 'token', 'tenant', 'user', 'timeout-ms', 'json', 'help'];
+const GLOBAL: readonly OptionName[] = ['writer-url', 'mailbox-url', 'token-file', 'tenant', 'user', 'timeout-ms', 'json', 'help'];
 
 /** A usage or configuration problem: printed with the usage, exit status 2. */
 export class UsageError extends Error {}
@@ -42,6 +43,10 @@ export interface CommandLine {
 }
 
 export function parseCommandLine(argv: readonly string[]): CommandLine {
+  // Refused by name, not as an unknown option: whoever used it must learn where the token goes now.
+  if (argv.some((a) => a === '--token' || a.startsWith('--token='))) {
+    throw new UsageError('--token is not accepted (the process list would show the token): set QIM_SERVICE_TOKEN or pass --token-file FILE');
+  }
   try {
     const { values, positionals } = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
     return { positionals, options: values as ParsedOptions };
@@ -77,14 +82,35 @@ export function u64Option(options: ParsedOptions, name: OptionName): bigint | un
   return BigInt(v);
 }
 
+/**
+ * The service token: the first line of `--token-file`, else `QIM_SERVICE_TOKEN`. Never a flag's
+ * value: every user of the machine can read a process's arguments.
+ */
+function serviceToken(options: ParsedOptions, env: Readonly<Record<string, string | undefined>>): string {
+  const file = options['token-file'];
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new UsageError(`cannot read --token-file ${file}: ${(err as { code?: unknown }).code ?? (err as Error).message}`);
+    }
+    const token = (text.split(/\r?\n/)[0] ?? '').trim();
+    if (token === '') throw new UsageError(`--token-file ${file} is empty`);
+    return token;
+  }
+  const token = env['QIM_SERVICE_TOKEN']?.trim();
+  if (token === undefined || token === '') throw new UsageError('no service token: set QIM_SERVICE_TOKEN or pass --token-file FILE');
+  return token;
+}
+
 /** Client options from flags, then the environment, then the qim-local defaults. */
 export function clientOptions(options: ParsedOptions, env: Readonly<Record<string, string | undefined>>): QimClientOptions {
   const pick = (flag: OptionName, variable: string): string | undefined => {
     const v = options[flag] ?? env[variable];
     return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
   };
-  const token = pick('token', 'QIM_SERVICE_TOKEN');
-  if (token === undefined) throw new UsageError('no service token: pass --token or set QIM_SERVICE_TOKEN');
+  const token = serviceToken(options, env);
   return {
     writerUrl: pick('writer-url', 'QIM_WRITER_URL') ?? 'http://127.0.0.1:18080',
     mailboxUrl: pick('mailbox-url', 'QIM_MAILBOX_URL') ?? 'http://127.0.0.1:18081',

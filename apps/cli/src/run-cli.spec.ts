@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ScriptedServer, entryJson, hex, messageJson, syncJson } from '@qim/client/testing';
 import type { CliIo } from './cli-io';
 import { runCli } from './run-cli';
@@ -43,10 +46,12 @@ describe('qim (in process, against real HTTP servers)', () => {
     expect(writer.requests[0]!.body).toMatchObject({ conversation_id: CONV, body: Buffer.from('hello world').toString('base64') });
     expect(writer.requests[0]!.headers).toMatchObject({ authorization: 'Bearer env-token-0123456789', 'x-qim-user': ALICE });
 
-    const json = await run(['--json', 'send', CONV, 'again', '--user', BOB, '--token', 'flag-token-0123456789', '--client-id', hex(0xd0), '--ttl', '60']);
+    const tokenFile = join(mkdtempSync(join(tmpdir(), 'qim-cli-')), 'token');
+    writeFileSync(tokenFile, 'file-token-0123456789\n', { mode: 0o600 });
+    const json = await run(['--json', 'send', CONV, 'again', '--user', BOB, '--token-file', tokenFile, '--client-id', hex(0xd0), '--ttl', '60']);
     expect(json.code).toBe(0);
     expect(JSON.parse(json.out[0]!)).toEqual({ conversationId: CONV, seq: '3', messageId: hex(0x333), createdAt: '1700000000000', replay: true, clientMessageId: hex(0xd0) });
-    expect(writer.requests[1]!.headers).toMatchObject({ authorization: 'Bearer flag-token-0123456789', 'x-qim-user': BOB });
+    expect(writer.requests[1]!.headers).toMatchObject({ authorization: 'Bearer file-token-0123456789', 'x-qim-user': BOB });
     expect(writer.requests[1]!.body).toMatchObject({ retention: { kind: 'ephemeral', ttl_seconds: 60 } });
   });
 
@@ -178,9 +183,31 @@ describe('qim (in process, against real HTTP servers)', () => {
     expect([...writer.requests, ...mailbox.requests]).toEqual([]);
   });
 
-  it('needs a service token', async () => {
+  it('needs a service token, from the environment or a file only (never a flag: the process list would show it)', async () => {
     delete env['QIM_SERVICE_TOKEN'];
     const r = await run(['members', 'list', CONV]);
-    expect([r.code, r.err[0]]).toEqual([2, 'qim: no service token: pass --token or set QIM_SERVICE_TOKEN']);
+    expect([r.code, r.err[0]]).toEqual([2, 'qim: no service token: set QIM_SERVICE_TOKEN or pass --token-file FILE']);
+    for (const argv of [['--token', 'flag-token-0123456789', 'members', 'list', CONV], ['members', 'list', CONV, '--token=flag-token-0123456789']]) {
+      const flag = await run(argv);
+      expect(flag.code).toBe(2);
+      expect(flag.err[0]).toBe('qim: --token is not accepted (the process list would show the token): set QIM_SERVICE_TOKEN or pass --token-file FILE');
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'qim-cli-'));
+    writeFileSync(join(dir, 'empty'), '\n');
+    expect((await run(['--token-file', join(dir, 'empty'), 'members', 'list', CONV])).err[0]).toBe(`qim: --token-file ${join(dir, 'empty')} is empty`);
+    expect((await run(['--token-file', join(dir, 'absent'), 'members', 'list', CONV])).err[0]).toMatch(/^qim: cannot read --token-file .*absent: ENOENT/);
+    expect([...writer.requests, ...mailbox.requests]).toEqual([]);
+  });
+
+  it('send stopped by Ctrl-C while in flight: exit 130, and the client id to repeat it with (it may have been sent)', async () => {
+    writer.on('POST', '/v1/messages', (_r, gone) => new Promise((resolve) => gone.addEventListener('abort', () => resolve({ status: 200, body: {} }))));
+    const stop = new AbortController();
+    const running = run(['send', CONV, 'x'], stop.signal);
+    await until('the send reached the writer', () => writer.requests.length === 1);
+    stop.abort();
+    const r = await running;
+    const id = (writer.requests[0]!.body as { client_message_id: string }).client_message_id;
+    expect(r.code).toBe(130);
+    expect(r.err).toEqual([`qim: stopped; the message may have been sent — repeat with --client-id ${id} (never a new id)`]);
   });
 });

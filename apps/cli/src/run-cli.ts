@@ -27,7 +27,8 @@ function describeFailure(err: QimError): string {
 
 /**
  * The `qim` command line: options from flags, then the environment (QIM_WRITER_URL,
- * QIM_MAILBOX_URL, QIM_SERVICE_TOKEN, QIM_TENANT_ID, QIM_USER_ID). Resolves to the exit status:
+ * QIM_MAILBOX_URL, QIM_SERVICE_TOKEN — or `--token-file`, never a flag's value —, QIM_TENANT_ID,
+ * QIM_USER_ID). Resolves to the exit status:
  * 0 done, 1 the services refused or failed (typed error on stderr), 2 usage or configuration,
  * 130 stopped by a signal before the command was done (a follow ends with 0).
  */
@@ -52,7 +53,13 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
     const client = new QimClient(clientOptions(line.options, env));
     return await command({ args, line, client, io, json: line.options.json ?? false, signal });
   } catch (err) {
-    if (signal.aborted) return 130;
+    if (signal.aborted) {
+      // A send stopped in flight may have been committed: only its id makes a repeat safe.
+      if (err instanceof QimError && err.clientMessageId !== null) {
+        io.err(`qim: stopped; the message may have been sent — repeat with --client-id ${err.clientMessageId} (never a new id)`);
+      }
+      return 130;
+    }
     if (err instanceof UsageError || (err instanceof QimError && err.code === 'INVALID_ARGUMENT')) {
       io.err(`qim: ${err.message}`);
       if (err instanceof UsageError) io.err(USAGE);

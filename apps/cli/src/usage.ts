@@ -16,7 +16,8 @@ commands:
 options (flag, else environment, else default):
   --writer-url URL     QIM_WRITER_URL     (http://127.0.0.1:18080)
   --mailbox-url URL    QIM_MAILBOX_URL    (http://127.0.0.1:18081)
-  --token TOKEN        QIM_SERVICE_TOKEN  (required)
+  --token-file FILE    QIM_SERVICE_TOKEN  (required; the file's first line; never a flag's value,
+                                          which the process list would show)
   --tenant ID          QIM_TENANT_ID      (32 lowercase hex)
   --user ID            QIM_USER_ID        (32 lowercase hex; the acting user)
   --timeout-ms N       bound of one attempt (10000)

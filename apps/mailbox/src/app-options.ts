@@ -3,7 +3,8 @@ import type { MailboxReader } from '@qim/mailbox-runtime';
 
 /** What the mailbox HTTP layer reads; `main.ts` (or a test) builds it. */
 export interface MailboxAppOptions {
-  readonly serviceToken: string;
+  /** Every accepted bearer token (`QIM_SERVICE_TOKEN` and `QIM_SERVICE_TOKENS`). */
+  readonly serviceTokens: readonly string[];
   readonly reader: MailboxReader;
   readonly status: { status(shard: number): Promise<object> };
   readonly syncMaxLimit: number;

@@ -16,13 +16,14 @@ export async function mailboxApp(app: FastifyInstance, opts: MailboxAppOptions):
   await installRouteSchemas(app, { title: 'QIM mailbox', version: '1.0.0' });
   registerOpsRoutes(app, {
     readiness: opts.readiness,
+    tokens: opts.serviceTokens,
     metrics: opts.metrics,
-    readinessSummary: 'Backend readiness, Kafka, consumers, frontier of each assigned shard (503 when not ready)',
+    readinessSummary: 'Backend readiness, Kafka, consumers (503 when not ready); each assigned shard in the detail (a refused or stalled shard does not make the process unready)',
   });
   // Closing: long-polling syncs answer at once instead of holding the drain for their whole wait.
   app.addHook('preClose', async () => opts.reader.board.close());
   await app.register(async (api) => {
-    requireBearerToken(api, opts.serviceToken);
+    requireBearerToken(api, opts.serviceTokens);
     registerMailboxRoutes(api, opts);
   });
 }

@@ -32,7 +32,7 @@ async function serve(config: MailboxConfig): Promise<void> {
     process.exit(1);
   }
   await app.register(mailboxApp, {
-    serviceToken: config.serviceToken,
+    serviceTokens: config.serviceTokens,
     reader: runtime.reader,
     status: runtime.status,
     syncMaxLimit: config.syncMaxLimit,

@@ -36,7 +36,7 @@ describe('writer: every send has a deadline', () => {
       const started = Date.now();
       const r = await send(t, ALICE, sendBody(1));
       expect(Date.now() - started).toBeLessThan(3_000);
-      expect(r.statusCode).toBe(503);
+      expect([r.statusCode, r.headers['retry-after']]).toEqual([503, '1']);
       expect(r.json()).toEqual({ code: 'UNAVAILABLE', message: expect.stringContaining('QIM_SEND_DEADLINE_MS'), request_id: expect.any(String) });
       // Nothing rolled back: the commit is recorded and waits (for its own flight or for recovery).
       const pending = await t.store.scanRecoverableCommits(t.clock.nowMs() + 1n, 10);

@@ -4,7 +4,8 @@ import type { Sender } from '@qim/writer-runtime';
 
 /** Everything the writer's HTTP layer needs; `main.ts` (or a test) builds it. */
 export interface WriterAppOptions {
-  readonly serviceToken: string;
+  /** Every accepted bearer token (`QIM_SERVICE_TOKEN` and `QIM_SERVICE_TOKENS`). */
+  readonly serviceTokens: readonly string[];
   /** The send path, bounded by the send deadline (`DeadlineSender` over `MessageSender`). */
   readonly sender: Sender;
   readonly store: MessageStore;

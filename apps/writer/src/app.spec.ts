@@ -246,9 +246,11 @@ describe('writer app', () => {
     expect(r.json().code).toBe('NOT_FOUND');
   });
 
-  it('answers 503 on /readyz with details when a check fails', async () => {
+  it('answers 503 on /readyz when a check fails: the status alone without a token, the details with it', async () => {
     const u = await writerTestApp({ readiness: [{ name: 'store', check: async () => ({ ok: false, detail: 'no quorum' }) }] });
-    const r = await u.app.inject({ url: '/readyz' });
+    const pub = await u.app.inject({ url: '/readyz' });
+    expect([pub.statusCode, pub.json(), pub.headers['retry-after']]).toEqual([503, { status: 'not_ready' }, '1']);
+    const r = await u.app.inject({ url: '/readyz', headers: { authorization: `Bearer ${TOKEN}` } });
     expect(r.statusCode).toBe(503);
     expect(r.json()).toEqual({ status: 'not_ready', checks: { store: { ok: false, detail: 'no quorum' } } });
     await u.app.close();

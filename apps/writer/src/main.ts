@@ -30,7 +30,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   await app.register(writerApp, {
-    serviceToken: config.serviceToken,
+    serviceTokens: config.serviceTokens,
     sender: runtime.sender,
     store: runtime.store,
     membership: runtime.membership,

@@ -137,6 +137,41 @@ export async function verifyTopics(kafka: Kafka, specs: readonly TopicSpec[], op
   }
 }
 
+/**
+ * `verifyTopics` over one admin client, connected on first use and reused by every later call (a
+ * readiness probe asks again and again; a client per call would cost a connection and a metadata
+ * round trip each time). A failed connect is forgotten, so the next call connects again; calls
+ * made while a connect is under way wait for that same connect.
+ */
+export class TopicVerifier {
+  private admin: Promise<Admin> | null = null;
+
+  constructor(private readonly kafka: Pick<Kafka, 'admin'>) {}
+
+  private connected(): Promise<Admin> {
+    if (!this.admin) {
+      const admin = this.kafka.admin();
+      const connecting = admin.connect().then(() => admin);
+      this.admin = connecting;
+      connecting.catch(() => {
+        if (this.admin === connecting) this.admin = null;
+        void admin.disconnect().catch(() => undefined);
+      });
+    }
+    return this.admin;
+  }
+
+  async verify(specs: readonly TopicSpec[], options: VerifyOptions = {}): Promise<TopicReport[]> {
+    return verifyWith(await this.connected(), specs, options);
+  }
+
+  async close(): Promise<void> {
+    const admin = this.admin;
+    this.admin = null;
+    if (admin) await (await admin.catch(() => null))?.disconnect();
+  }
+}
+
 async function verifyWith(admin: Admin, specs: readonly TopicSpec[], options: VerifyOptions): Promise<TopicReport[]> {
   const existing = new Set(await admin.listTopics());
   const absent = specs.filter((s) => !existing.has(s.topic));

@@ -1,8 +1,9 @@
-export { QimClient } from './qim-client';
+export { DEFAULT_SEND_TIMEOUT_MS, QimClient } from './qim-client';
 export type { QimClientOptions } from './qim-client';
 
 export {
   QimApiError,
+  QimAbortedError,
   QimArgumentError,
   QimConflictError,
   QimError,

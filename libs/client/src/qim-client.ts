@@ -18,6 +18,12 @@ import { changeMembers, listMembers } from './writer/members';
 import { sendMessage } from './writer/send-message';
 import { conversationSummaries } from './writer/summaries';
 
+/**
+ * Default bound of one send attempt (ms): the writer's default send deadline (10 s) plus its default
+ * admission wait (1 s), plus a margin for the network and the answer.
+ */
+export const DEFAULT_SEND_TIMEOUT_MS = 15_000;
+
 export interface QimClientOptions {
   /** Base URL of the writer service, e.g. `http://127.0.0.1:18080`. */
   readonly writerUrl: string;
@@ -31,7 +37,14 @@ export interface QimClientOptions {
   readonly userId?: Id128;
   /** Bound of one attempt (ms, default 10 000); a long poll adds its wait. */
   readonly timeoutMs?: number;
-  /** Retries of transport failures and 503 (default 5 attempts, 100 ms doubling up to 2 s). */
+  /**
+   * Bound of one attempt of a send (ms, default `DEFAULT_SEND_TIMEOUT_MS`, 15 000). It must exceed
+   * what the writer may take before answering: its `QIM_SEND_DEADLINE_MS` (default 10 s) plus the
+   * admission wait `QIM_ADMISSION_WAIT_MS` (default 1 s), so the client reads the writer's own 503
+   * instead of giving up just before it.
+   */
+  readonly sendTimeoutMs?: number;
+  /** Retries of transport failures, 503 and 429 (default 5 attempts, 100 ms doubling up to 2 s, or the server's `Retry-After` up to 10 s). */
   readonly retry?: Partial<RetryPolicy>;
   /**
    * A fetch to use instead of the default transport (`node:http`/`node:https` with a keep-alive
@@ -62,11 +75,15 @@ export class QimClient {
   readonly writer: HttpTransport;
   readonly mailbox: HttpTransport;
   private readonly who: ActingIdentity;
+  private readonly sendTimeoutMs: number;
 
   constructor(private readonly options: QimClientOptions) {
     if (typeof options.token !== 'string' || options.token.length === 0) throw new QimArgumentError('token is required');
     const timeoutMs = options.timeoutMs ?? 10_000;
     if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new QimArgumentError(`timeoutMs must be a positive integer, got ${timeoutMs}`);
+    const sendTimeoutMs = options.sendTimeoutMs ?? Math.max(DEFAULT_SEND_TIMEOUT_MS, timeoutMs);
+    if (!Number.isInteger(sendTimeoutMs) || sendTimeoutMs < 1) throw new QimArgumentError(`sendTimeoutMs must be a positive integer, got ${sendTimeoutMs}`);
+    this.sendTimeoutMs = sendTimeoutMs;
     const retry = { ...DEFAULT_RETRY, ...options.retry };
     if (!Number.isInteger(retry.attempts) || retry.attempts < 1) throw new QimArgumentError(`retry.attempts must be ≥ 1, got ${retry.attempts}`);
     const maxSockets = options.maxSockets ?? DEFAULT_MAX_SOCKETS;
@@ -95,7 +112,7 @@ export class QimClient {
 
   /** Sends a message as the acting user (see `sendMessage`: one client id, safe retries, typed 409/403). */
   send(input: SendInput, signal?: AbortSignal): Promise<SendResult> {
-    return sendMessage(this.writer, this.who, input, signal);
+    return sendMessage(this.writer, this.who, input, signal, this.sendTimeoutMs);
   }
 
   /** One page of a conversation's history. */

@@ -1,5 +1,5 @@
 import type { BusLogger } from '@qim/bus';
-import { DeadLetterSink, DispatchProducer, GroupOffsetsReader, PartitionConsumer, createKafka, verifyTopics, withDeadLetterTopics } from '@qim/bus';
+import { DeadLetterSink, DispatchProducer, GroupOffsetsReader, PartitionConsumer, TopicVerifier, createKafka, verifyTopics, withDeadLetterTopics } from '@qim/bus';
 import type { MailboxStore } from '@qim/store-core';
 import { ServiceMetrics, ShutdownStack, TerminalFailure, isDevelopmentEnv, kafkaReadiness, openMailboxBackend } from '@qim/service-kit';
 import type { MailboxBackend, MailboxConfig, ReadinessCheck, StartupLog } from '@qim/service-kit';
@@ -58,6 +58,8 @@ export async function startMailboxRuntime(config: MailboxConfig, log: BusLogger)
     step('kafka topics', { shards: config.shards, durability });
     const offsets = new GroupOffsetsReader(kafka);
     stack.push('kafka offsets reader', () => offsets.close());
+    const topicVerifier = new TopicVerifier(kafka);
+    stack.push('kafka readiness admin', () => topicVerifier.close());
 
     const producer = new DispatchProducer(kafka, config.kafka.dispatchTopic, { paceMs: config.kafka.producePaceMs, onRequest: (api) => metrics.kafkaRequests.inc({ client: 'dispatch', api }) });
     await producer.connect();
@@ -150,7 +152,7 @@ export async function startMailboxRuntime(config: MailboxConfig, log: BusLogger)
       metrics,
       readiness: [
         backend.readiness,
-        kafkaReadiness(kafka, topics),
+        kafkaReadiness(topicVerifier, topics),
         consumerCheck('router-consumer', routerConsumer),
         consumerCheck('shard-consumer', shardConsumer),
         { name: 'shards', check: () => worker.readiness() },

@@ -147,7 +147,7 @@ export class ShardWorker implements PageHandler {
     this.passed.delete(shard);
     const prev = this.stateOf(shard);
     if (!prev.refusal) {
-      this.opts.metrics.shardStalled.set({ shard: String(shard) }, 1);
+      this.opts.metrics.shardRefused.set({ shard: String(shard) }, 1);
       this.opts.log.error({ shard, kind: refusal.kind, resolve: refusal.resolve }, `shard refused: ${refusal.reason}; to resolve: ${refusal.resolve}`);
     }
     const since = prev.refusal?.since ?? this.now();
@@ -231,6 +231,7 @@ export class ShardWorker implements PageHandler {
     this.passed.clear();
     this.frontiers.clear();
     for (const shard of [...this.states.keys()]) {
+      if (this.stateOf(shard).refusal) this.opts.metrics.shardRefused.set({ shard: String(shard) }, 0);
       if (!partitions.includes(shard)) this.states.delete(shard);
       else this.states.set(shard, { ...this.stateOf(shard), refusal: null });
     }
@@ -261,39 +262,32 @@ export class ShardWorker implements PageHandler {
   }
 
   /**
-   * Readiness of the assigned shards, O(1) each: the shard's check has passed (a refused or not yet
-   * checked shard is red, with the reason and the command that resolves it) and the frontier is
-   * readable (one read per shard). Stalls are reported in the detail; they do not make the process
-   * unready (its other shards and every sync still work), they show in the status route and metrics.
+   * The shards' part of readiness: never red. Readiness says whether this process can serve (its
+   * store, Kafka and consumers have their own checks); a refused, stalled or not yet checked shard
+   * is one shard's state, and a load balancer that drops a process for it would drop the sync
+   * traffic of every healthy shard too. Such a shard shows here (for an operator presenting the
+   * token), in `/v1/shards/N/status`, in `qim_shard_refused` / `qim_shard_stalled` and in the log.
+   * In-memory only: no store read per probe.
    */
-  async readiness(): Promise<{ ok: boolean; detail: object }> {
+  async readiness(): Promise<{ ok: true; detail: object }> {
     const shards: Record<string, object> = {};
-    let ok = true;
-    await Promise.all(
-      this.assigned.map(async (shard) => {
-        const state = this.stateOf(shard);
-        const stalled = state.stall ? { since: state.stall.since, pageFromOffset: state.stall.pageFromOffset.toString(), reason: state.stall.reason } : null;
-        if (state.refusal) {
-          ok = false;
-          shards[String(shard)] = { refused: { kind: state.refusal.kind, reason: state.refusal.reason, resolve: state.refusal.resolve }, stalled };
-          return;
-        }
-        if (!this.passed.has(shard)) {
-          ok = false;
-          shards[String(shard)] = { checked: false, stalled };
-          return;
-        }
-        try {
-          const { offset } = await (await this.opts.storeFor(shard)).frontier();
-          shards[String(shard)] = { frontier: offset?.toString() ?? null, stalled };
-        } catch (err) {
-          ok = false;
-          shards[String(shard)] = { error: err instanceof Error ? err.message : String(err), stalled };
-        }
-      }),
-    );
-    return { ok, detail: { assigned: this.assigned, shards } };
+    const refused: number[] = [];
+    const stalledShards: number[] = [];
+    const unchecked: number[] = [];
+    for (const shard of this.assigned) {
+      const state = this.stateOf(shard);
+      const stalled = state.stall ? { since: state.stall.since, pageFromOffset: state.stall.pageFromOffset.toString(), reason: state.stall.reason } : null;
+      if (stalled) stalledShards.push(shard);
+      if (state.refusal) {
+        refused.push(shard);
+        shards[String(shard)] = { refused: { kind: state.refusal.kind, reason: state.refusal.reason, resolve: state.refusal.resolve }, stalled };
+      } else if (!this.passed.has(shard)) {
+        unchecked.push(shard);
+        shards[String(shard)] = { checked: false, stalled };
+      } else {
+        shards[String(shard)] = { frontier: this.frontiers.get(shard)?.toString() ?? null, stalled };
+      }
+    }
+    return { ok: true, detail: { assigned: this.assigned, refused, stalled: stalledShards, unchecked, shards } };
   }
-
-
 }

@@ -1,5 +1,6 @@
 export * from './config/config-error';
 export * from './config/service-env';
+export * from './config/service-tokens';
 export * from './config/scylla-env';
 export * from './config/writer-config';
 export * from './config/mailbox-config';
@@ -8,6 +9,8 @@ export * from './errors/service-errors';
 export * from './errors/error-status';
 export * from './errors/error-body';
 export * from './http/error-handler';
+export * from './http/retry-after';
+export * from './http/readiness-probe';
 export * from './http/bearer-auth';
 export * from './http/readiness';
 export * from './http/ops-routes';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { BusLogger } from '@qim/bus';
-import { KafkaOutboxPublisher, createKafka, produceBudgetWithin, verifyTopics } from '@qim/bus';
+import { KafkaOutboxPublisher, TopicVerifier, createKafka, produceBudgetWithin, verifyTopics } from '@qim/bus';
 import type { HistoryAuthorizer, MembershipDirectory, MessageStore } from '@qim/store-core';
 import { DurableMessageCommitter, RecoveryRunner, systemClock } from '@qim/store-core';
 import { PeriodicTask, ServiceMetrics, ShutdownStack, TerminalFailure, isDevelopmentEnv, kafkaReadiness, openMessageBackend } from '@qim/service-kit';
@@ -92,6 +92,8 @@ export async function startWriterRuntime(config: WriterConfig, log: WriterRuntim
     const topics = [{ topic: config.kafka.messagesTopic, partitions: config.kafka.messagesPartitions, replicationFactor: config.kafka.replication }];
     const durability = !isDevelopmentEnv(config.env);
     await verifyTopics(kafka, topics, { durability });
+    const topicVerifier = new TopicVerifier(kafka);
+    stack.push('kafka readiness admin', () => topicVerifier.close());
     const publisher = new KafkaOutboxPublisher(kafka, config.kafka.messagesTopic, {
       retries: budget.retries,
       ackTimeoutMs: budget.ackTimeoutMs,
@@ -158,7 +160,7 @@ export async function startWriterRuntime(config: WriterConfig, log: WriterRuntim
       membership: coordination.membership,
       authorizer: new MembershipAuthorizer(coordination.membership),
       metrics,
-      readiness: [backend.readiness, keeper.readiness(), coordination.readiness, kafkaReadiness(kafka, topics)],
+      readiness: [backend.readiness, keeper.readiness(), coordination.readiness, kafkaReadiness(topicVerifier, topics)],
       stack,
       writerId: grant.writerId,
       terminal,

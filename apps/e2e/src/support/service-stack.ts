@@ -76,9 +76,9 @@ export class ServiceStack {
     return this.mailbox;
   }
 
-  /** The mailbox's /readyz answer. */
+  /** The mailbox's /readyz answer, with the token (so with every check's detail). */
   async mailboxReadiness(): Promise<{ status: number; body: string }> {
-    const r = await fetch(`http://127.0.0.1:${this.ports.mailbox}/readyz`);
+    const r = await fetch(`http://127.0.0.1:${this.ports.mailbox}/readyz`, { headers: { authorization: `Bearer ${TOKEN}` } });
     return { status: r.status, body: await r.text() };
   }
 

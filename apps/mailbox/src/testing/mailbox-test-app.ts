@@ -79,7 +79,7 @@ export async function mailboxTestApp(
   const app = fastify({ logger: false });
   if (opts.routes) app.addHook('onRoute', (r) => void opts.routes!.push(r));
   await app.register(mailboxApp, {
-    serviceToken: TOKEN,
+    serviceTokens: [TOKEN],
     reader: new MailboxReader({
       storeFor: readerStoreFor,
       shardCount: SHARDS,

@@ -98,7 +98,7 @@ export async function writerTestApp(opts: WriterTestOptions = {}): Promise<Write
     replayOf: (request) => replayAnswer(store, committer, request),
   });
   await t.app.register(writerApp, {
-    serviceToken: TOKEN,
+    serviceTokens: [TOKEN],
     sender: new DeadlineSender(sender, opts.sendDeadlineMs ?? 10_000, () => writerMetrics.sendDeadlineExceeded.inc()),
     store,
     membership,

@@ -10,7 +10,7 @@ export interface CallSite {
 /**
  * Every error the client throws. `code` is the service's stable error code for answers
  * (`CONFLICT`, `FORBIDDEN`, `CURSOR_EXPIRED`, …) or one of the client's own: `TRANSPORT`,
- * `TIMEOUT`, `BAD_RESPONSE`, `INVALID_ARGUMENT`.
+ * `TIMEOUT`, `BAD_RESPONSE`, `INVALID_ARGUMENT`, `ABORTED`.
  */
 export abstract class QimError extends Error {
   abstract readonly code: string;
@@ -20,6 +20,8 @@ export abstract class QimError extends Error {
   readonly call: CallSite | null;
   /** For a send: the client message id, so the caller can retry later with the same id. */
   clientMessageId: string | null = null;
+  /** The server's `Retry-After` of the last answer (ms), when it asked to be called again later. */
+  retryAfterMs: number | null = null;
 
   constructor(message: string, status: number | null, call: CallSite | null, options?: { cause?: unknown }) {
     super(message, options);
@@ -51,6 +53,18 @@ export class QimTransportError extends QimError {
     super(message, null, call, { cause });
     this.code = timedOut ? 'TIMEOUT' : 'TRANSPORT';
     this.attempts = attempts;
+  }
+}
+
+/**
+ * The caller's `AbortSignal` ended the call (`cause`: the signal's reason). Whether a request that
+ * was sent took effect is unknown: a send may have committed, so repeat it with the same
+ * `clientMessageId` (carried here) — never with a new one.
+ */
+export class QimAbortedError extends QimError {
+  readonly code = 'ABORTED' as const;
+  constructor(message: string, call: CallSite | null, reason: unknown) {
+    super(message, null, call, { cause: reason });
   }
 }
 

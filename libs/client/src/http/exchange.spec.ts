@@ -89,13 +89,13 @@ describe.each(transports)('HttpTransport over %s against Fastify', (_name, extra
     expect(performance.now() - t0).toBeLessThan(2_000);
   });
 
-  it("propagates the caller's abort as is, and never retries it", async () => {
+  it("ends on the caller's abort with QimAbortedError (the reason as cause), and never retries it", async () => {
     const ac = new AbortController();
     const reason = new Error('caller gave up');
     const call = transport({ retry: { attempts: 5, baseDelayMs: 1, maxDelayMs: 1 } }).call({ method: 'GET', path: '/hold/800', auth: false, signal: ac.signal });
     await sleep(50);
     ac.abort(reason);
-    await expect(call).rejects.toBe(reason);
+    await expect(call).rejects.toMatchObject({ code: 'ABORTED', cause: reason });
   });
 
   it('reports a refused connection and an answer cut short as TRANSPORT errors, and a non-JSON answer as BAD_RESPONSE', async () => {

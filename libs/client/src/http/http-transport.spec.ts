@@ -1,4 +1,4 @@
-import { QimApiError, QimProtocolError, QimTransportError, QimUnavailableError } from '../errors/qim-error';
+import { QimAbortedError, QimApiError, QimProtocolError, QimTransportError, QimUnavailableError } from '../errors/qim-error';
 import { ScriptedServer } from '../testing/scripted-server';
 import { HttpTransport } from './http-transport';
 
@@ -101,6 +101,37 @@ describe('HttpTransport against a real HTTP server', () => {
     await expect(transport().call({ method: 'GET', path: '/v1/gateway', auth: true })).rejects.toMatchObject({ code: 'HTTP_502', status: 502 });
   });
 
+  it('honours Retry-After: the next attempt comes no sooner than the server asked, for 503 and 429 alike', async () => {
+    for (const status of [503, 429]) {
+      server.on('GET', '/v1/later', [{ status, body: { code: 'UNAVAILABLE', message: 'later' }, headers: { 'retry-after': '1' } }, { status: 200, body: { ok: true } }]);
+      const a = await transport().call({ method: 'GET', path: '/v1/later', auth: true });
+      expect(a.body).toEqual({ ok: true });
+      const [first, second] = server.requestsTo('GET', '/v1/later').slice(-2);
+      expect(second!.at - first!.at).toBeGreaterThanOrEqual(1_000);
+    }
+  });
+
+  it('gives up at once when Retry-After is beyond what the policy waits, and says how long the server asked for', async () => {
+    server.on('GET', '/v1/x', [{ status: 503, body: { code: 'UNAVAILABLE', message: 'much later' }, headers: { 'retry-after': '120' } }]);
+    const err = await transport().call({ method: 'GET', path: '/v1/x', auth: true }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(QimUnavailableError);
+    expect(err).toMatchObject({ status: 503, retryAfterMs: 120_000 });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('a caller abort is a typed QimAbortedError (code ABORTED, the reason as cause), also while waiting to retry', async () => {
+    server.on('GET', '/v1/wait', [{ status: 503, body: { code: 'UNAVAILABLE', message: 'x' }, headers: { 'retry-after': '5' } }]);
+    const ac = new AbortController();
+    const reason = new Error('stop');
+    const pending = transport().call({ method: 'GET', path: '/v1/wait', auth: true, signal: ac.signal }).catch((e: unknown) => e);
+    while (server.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    ac.abort(reason);
+    const err = await pending;
+    expect(err).toBeInstanceOf(QimAbortedError);
+    expect(err).toMatchObject({ code: 'ABORTED', status: null, cause: reason });
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("propagates the caller's abort without retrying", async () => {
     server.on('GET', '/v1/held', (_r, gone) => new Promise((resolve) => gone.addEventListener('abort', () => resolve({ status: 200, body: {} }))));
     const ac = new AbortController();
@@ -110,7 +141,7 @@ describe('HttpTransport against a real HTTP server', () => {
       while (server.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
       ac.abort(new Error('stop'));
     })();
-    await expect(transport().call({ method: 'GET', path: '/v1/held', auth: true, signal: ac.signal })).rejects.toThrow('stop');
+    await expect(transport().call({ method: 'GET', path: '/v1/held', auth: true, signal: ac.signal })).rejects.toMatchObject({ code: 'ABORTED', cause: new Error('stop') });
     await held;
     expect(server.requests).toHaveLength(1);
   });

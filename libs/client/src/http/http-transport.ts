@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { errorOfAnswer } from '../errors/error-of-answer';
 import type { CallSite } from '../errors/qim-error';
-import { QimProtocolError, QimTransportError } from '../errors/qim-error';
+import { QimAbortedError, QimProtocolError, QimTransportError } from '../errors/qim-error';
 import type { Exchange } from './exchange';
 import { AttemptTimeout, DEFAULT_MAX_SOCKETS, fetchExchange, nodeExchange } from './exchange';
 import type { RetryPolicy } from './retry-policy';
-import { retryDelayMs, sleep } from './retry-policy';
+import { DEFAULT_MAX_RETRY_AFTER_MS, retryAfterMsOf, retryDelayMs, sleep } from './retry-policy';
 
 /** One service endpoint as the client reaches it. */
 export interface TransportOptions {
@@ -36,6 +36,8 @@ export interface CallSpec {
   readonly accept?: readonly number[];
   /** Added to `timeoutMs` for this call (a long poll's server-side wait). */
   readonly extraTimeoutMs?: number;
+  /** Bound of each attempt of this call instead of the transport's `timeoutMs` (a send's budget). */
+  readonly attemptTimeoutMs?: number;
   readonly retry?: RetryPolicy;
   readonly signal?: AbortSignal;
 }
@@ -55,11 +57,16 @@ function pathWithQuery(spec: CallSpec): string {
 
 type Attempt = { kind: 'answer'; status: number; text: string; retryAfter: string | null; requestId: string } | { kind: 'failed'; cause: unknown; timedOut: boolean };
 
+/** Answers that ask the client to come back later (with `Retry-After`). */
+const RETRY_LATER: ReadonlySet<number> = new Set([503, 429]);
+
 /**
  * JSON over HTTP with one request id per call (`x-request-id`), a bound per attempt, and retries of
- * transport failures and 503 answers with the same request (same body, so a send keeps its client
- * message id). Error statuses become typed errors carrying the service's code; an answer that is
- * not JSON is a `QimProtocolError`. A caller's abort is never retried and propagates as is.
+ * transport failures and 503/429 answers with the same request (same body, so a send keeps its
+ * client message id), each after the server's `Retry-After` when it gives one (never sooner; one
+ * beyond the policy's `maxRetryAfterMs` ends the call with that wait on the error). Error statuses
+ * become typed errors carrying the service's code; an answer that is not JSON is a
+ * `QimProtocolError`. A caller's abort is never retried: it ends the call with `QimAbortedError`.
  */
 export class HttpTransport {
   private readonly base: string;
@@ -83,36 +90,56 @@ export class HttpTransport {
     if (spec.body !== undefined) headers['content-type'] = 'application/json';
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     for (let attempt = 1; ; attempt++) {
-      const a = await this.attempt(spec, path, headers, body);
+      const a = await this.attempt(spec, path, headers, body, requestId);
       const call: CallSite = { method: spec.method, path, requestId: a.kind === 'answer' ? a.requestId : requestId };
       const last = attempt >= policy.attempts;
       if (a.kind === 'failed') {
         if (last) throw new QimTransportError(`${spec.method} ${this.base}${path} failed after ${attempt} attempt(s): ${describe(a.cause)}`, a.timedOut, attempt, call, a.cause);
-        await sleep(retryDelayMs(policy, attempt, null), spec.signal);
+        await this.pause(retryDelayMs(policy, attempt, null), spec.signal, call);
         continue;
       }
-      if (a.status === 503 && !last && !(spec.accept ?? []).includes(503)) {
-        await sleep(retryDelayMs(policy, attempt, a.retryAfter), spec.signal);
+      const accepted = (spec.accept ?? []).includes(a.status);
+      const retryAfterMs = RETRY_LATER.has(a.status) && !accepted ? retryAfterMsOf(a.retryAfter) : null;
+      if (RETRY_LATER.has(a.status) && !accepted && !last && (retryAfterMs === null || retryAfterMs <= (policy.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS))) {
+        await this.pause(retryDelayMs(policy, attempt, retryAfterMs), spec.signal, call);
         continue;
       }
       const parsed = parseJson(a.text);
-      const ok = (a.status >= 200 && a.status < 300) || (spec.accept ?? []).includes(a.status);
-      if (!ok) throw errorOfAnswer(a.status, parsed.ok ? parsed.value : null, call);
+      const ok = (a.status >= 200 && a.status < 300) || accepted;
+      if (!ok) {
+        const err = errorOfAnswer(a.status, parsed.ok ? parsed.value : null, call);
+        err.retryAfterMs = retryAfterMs;
+        throw err;
+      }
       if (!parsed.ok) throw new QimProtocolError(`${spec.method} ${path} answered ${a.status} with a body that is not JSON`, a.status, call);
       return { status: a.status, body: parsed.value, call };
     }
   }
 
-  private async attempt(spec: CallSpec, path: string, headers: Record<string, string>, body: string | undefined): Promise<Attempt> {
-    const timeoutMs = this.options.timeoutMs + (spec.extraTimeoutMs ?? 0);
+  /** Waits before the next attempt; the caller's abort ends the call. */
+  private async pause(ms: number, signal: AbortSignal | undefined, call: CallSite): Promise<void> {
+    try {
+      await sleep(ms, signal);
+    } catch (reason) {
+      throw aborted(call, reason);
+    }
+  }
+
+  private async attempt(spec: CallSpec, path: string, headers: Record<string, string>, body: string | undefined, requestId: string): Promise<Attempt> {
+    const timeoutMs = (spec.attemptTimeoutMs ?? this.options.timeoutMs) + (spec.extraTimeoutMs ?? 0);
     try {
       const r = await this.exchange({ method: spec.method, path, headers, body, timeoutMs, signal: spec.signal });
       return { kind: 'answer', status: r.status, text: r.text, retryAfter: r.header('retry-after'), requestId: r.header('x-request-id') ?? String(headers['x-request-id']) };
     } catch (err) {
-      if (spec.signal?.aborted) throw spec.signal.reason;
+      if (spec.signal?.aborted) throw aborted({ method: spec.method, path, requestId }, spec.signal.reason);
       return { kind: 'failed', cause: err, timedOut: err instanceof AttemptTimeout };
     }
   }
+}
+
+function aborted(call: CallSite, reason: unknown): QimAbortedError {
+  const why = reason instanceof Error ? reason.message : String(reason);
+  return new QimAbortedError(`${call.method} ${call.path} aborted by the caller: ${why}`, call, reason);
 }
 
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {

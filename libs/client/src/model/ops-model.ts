@@ -3,7 +3,7 @@ export interface Readiness {
   readonly ready: boolean;
   /** HTTP status of `/readyz` (200 ready, 503 not ready). */
   readonly status: number;
-  /** Each named check with its details, as the service reports them. */
+  /** Each named check with its details, as the service reports them (empty when the service did not accept the token). */
   readonly checks: Readonly<Record<string, { readonly ok: boolean; readonly detail?: unknown }>>;
 }
 

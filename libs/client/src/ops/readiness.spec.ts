@@ -18,7 +18,13 @@ describe('QimClient.readiness and shardStatus', () => {
     expect(await client.readiness('writer')).toEqual({ ready: true, status: 200, checks: { backend: { ok: true }, 'writer-lease': { ok: true, detail: { writerId: 3 } } } });
     expect(await client.readiness('mailbox')).toEqual({ ready: false, status: 503, checks: { kafka: { ok: false, detail: 'no brokers' } } });
     expect(mailbox.requests).toHaveLength(1);
-    expect(writer.requests[0]!.headers['authorization']).toBeUndefined();
+    // The token: /readyz names its checks and their details only to a caller presenting it.
+    expect(writer.requests[0]!.headers['authorization']).toBe('Bearer secret-token');
+  });
+
+  it("reads the public answer (the status only, no checks) of a service that does not know the client's token", async () => {
+    writer.on('GET', '/readyz', [{ status: 503, body: { status: 'not_ready' } }]);
+    expect(await client.readiness('writer')).toEqual({ ready: false, status: 503, checks: {} });
   });
 
   it('reports an unreachable service as a transport error after one attempt', async () => {

@@ -9,6 +9,8 @@ export interface ScriptedRequest {
   readonly headers: http.IncomingHttpHeaders;
   /** The parsed JSON body, or null without one. */
   readonly body: unknown;
+  /** When the server had read the request (ms since epoch, `Date.now()`). */
+  readonly at: number;
 }
 
 /** What to answer: a status with a JSON body (and headers), or `drop` to reset the connection without an answer. */
@@ -85,6 +87,7 @@ export class ScriptedServer {
       query: Object.fromEntries(url.searchParams),
       headers: req.headers,
       body: text.length > 0 ? JSON.parse(text) : null,
+      at: Date.now(),
     };
     this.requests.push(request);
     const gone = new AbortController();

@@ -1,4 +1,4 @@
-import { QimArgumentError, QimConflictError, QimForbiddenError, QimProtocolError, QimUnavailableError } from '../errors/qim-error';
+import { QimAbortedError, QimArgumentError, QimConflictError, QimForbiddenError, QimProtocolError, QimUnavailableError } from '../errors/qim-error';
 import { QimClient } from '../qim-client';
 import { ScriptedServer } from '../testing/scripted-server';
 import { hex } from '../testing/wire-fixtures';
@@ -44,6 +44,34 @@ describe('QimClient.send', () => {
     expect(new Set(ids)).toEqual(new Set([r.clientMessageId]));
     expect(server.requests[2]!.body).toMatchObject({ kind: 'system', control: true, body: 'AAEC', retention: { kind: 'ephemeral', ttl_seconds: 60 } });
     expect(r.replay).toBe(true);
+  });
+
+  it('an aborted send (held by the server, or already aborted) fails with QimAbortedError carrying its client message id', async () => {
+    server.on('POST', '/v1/messages', (_r, gone) => new Promise((resolve) => gone.addEventListener('abort', () => resolve({ status: 200, body: {} }))));
+    const ac = new AbortController();
+    const pending = client.send({ conversationId: CONV, body: 'x' }, ac.signal).catch((e: unknown) => e);
+    while (server.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    ac.abort(new Error('Ctrl-C'));
+    const err = await pending;
+    expect(err).toBeInstanceOf(QimAbortedError);
+    const sent = (server.requests[0]!.body as { client_message_id: string }).client_message_id;
+    expect(err).toMatchObject({ code: 'ABORTED', clientMessageId: sent });
+
+    const early = await client.send({ conversationId: CONV, body: 'y', clientMessageId: hex(0xdef) }, AbortSignal.abort()).catch((e: unknown) => e);
+    expect(early).toMatchObject({ code: 'ABORTED', clientMessageId: hex(0xdef) });
+  });
+
+  it("a send's attempt outlasts the reads' bound (sendTimeoutMs): it waits for the writer's own deadline answer", async () => {
+    let release: () => void = () => undefined;
+    server.on('POST', '/v1/messages', () => new Promise((resolve) => (release = () => resolve({ status: 503, body: { code: 'UNAVAILABLE', message: 'send not finished within 10000 ms' } }))));
+    server.on('GET', /\/v1\/conversations\/.*\/messages/, (_r, gone) => new Promise((resolve) => gone.addEventListener('abort', () => resolve({ status: 200, body: {} }))));
+    const quick = new QimClient({ writerUrl: server.url, mailboxUrl: server.url, token: 't', tenantId: T, userId: ALICE, timeoutMs: 50, sendTimeoutMs: 60_000, retry: { attempts: 1 } });
+    await expect(quick.historyPage(CONV)).rejects.toMatchObject({ code: 'TIMEOUT' });
+    const sending = quick.send({ conversationId: CONV, body: 'x' }).catch((e: unknown) => e);
+    while (server.requestsTo('POST', '/v1/messages').length === 0) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 200));
+    release();
+    expect(await sending).toMatchObject({ code: 'UNAVAILABLE', status: 503 });
   });
 
   it('keeps a given client message id, and reports it on the error when every attempt failed', async () => {

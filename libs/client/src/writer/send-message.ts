@@ -16,22 +16,23 @@ function bodyBase64(body: Uint8Array | string): string {
  * input) and every retry (transport failure, 503) repeats the identical body, so the writer
  * commits the message at most once and answers a repeat with the first answer (`replay: true`).
  * 409 → `QimConflictError` (that id was used with other content), 403 → `QimForbiddenError`; every
- * error thrown carries the `clientMessageId` so a later retry can reuse it.
+ * error thrown after the id is chosen — an abort (`QimAbortedError`) included — carries the
+ * `clientMessageId`, so a later retry can reuse it: the message may have been committed.
  */
-export async function sendMessage(http: HttpTransport, who: ActingIdentity, input: SendInput, signal?: AbortSignal): Promise<SendResult> {
+export async function sendMessage(http: HttpTransport, who: ActingIdentity, input: SendInput, signal?: AbortSignal, attemptTimeoutMs?: number): Promise<SendResult> {
   const clientMessageId = input.clientMessageId === undefined ? newId128() : requireId128('clientMessageId', input.clientMessageId);
-  const headers = userHeaders(who);
-  const body = {
-    client_message_id: clientMessageId,
-    conversation_id: requireId128('conversationId', input.conversationId),
-    kind: input.kind ?? 'normal',
-    control: input.control ?? false,
-    content_type: input.contentType ?? 'text/plain',
-    body: bodyBase64(input.body),
-    retention: retentionJson(input.retention ?? { kind: 'default' }),
-  };
   try {
-    const a = await http.call({ method: 'POST', path: '/v1/messages', headers, body, auth: true, signal });
+    const headers = userHeaders(who);
+    const body = {
+      client_message_id: clientMessageId,
+      conversation_id: requireId128('conversationId', input.conversationId),
+      kind: input.kind ?? 'normal',
+      control: input.control ?? false,
+      content_type: input.contentType ?? 'text/plain',
+      body: bodyBase64(input.body),
+      retention: retentionJson(input.retention ?? { kind: 'default' }),
+    };
+    const a = await http.call({ method: 'POST', path: '/v1/messages', headers, body, auth: true, signal, attemptTimeoutMs });
     const r = new JsonReader(a.body, 'send', a.call, a.status);
     return {
       conversationId: r.id('conversation_id'),

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { intField } from './env-fields';
 import type { CommonConfig } from './service-env';
 import { commonConfigOf, commonEnvShape, resolveBackend } from './service-env';
+import { serviceTokensOf } from './service-tokens';
 
 const DAY_MS = 86_400_000;
 
@@ -117,7 +118,7 @@ export const mailboxEnvSchema = z.object(mailboxEnvShape).transform((raw, ctx): 
   }
   if (backend === null || raw.QIM_MAILBOX_SHARDS === undefined || raw.QIM_MAILBOX_EPOCH === undefined) return z.NEVER;
   return {
-    ...commonConfigOf(raw, backend, { port: 8081, clientId: 'qim-mailbox' }),
+    ...commonConfigOf(raw, backend, serviceTokensOf(raw), { port: 8081, clientId: 'qim-mailbox' }),
     service: 'mailbox',
     shards: raw.QIM_MAILBOX_SHARDS,
     epoch: raw.QIM_MAILBOX_EPOCH,

@@ -110,6 +110,27 @@ describe('writer environment', () => {
   it('refuses a short token', () => {
     expect(variables(refusal(writerEnvSchema, { ...base, QIM_SERVICE_TOKEN: 'short' }))).toEqual(['QIM_SERVICE_TOKEN']);
   });
+
+  it('accepts several tokens at once (QIM_SERVICE_TOKEN and the comma-separated QIM_SERVICE_TOKENS): rotation without downtime', () => {
+    const next = 'the-next-service-token-0123';
+    expect(parseEnv(writerEnvSchema, base).serviceTokens).toEqual([base.QIM_SERVICE_TOKEN]);
+    expect(parseEnv(writerEnvSchema, { ...base, QIM_SERVICE_TOKENS: ` ${next} , another-token-abcdefghij ` }).serviceTokens).toEqual([
+      base.QIM_SERVICE_TOKEN,
+      next,
+      'another-token-abcdefghij',
+    ]);
+    expect(parseEnv(writerEnvSchema, { ...base, QIM_SERVICE_TOKENS: '' }).serviceTokens).toEqual([base.QIM_SERVICE_TOKEN]);
+  });
+
+  it('checks every token (length, characters a bearer header can carry); QIM_SERVICE_TOKEN stays required', () => {
+    const { QIM_SERVICE_TOKEN: _, ...withoutOne } = base;
+    expect(variables(refusal(writerEnvSchema, { ...withoutOne, QIM_SERVICE_TOKENS: 'the-next-service-token-0123' }))).toEqual(['QIM_SERVICE_TOKEN']);
+    expect(variables(refusal(writerEnvSchema, { ...base, QIM_SERVICE_TOKENS: 'the-next-service-token-0123,short' }))).toEqual(['QIM_SERVICE_TOKENS']);
+    expect(new Set(variables(refusal(writerEnvSchema, { ...base, QIM_SERVICE_TOKENS: 'the-next-service-token-0123,,x' })))).toEqual(new Set(['QIM_SERVICE_TOKENS']));
+    expect(variables(refusal(writerEnvSchema, { ...base, QIM_SERVICE_TOKEN: 'a token with spaces inside' }))).toEqual(['QIM_SERVICE_TOKEN']);
+    const e = refusal(writerEnvSchema, { ...base, QIM_SERVICE_TOKENS: 'short' });
+    expect(e.message).not.toContain('short');
+  });
 });
 
 describe('mailbox environment', () => {

@@ -3,6 +3,7 @@ import { choice, hostList, intField, optionalIntField, optionalString, topicName
 import { isDevelopmentEnv } from './qim-env';
 import type { QimEnv } from './qim-env';
 import { resolveScylla, scyllaEnvShape } from './scylla-env';
+import { serviceTokenShape } from './service-tokens';
 import type { ScyllaBackendConfig } from './scylla-env';
 
 export { QIM_ENVS, isDevelopmentEnv } from './qim-env';
@@ -19,10 +20,7 @@ export const commonEnvShape = {
   QIM_STORE_BACKEND: choice(STORE_BACKENDS, 'redis').describe(
     '`redis` | `scylla` | `memory` (memory only with `QIM_ENV=development|test`); any other value is refused, never a fallback',
   ),
-  QIM_SERVICE_TOKEN: z
-    .string()
-    .min(16, 'must be set (at least 16 characters): every API call presents it as a bearer token')
-    .describe('bearer token every API call presents (at least 16 characters)'),
+  ...serviceTokenShape,
   QIM_HTTP_HOST: optionalString().describe('listen address (default `0.0.0.0`)'),
   QIM_HTTP_PORT: optionalIntField(0, 65535).describe('listen port (default 8080 writer, 8081 mailbox)'),
   QIM_LOG_LEVEL: choice(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info').describe('pino log level'),
@@ -105,7 +103,8 @@ export function resolveBackend(raw: CommonRaw, ctx: Ctx): BackendConfig | null {
 export interface CommonConfig {
   readonly env: QimEnv;
   readonly backend: BackendConfig;
-  readonly serviceToken: string;
+  /** Every bearer token the service accepts (at least one; several during a rotation). */
+  readonly serviceTokens: readonly string[];
   readonly http: {
     readonly host: string;
     readonly port: number;
@@ -144,11 +143,11 @@ export interface CommonConfig {
   readonly redisNamespace: string;
 }
 
-export function commonConfigOf(raw: CommonRaw, backend: BackendConfig, defaults: { port: number; clientId: string }): CommonConfig {
+export function commonConfigOf(raw: CommonRaw, backend: BackendConfig, serviceTokens: readonly string[], defaults: { port: number; clientId: string }): CommonConfig {
   return {
     env: raw.QIM_ENV,
     backend,
-    serviceToken: raw.QIM_SERVICE_TOKEN,
+    serviceTokens,
     http: {
       host: raw.QIM_HTTP_HOST ?? '0.0.0.0',
       port: raw.QIM_HTTP_PORT ?? defaults.port,

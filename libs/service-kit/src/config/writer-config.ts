@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { intField, optionalString } from './env-fields';
 import type { CommonConfig } from './service-env';
 import { commonConfigOf, commonEnvShape, resolveBackend } from './service-env';
+import { serviceTokensOf } from './service-tokens';
 
 /** Writer-only variables. */
 export const writerEnvShape = {
@@ -153,7 +154,7 @@ export const writerEnvSchema = z.object(writerEnvShape).transform((raw, ctx): Wr
   checkTimeBounds(raw, ctx);
   if (backend === null) return z.NEVER;
   return {
-    ...commonConfigOf(raw, backend, { port: 8080, clientId: 'qim-writer' }),
+    ...commonConfigOf(raw, backend, serviceTokensOf(raw), { port: 8080, clientId: 'qim-writer' }),
     service: 'writer',
     redisUrl: backend.kind === 'memory' ? null : raw.QIM_REDIS_URL ?? null,
     maxFanout: raw.QIM_MAX_FANOUT,

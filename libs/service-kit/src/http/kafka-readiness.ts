@@ -1,13 +1,13 @@
-import type { TopicSpec } from '@qim/bus';
-import { verifyTopics } from '@qim/bus';
+import type { TopicSpec, TopicVerifier } from '@qim/bus';
 import type { ReadinessCheck } from './readiness';
 
-type KafkaLike = Parameters<typeof verifyTopics>[0];
-
-/** Kafka is ready when the brokers answer a metadata request and every topic has its configured partitions. */
-export function kafkaReadiness(kafka: KafkaLike, topics: readonly TopicSpec[]): ReadinessCheck {
+/**
+ * Kafka is ready when the brokers answer a metadata request and every topic has its configured
+ * partitions; asked over the verifier's one shared admin connection (never a client per check).
+ */
+export function kafkaReadiness(verifier: Pick<TopicVerifier, 'verify'>, topics: readonly TopicSpec[]): ReadinessCheck {
   return {
     name: 'kafka',
-    check: async () => ({ ok: true, detail: await verifyTopics(kafka, topics) }),
+    check: async () => ({ ok: true, detail: await verifier.verify(topics) }),
   };
 }

@@ -71,6 +71,17 @@ export class ServiceMetrics {
     labelNames: ['shard'] as const,
     registers: [this.registry],
   });
+  /**
+   * 1 while this process refuses a shard it was assigned (its store and Kafka disagree: the status
+   * route names the reason and the resolving command), else 0. Readiness stays green: one refused
+   * shard is not a reason to take the process out of the load balancer.
+   */
+  readonly shardRefused = new Gauge({
+    name: 'qim_shard_refused',
+    help: '1 while an assigned shard is refused (store and Kafka disagree; see /v1/shards/N/status)',
+    labelNames: ['shard'] as const,
+    registers: [this.registry],
+  });
   /** Stalls entered (frontier gaps met; each stall is counted once, however often it is retried). */
   readonly shardStalls = new Counter({
     name: 'qim_shard_stalls_total',
