@@ -36,10 +36,7 @@ async function roundTrip() {
   const consumer = kafka.consumer({ groupId });
   try {
     await admin.connect();
-    if (replication > 1) {
-      const { brokers } = await admin.describeCluster();
-      if (brokers.length !== replication) throw new Error(`${brokers.length} of ${replication} brokers registered`);
-    }
+    if (replication > 1) await requireEachBrokerServes();
     if (!(await admin.listTopics()).includes(TOPIC)) {
       await admin.createTopics({
         topics: [{ topic: TOPIC, numPartitions: 1, replicationFactor: replication }],
@@ -70,6 +67,29 @@ async function roundTrip() {
     // One throw-away group per probe; delete it so they do not pile up.
     await admin.deleteGroups([groupId]).catch(() => undefined);
     await admin.disconnect().catch(() => undefined);
+  }
+}
+
+/**
+ * Throws unless every listed broker answers a metadata request itself and sees `replication`
+ * brokers. The cluster's view alone can be stale: a broker killed a moment ago stays registered
+ * (and in every ISR) until its session times out (broker.session.timeout.ms).
+ */
+async function requireEachBrokerServes() {
+  for (const one of broker.split(',')) {
+    const admin = new Kafka({
+      clientId: 'qim-infra-ready',
+      brokers: [one],
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 0 },
+    }).admin();
+    try {
+      await admin.connect();
+      const { brokers } = await admin.describeCluster();
+      if (brokers.length !== replication) throw new Error(`${one} sees ${brokers.length} of ${replication} brokers`);
+    } finally {
+      await admin.disconnect().catch(() => undefined);
+    }
   }
 }
 
