@@ -49,7 +49,9 @@ async function checkNode(n) {
     const masters = lines.filter((l) => l.split(' ')[2].split(',').includes('master'));
     const replicas = lines.filter((l) => l.split(' ')[2].split(',').includes('slave'));
     const failing = lines.filter((l) => /(^|,)fail\??(,|$)/.test(l.split(' ')[2]));
-    if (failing.length > 0) throw new Error(`${name}: nodes flagged failing: ${failing.map((l) => l.split(' ')[1]).join(' ')}`);
+    if (failing.length > 0) {
+      throw new Error(`${name}: nodes flagged failing: ${failing.map((l) => l.split(' ')[1]).join(' ')}`);
+    }
     if (masters.length !== 3 || replicas.length !== 3) {
       throw new Error(`${name}: ${masters.length} primaries and ${replicas.length} replicas (want 3 + 3)`);
     }

@@ -84,7 +84,8 @@ describe('Kafka three-broker smoke (KRaft cluster at QIM_TEST_KAFKA3_BROKERS)', 
       await producer.send({ topic, acks: -1, timeout: 10_000, messages: [{ key: 'k', value: 'after-kill' }] });
       return true;
     });
-    process.stderr.write(`[smoke] acks=all produce accepted ${Date.now() - t0} ms after kill -9 of leader ${before.leader}\n`);
+    const resumedMs = Date.now() - t0;
+    process.stderr.write(`[smoke] acks=all produce accepted ${resumedMs} ms after kill -9 of leader ${before.leader}\n`);
     const during = await partition0(admin, topic);
     expect(during.leader).not.toBe(before.leader);
     expect(during.isr).not.toContain(before.leader);
@@ -96,7 +97,9 @@ describe('Kafka three-broker smoke (KRaft cluster at QIM_TEST_KAFKA3_BROKERS)', 
       await consumer.subscribe({ topic, fromBeginning: true });
       const seen: string[] = [];
       await consumer.run({ eachMessage: async ({ message }) => void seen.push(message.value?.toString() ?? '') });
-      await until('both acknowledged records consumed', 90_000, async () => (seen.includes('after-kill') ? true : undefined));
+      await until('both acknowledged records consumed', 90_000, async () =>
+        seen.includes('after-kill') ? true : undefined,
+      );
       expect(seen.filter((v) => v === 'before-kill')).toHaveLength(1);
       expect(seen).toContain('after-kill');
     } finally {

@@ -145,11 +145,14 @@ describe('Redis Cluster smoke (3 primaries + 3 replicas at QIM_TEST_REDIS_CLUSTE
       const view = await clusterNodes(replica.port);
       return view.find((n) => n.id === replica.id)?.role === 'master' ? true : undefined;
     });
-    process.stderr.write(`[smoke] replica ${replica.port} promoted ${Date.now() - t0} ms after the kill (node timeout ${timeout} ms)\n`);
+    const promotedMs = Date.now() - t0;
+    process.stderr.write(`[smoke] replica ${replica.port} promoted ${promotedMs} ms after the kill (node timeout ${timeout} ms)\n`);
 
     const cluster = clusterClient();
     try {
-      const read = await until('key readable through the cluster', 30_000, async () => (await cluster.get(key)) ?? undefined);
+      const read = await until('key readable through the cluster', 30_000, async () =>
+        (await cluster.get(key)) ?? undefined,
+      );
       expect(read).toBe('survives');
     } finally {
       cluster.disconnect();
