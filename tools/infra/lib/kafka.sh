@@ -9,14 +9,15 @@ KAFKA_SERVER_LOG="$KAFKA_DIR/logs/server.log"
 # The trailing space ends the marker, so a broker of a nested state dir (kafka-fault) never matches.
 kafka_owned_pid() { owned_pid "$KAFKA_PIDFILE" "$(marker_for kafka) "; }
 
-# JVM arguments shared by the broker and StorageTool; sets KAFKA_JVM_ARGS from classpath file $1.
+# JVM arguments shared by the broker and StorageTool; sets KAFKA_JVM_ARGS from classpath file $1
+# (optional: $2 the logs dir, $3 the maximum heap; kafka3 passes its nodes' own).
 kafka_jvm_args() {
   KAFKA_JVM_ARGS=(
-    -Xms128m -Xmx"$KAFKA_HEAP"
+    -Xms128m -Xmx"${3:-$KAFKA_HEAP}"
     -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35
     -XX:+ExplicitGCInvokesConcurrent -XX:+ExitOnOutOfMemoryError
     -Djava.awt.headless=true
-    -Dkafka.logs.dir="$KAFKA_DIR/logs"
+    -Dkafka.logs.dir="${2:-$KAFKA_DIR/logs}"
     -Dlog4j.configuration="file:$INFRA_DIR/conf/kafka/log4j.properties"
     -cp "$(cat "$1")"
   )
