@@ -247,6 +247,18 @@ export class ShardWorker implements PageHandler {
     });
   }
 
+  /**
+   * The consumer crashed, stopped or is rejoining its group: this process no longer applies any shard,
+   * so the board owns none (syncs read the store, waiters re-read) until `onAssigned` gives them back.
+   * The shards' states stay for the status route; each is checked afresh at the next assignment.
+   */
+  onRevoked(reason: string): void {
+    if (this.assigned.length > 0) this.opts.log.warn({ shards: this.assigned, reason }, 'shard consumer lost its partitions; syncs of those shards read the store until it joins again');
+    this.assigned = [];
+    this.opts.board.own([]);
+    this.passed.clear();
+  }
+
   assignment(): readonly number[] {
     return this.assigned;
   }
