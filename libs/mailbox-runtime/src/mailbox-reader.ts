@@ -143,7 +143,7 @@ export class MailboxReader {
     const bounded = <T>(call: Promise<T>): Promise<T> => beforeDeadline(call, deadline + this.storeBoundMs, 'sync');
     const store = await bounded(this.opts.storeFor(shard));
     const userKey = userKeyOf(req.tenantId, req.userId);
-    let scan = this.provenCurrent(shard, userKey, req) ?? (await bounded(this.frontierOf(shard, store).then((f) => this.scan(store, req, f))));
+    let scan: Scan = this.provenCurrent(shard, userKey, req) ?? (await bounded<Scan>(this.frontierOf(shard, store).then((f) => this.scan(store, req, f))));
     const held = this.heldUntil(userKey, req.after, scan.page);
     if (held > deadline) {
       deadline = held;
@@ -162,7 +162,7 @@ export class MailboxReader {
       });
       if (end === 'aborted' || end === 'closed') return this.answered(userKey, scan.page);
       const frontier = await bounded(this.frontierOf(shard, store));
-      if (end === 'advanced' || frontierAbove(frontier, scan.frontier)) scan = this.provenCurrent(shard, userKey, req) ?? (await bounded(this.scan(store, req, frontier)));
+      if (end === 'advanced' || frontierAbove(frontier, scan.frontier)) scan = this.provenCurrent(shard, userKey, req) ?? (await bounded<Scan>(this.scan(store, req, frontier)));
     }
   }
 
