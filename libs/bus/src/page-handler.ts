@@ -46,4 +46,10 @@ export interface PageHandler {
   handlePage(page: ConsumedPage): Promise<void>;
   /** Partitions now assigned to this process (after a rebalance). */
   onAssigned?(partitions: readonly number[]): Promise<void> | void;
+  /**
+   * This process consumes none of its partitions any more, until the next `onAssigned`: the consumer
+   * crashed (kafkajs may restart it and join again), is rejoining a rebalancing group, or stopped.
+   * Called at once, while another member may already own those partitions; `reason` says why.
+   */
+  onRevoked?(reason: string): void;
 }

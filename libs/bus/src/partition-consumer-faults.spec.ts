@@ -22,7 +22,8 @@ async function until(what: string, probe: () => boolean, timeoutMs: number): Pro
 /**
  * Issue 11 item 9 over the separate fault broker (`tools/infra/infra kafka-fault`): a consumer that
  * crashed when its broker died and rejoined when it came back reports healthy again at once, without
- * waiting for a record to arrive.
+ * waiting for a record to arrive; the crash revokes its partitions at once (issue 28 item 6), the
+ * rejoin assigns them again.
  */
 describe('PartitionConsumer under a broker restart (real Kafka, kafka-fault broker)', () => {
   let kafka: Kafka;
@@ -45,7 +46,9 @@ describe('PartitionConsumer under a broker restart (real Kafka, kafka-fault brok
     await admin.disconnect();
     let handled = 0;
     const terminal: string[] = [];
-    consumer = new PartitionConsumer(kafka, { handlePage: async () => void (handled += 1) }, {
+    const revoked: string[] = [];
+    const handler = { handlePage: async () => void (handled += 1), onRevoked: (reason: string) => void revoked.push(reason) };
+    consumer = new PartitionConsumer(kafka, handler, {
       groupId: `${topic}-group`,
       topic,
       concurrency: 1,
@@ -54,12 +57,17 @@ describe('PartitionConsumer under a broker restart (real Kafka, kafka-fault brok
     });
     await consumer.start();
     expect(consumer.healthy().ok).toBe(true);
+    expect(consumer.assignment()).toEqual([0]);
 
     await faultBroker.kill();
     await until('the consumer reports its crash', () => !consumer!.healthy().ok, 120_000);
     expect((consumer.healthy().detail as { crashed: string | null }).crashed).not.toBeNull();
+    // Issue 28 item 6: the crash gave the partition up at once (another member may own it now).
+    expect(revoked.some((r) => r.startsWith('crashed: '))).toBe(true);
+    expect(consumer.assignment()).toEqual([]);
     await faultBroker.restart();
     await until('healthy again after rejoining', () => consumer!.healthy().ok, 120_000);
+    expect(consumer.assignment()).toEqual([0]);
     expect(handled).toBe(0);
     expect(terminal).toEqual([]);
   });

@@ -189,10 +189,27 @@ export class PartitionConsumer {
     });
     this.consumer.on(this.consumer.events.CRASH, (e) => {
       this.crashed = String(e.payload.error?.message ?? e.payload.error);
+      this.revoke(`crashed: ${this.crashed}`);
       opts.logger?.error({ restart: e.payload.restart }, `consumer ${opts.groupId} crashed: ${this.crashed}`);
       opts.onCrash?.(e.payload.restart);
       if (!e.payload.restart) this.terminal(`consumer ${opts.groupId} of ${opts.topic} stopped for good: ${this.crashed}`);
     });
+    this.consumer.on(this.consumer.events.REBALANCING, () => this.revoke('the group is rebalancing'));
+    this.consumer.on(this.consumer.events.STOP, () => this.revoke('stopped'));
+  }
+
+  /**
+   * Nothing is consumed any more until the next join (a crash, a rebalance, a stop): the assignment
+   * is forgotten and the handler told at once, so it stops acting as the partitions' owner (another
+   * member may own them already).
+   */
+  private revoke(reason: string): void {
+    this.assigned = [];
+    try {
+      this.handler.onRevoked?.(reason);
+    } catch (err) {
+      this.opts.logger?.error({ err }, 'onRevoked failed');
+    }
   }
 
   private terminal(reason: string): void {

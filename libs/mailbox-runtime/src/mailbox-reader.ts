@@ -4,6 +4,7 @@ import { CursorExpiredError, ForbiddenError, InvalidInputError, epochStartSeq, s
 import type { Frontier, FrontierBoard } from './frontier-board';
 import { frontierAbove, userKeyOf } from './frontier-board';
 import { waitForFrontier } from './frontier-wait';
+import { beforeDeadline } from './store-deadline';
 import { cutByBytes } from './sync-byte-budget';
 
 export interface SyncPage {
@@ -48,6 +49,13 @@ export interface MailboxReaderOptions {
   readonly repeatHoldMs?: number;
   /** Each sync the repeat hold made wait. */
   readonly onHold?: () => void;
+  /**
+   * How long past the end of its wait (`waitMs`, or the repeat hold) a sync may still wait for the
+   * store (ms, default 2 000): a store call pending then fails the sync with `UnavailableError`
+   * (503), so a store that stopped answering costs a device `waitMs` + this, never the store's own
+   * timeouts or TCP's.
+   */
+  readonly storeBoundMs?: number;
   /** Answers remembered for the repeat hold at most, the oldest forgotten first (default 131,072, about 100 B each). */
   readonly maxRememberedAnswers?: number;
 }
@@ -78,11 +86,16 @@ interface Scan {
  * at once by an entry, so only empty answers are paced, never a delivery. However fast devices
  * poll, a user's empty answers cost at most one per hold and cursor; each is one a long poll could
  * give, and the answer before it had already said the device was caught up (`has_more` false).
+ *
+ * A sync is bounded whatever its store does: every store call it makes must answer before the end of
+ * its wait (`waitMs`, or the repeat hold) + `storeBoundMs`, else the sync fails with
+ * `UnavailableError` (503) and the device retries from its cursor (issue 28, item 5).
  */
 export class MailboxReader {
   private readonly pollMs: number;
   private readonly repeatHoldMs: number;
   private readonly maxAnswers: number;
+  private readonly storeBoundMs: number;
   /** `userKey next_after` → when a page with that cursor was answered (Date.now()); oldest first. */
   private readonly answers = new Map<string, number>();
   /** A device syncs again and again: its shard is remembered, not hashed each time. */
@@ -92,6 +105,8 @@ export class MailboxReader {
     this.pollMs = opts.pollMs ?? 100;
     this.repeatHoldMs = opts.repeatHoldMs ?? 0;
     if (!Number.isInteger(this.repeatHoldMs) || this.repeatHoldMs < 0) throw new InvalidInputError(`repeatHoldMs must be an integer ≥ 0: ${this.repeatHoldMs}`);
+    this.storeBoundMs = opts.storeBoundMs ?? 2_000;
+    if (!Number.isInteger(this.storeBoundMs) || this.storeBoundMs < 1) throw new InvalidInputError(`storeBoundMs must be an integer ≥ 1: ${this.storeBoundMs}`);
     this.maxAnswers = opts.maxRememberedAnswers ?? 131_072;
     if (!Number.isInteger(this.maxAnswers) || this.maxAnswers < 1) throw new InvalidInputError(`maxRememberedAnswers must be an integer ≥ 1: ${this.maxAnswers}`);
     this.placements = new ShardPlacements(opts.shardCount);
@@ -123,10 +138,12 @@ export class MailboxReader {
     this.assertOwner(req.actingUser, req.userId);
     if (!Number.isInteger(req.waitMs) || req.waitMs < 0) throw new InvalidInputError(`wait_ms must be an integer ≥ 0: ${req.waitMs}`);
     const shard = this.placements.of(req.tenantId, req.userId);
-    const store = await this.opts.storeFor(shard);
     let deadline = Date.now() + req.waitMs;
+    // Every store call of this sync ends by the end of its wait + the store bound (503 past it).
+    const bounded = <T>(call: Promise<T>): Promise<T> => beforeDeadline(call, deadline + this.storeBoundMs, 'sync');
+    const store = await bounded(this.opts.storeFor(shard));
     const userKey = userKeyOf(req.tenantId, req.userId);
-    let scan = this.provenCurrent(shard, userKey, req) ?? (await this.scan(store, req, await this.frontierOf(shard, store)));
+    let scan: Scan = this.provenCurrent(shard, userKey, req) ?? (await bounded<Scan>(this.frontierOf(shard, store).then((f) => this.scan(store, req, f))));
     const held = this.heldUntil(userKey, req.after, scan.page);
     if (held > deadline) {
       deadline = held;
@@ -144,8 +161,8 @@ export class MailboxReader {
         signal: req.signal,
       });
       if (end === 'aborted' || end === 'closed') return this.answered(userKey, scan.page);
-      const frontier = await this.frontierOf(shard, store);
-      if (end === 'advanced' || frontierAbove(frontier, scan.frontier)) scan = this.provenCurrent(shard, userKey, req) ?? (await this.scan(store, req, frontier));
+      const frontier = await bounded(this.frontierOf(shard, store));
+      if (end === 'advanced' || frontierAbove(frontier, scan.frontier)) scan = this.provenCurrent(shard, userKey, req) ?? (await bounded<Scan>(this.scan(store, req, frontier)));
     }
   }
 

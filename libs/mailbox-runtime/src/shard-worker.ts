@@ -1,6 +1,7 @@
 import type { BusLogger, ConsumedPage, PageHandler, PoisonHandler } from '@qim/bus';
 import type { DispatchPage, DispatchPageRecord, MailboxStore, PageReport } from '@qim/store-core';
-import { FrontierGapError, InvalidInputError, decodeDispatchRecord } from '@qim/store-core';
+import { FrontierGapError, InvalidInputError, StoreError, decodeDispatchRecord } from '@qim/store-core';
+import { ApplyBound, ApplyTimeoutError } from './apply-bound';
 import type { ServiceMetrics } from '@qim/service-kit';
 import type { FrontierBoard } from './frontier-board';
 import { userKeyOf } from './frontier-board';
@@ -58,6 +59,13 @@ export interface ShardWorkerOptions {
    * disagrees is refused, never skipped. Absent: no Kafka (in-process tests), every shard runs.
    */
   readonly guard?: ShardGuardOptions;
+  /**
+   * Longest a page's `applyPage` may run (ms, default 60 000). Past it the page fails with
+   * `UnavailableError` (metric `qim_shard_page_failures_total{code="APPLY_TIMEOUT"}`, an error log,
+   * the shard's `lastError`) and the consumer retries it with backoff; the retry is refused while the
+   * late apply still runs, so a shard never has two applies at once.
+   */
+  readonly applyTimeoutMs?: number;
   readonly now?: () => number;
 }
 
@@ -71,6 +79,13 @@ const EMPTY_STATE: ShardState = Object.freeze({ stall: null, lastError: null, pa
  * `toOffset + 1`, so the Kafka offset never passes the frontier. A `FrontierGapError` marks the shard
  * stalled (metric, status, readiness detail) and is rethrown: the consumer retries the page with
  * backoff.
+ *
+ * A store that does not answer (issue 28, item 5): every store call is bounded (the Redis command
+ * timeout, the CQL read timeout) and `applyPage` as a whole by `applyTimeoutMs`; the page then fails
+ * visibly (`qim_shard_page_failures_total{shard,code}`, an error log, the shard's `lastError` in the
+ * status route) and is retried with backoff. The worker keeps the partition: every mailbox process
+ * shares the same store, so handing the shard to another one would only move the outage and
+ * rebalance the healthy shards. Each failed page is counted with its error code.
  */
 export class ShardWorker implements PageHandler {
   private assigned: readonly number[] = [];
@@ -83,10 +98,12 @@ export class ShardWorker implements PageHandler {
   private readonly passed = new Set<number>();
   /** The frontier this process last read or wrote per shard. */
   private readonly frontiers = new Map<number, bigint | null>();
+  private readonly applyBound: ApplyBound;
 
   constructor(private readonly opts: ShardWorkerOptions) {
     this.poison = new PoisonReporter('shard', opts.metrics, opts.log, opts.onPoison);
     this.now = opts.now ?? Date.now;
+    this.applyBound = new ApplyBound(opts.applyTimeoutMs ?? 60_000, opts.log);
   }
 
   async handlePage(page: ConsumedPage): Promise<void> {
@@ -105,13 +122,14 @@ export class ShardWorker implements PageHandler {
     }
     let report: PageReport;
     try {
-      report = await store.applyPage(dispatchPage);
+      report = await this.applyBound.run(shard, page, () => store.applyPage(dispatchPage));
     } catch (err) {
       this.failed(shard, page, err);
       throw err;
     }
     this.applied(shard, dispatchPage, report, started);
   }
+
 
   /** Waits for the shard's check; a refused shard throws `ShardRefusedError`, a failed check runs again. */
   private async checked(shard: number): Promise<void> {
@@ -205,6 +223,8 @@ export class ShardWorker implements PageHandler {
   }
 
   private failed(shard: number, page: ConsumedPage, err: unknown): void {
+    const code = err instanceof ApplyTimeoutError ? 'APPLY_TIMEOUT' : err instanceof StoreError ? err.code : 'INTERNAL';
+    this.opts.metrics.shardPageFailures.inc({ shard: String(shard), code });
     const prev = this.stateOf(shard);
     const reason = err instanceof Error ? err.message : String(err);
     let stall = prev.stall;
@@ -246,6 +266,18 @@ export class ShardWorker implements PageHandler {
         this.opts.log.warn({ shard: partitions[i], err: r.reason }, 'shard check failed; it runs again before the first page');
       }
     });
+  }
+
+  /**
+   * The consumer crashed, stopped or is rejoining its group: this process no longer applies any shard,
+   * so the board owns none (syncs read the store, waiters re-read) until `onAssigned` gives them back.
+   * The shards' states stay for the status route; each is checked afresh at the next assignment.
+   */
+  onRevoked(reason: string): void {
+    if (this.assigned.length > 0) this.opts.log.warn({ shards: this.assigned, reason }, 'shard consumer lost its partitions; syncs of those shards read the store until it joins again');
+    this.assigned = [];
+    this.opts.board.own([]);
+    this.passed.clear();
   }
 
   assignment(): readonly number[] {

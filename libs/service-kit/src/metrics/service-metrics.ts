@@ -111,6 +111,16 @@ export class ServiceMetrics {
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [this.registry],
   });
+  /**
+   * Dispatch pages that failed on a shard, by error code (`UNAVAILABLE` a store that did not answer,
+   * `APPLY_TIMEOUT` an apply past the worker's bound, `FRONTIER_GAP`, …); each is retried with backoff.
+   */
+  readonly shardPageFailures = new Counter({
+    name: 'qim_shard_page_failures_total',
+    help: 'Dispatch pages that failed on a shard (retried with backoff), per shard and error code',
+    labelNames: ['shard', 'code'] as const,
+    registers: [this.registry],
+  });
   /** Records that could not be decoded or failed validation (dead-lettered; their offsets carry nothing). */
   readonly poisonRecords = new Counter({
     name: 'qim_poison_records_total',

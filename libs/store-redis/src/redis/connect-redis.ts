@@ -13,7 +13,17 @@ export interface ConnectRedisOptions {
    * one per tick. Order per connection is unchanged.
    */
   readonly autoPipelining?: boolean;
+  /**
+   * Longest wait for one command's reply (ms, default 5 000): past it the call fails with
+   * `UnavailableError` whether or not the server ran it. A server that stops answering while its
+   * connection stays open (paused, or dropping packets) is otherwise noticed only when TCP gives up,
+   * after about 15 minutes.
+   */
+  readonly commandTimeoutMs?: number;
 }
+
+/** `ConnectRedisOptions.commandTimeoutMs` when not given. */
+export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 5_000;
 
 /**
  * Opens an ioredis client for `url` (`redis://[user:pass@]host:port[/db]`, `rediss://` for TLS, or
@@ -22,6 +32,14 @@ export interface ConnectRedisOptions {
  * opaquely and hand it to the stores (and to `checkRedisReadiness`). Reconnects on its own after a
  * server restart (scripts are re-sent by EVALSHA's EVAL fallback). A failed connect →
  * `UnavailableError` and nothing left open.
+ *
+ * Every command is bounded (`commandTimeoutMs`). A timed-out command's outcome is unknown: it may
+ * still run when the server wakes. That is safe because every store step is idempotent under its
+ * key (a caller retries it as it is) and because the timed-out command stays in the connection's
+ * order: the connection is kept (no socket timeout), so a paused server runs it before the retry
+ * sent after it; and commands unanswered when a connection drops are never sent again on the next
+ * one (`autoResendUnfulfilledCommands: false`), where they could land after the caller's retry.
+ * Their callers get the timeout instead. TCP keep-alive probes an idle connection every 10 s.
  */
 export async function connectRedis(url: string, options: ConnectRedisOptions = {}): Promise<Redis> {
   const redis = new Redis(url, {
@@ -30,6 +48,9 @@ export async function connectRedis(url: string, options: ConnectRedisOptions = {
     connectTimeout: options.connectTimeoutMs ?? 10_000,
     retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
     enableAutoPipelining: options.autoPipelining ?? true,
+    commandTimeout: options.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+    autoResendUnfulfilledCommands: false,
+    keepAlive: 10_000,
   });
   try {
     await redis.connect();

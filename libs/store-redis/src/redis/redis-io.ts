@@ -33,12 +33,20 @@ function checkArity(call: ScriptCall): void {
   }
 }
 
-/** Driver errors become `UnavailableError` (safe to retry); domain errors pass through. */
-export function wrapDriverError(e: unknown, what: string): StoreError {
+/**
+ * Driver errors become `UnavailableError` (safe to retry); domain errors pass through. A command
+ * that timed out (`connectRedis`'s `commandTimeoutMs`, given as `timeoutMs` for the message) is
+ * `UnavailableError` too: its outcome is unknown, the caller retries the idempotent step as it is.
+ */
+export function wrapDriverError(e: unknown, what: string, timeoutMs?: number): StoreError {
   if (e instanceof StoreError) return e;
   const message = e instanceof Error ? e.message : String(e);
   if (/^(ERR|WRONGTYPE|NOSCRIPT)\b/.test(message) || /script/i.test(message)) {
     return new InvariantViolationError(`${what}: redis refused the command: ${message}`, { cause: e });
+  }
+  if (message === 'Command timed out') {
+    const bound = timeoutMs === undefined ? 'the command timeout' : `${timeoutMs} ms`;
+    return new UnavailableError(`${what}: redis did not answer within ${bound} (it may still run the command; retry the step as it is)`, { cause: e });
   }
   return new UnavailableError(`${what}: redis unavailable: ${message}`, { cause: e });
 }
@@ -56,6 +64,12 @@ export class RedisIo {
   constructor(readonly redis: Redis | Cluster) {
     registerScripts(redis);
     this.encoded = EncodedEvalshaSender.usableOn(redis) ? new EncodedEvalshaSender(redis) : null;
+  }
+
+  /** `wrapDriverError` naming this client's command timeout. */
+  private wrap(e: unknown, what: string): StoreError {
+    const options = (this.redis as { options?: { commandTimeout?: number; redisOptions?: { commandTimeout?: number } } }).options;
+    return wrapDriverError(e, what, options?.commandTimeout ?? options?.redisOptions?.commandTimeout);
   }
 
   get reads(): number {
@@ -89,7 +103,7 @@ export class RedisIo {
         return await this.encoded.send(encodeEvalsha(call.script, call.keys, call.args));
       } catch (e) {
         // NOSCRIPT: not run; the driver's path below loads it with EVAL.
-        if (!(e instanceof Error && e.message.startsWith('NOSCRIPT'))) throw wrapDriverError(e, call.script);
+        if (!(e instanceof Error && e.message.startsWith('NOSCRIPT'))) throw this.wrap(e, call.script);
       }
     }
     const fn = (this.redis as unknown as Record<string, BufferCommand>)[`${call.script}Buffer`];
@@ -97,7 +111,7 @@ export class RedisIo {
     try {
       return await fn.apply(this.redis, [...call.keys, ...call.args]);
     } catch (e) {
-      throw wrapDriverError(e, call.script);
+      throw this.wrap(e, call.script);
     }
   }
 
@@ -140,11 +154,11 @@ export class RedisIo {
     try {
       results = await (pipeline as unknown as { exec(): Promise<[Error | null, unknown][] | null> }).exec();
     } catch (e) {
-      throw wrapDriverError(e, calls[0]?.script ?? 'pipeline');
+      throw this.wrap(e, calls[0]?.script ?? 'pipeline');
     }
     if (results === null || results.length !== calls.length) throw new UnavailableError(`pipeline of ${calls.length} scripts answered ${results?.length ?? 'nothing'}`);
     return results.map(([err, value], i) => {
-      if (err !== null) throw wrapDriverError(err, calls[i]!.script);
+      if (err !== null) throw this.wrap(err, calls[i]!.script);
       return value;
     });
   }
@@ -166,7 +180,7 @@ export class RedisIo {
       cmds.map((c, i) => (encoded !== null ? encoded.send(encodeCommand(c), c[0].toLowerCase()) : driverFns[i]!.apply(this.redis, c.slice(1)))),
     );
     return settled.map((s, i) => {
-      if (s.status === 'rejected') throw wrapDriverError(s.reason, cmds[i]![0]);
+      if (s.status === 'rejected') throw this.wrap(s.reason, cmds[i]![0]);
       return s.value;
     });
   }

@@ -77,6 +77,25 @@ export class RedisServerProcess {
     });
   }
 
+  /**
+   * SIGSTOP: the process stops answering while its sockets stay open and the kernel keeps
+   * accepting bytes, as a server that silently drops packets looks to its clients.
+   */
+  freeze(): void {
+    this.signal('SIGSTOP');
+  }
+
+  /** SIGCONT after `freeze`: the server reads and answers what was sent meanwhile, in order. */
+  thaw(): void {
+    this.signal('SIGCONT');
+  }
+
+  private signal(sig: 'SIGSTOP' | 'SIGCONT'): void {
+    const child = this.child;
+    if (child === null || child.exitCode !== null || child.pid === undefined) throw new Error(`redis-server on ${this.port} is not running`);
+    process.kill(child.pid, sig);
+  }
+
   /** Starts again on the same port and directory (the AOF is replayed). */
   async restart(): Promise<void> {
     await this.kill();
@@ -105,6 +124,7 @@ export class RedisServerProcess {
   }
 
   async stop(): Promise<void> {
+    if (this.child !== null && this.child.exitCode === null && this.child.pid !== undefined) process.kill(this.child.pid, 'SIGCONT');
     await this.kill();
     rmSync(this.dir, { recursive: true, force: true });
   }

@@ -1,0 +1,86 @@
+import { dispatchRecordsOf } from '@qim/bus';
+import type { ConsumedPage } from '@qim/bus';
+import type { DispatchPage, Id128, MailboxStore, MessageRecord, PageReport } from '@qim/store-core';
+import { ManualClock, UnavailableError, encodeDispatchRecord } from '@qim/store-core';
+import { ServiceMetrics, memoryMailboxBackend } from '@qim/service-kit';
+import { FrontierBoard } from './frontier-board';
+import { ShardWorker } from './shard-worker';
+
+const hex = (n: number) => n.toString(16).padStart(32, '0') as Id128;
+const T = hex(0xa1);
+const alice = hex(1);
+const clock = new ManualClock(1_700_000_000_000n);
+
+function message(seq: bigint): MessageRecord {
+  return {
+    tenantId: T,
+    conversationId: hex(0xc1),
+    seq,
+    messageId: hex(0xe000 + Number(seq)),
+    senderId: alice,
+    clientMessageId: hex(0xd000 + Number(seq)),
+    kind: 'normal',
+    control: false,
+    contentType: 'text/plain',
+    body: Buffer.from(`m${seq}`),
+    createdAt: clock.nowMs(),
+    retention: { kind: 'default' },
+  };
+}
+const page = (offset: bigint): ConsumedPage => ({
+  topic: 'd',
+  partition: 0,
+  fromOffset: offset,
+  toOffset: offset,
+  records: [{ topic: 'd', partition: 0, offset, key: null, value: encodeDispatchRecord(dispatchRecordsOf({ record: message(offset + 1n), recipients: [alice] }, 1)[0]!) }],
+});
+
+/** A store whose `applyPage` hangs until the test releases it (a store that stopped answering). */
+async function hangingStore() {
+  const backend = memoryMailboxBackend({ epoch: 2, gc: { entryRetentionMs: 86_400_000n, dispatchDedupeMs: 8n * 86_400_000n }, applyConcurrency: 1 }, clock);
+  const real: MailboxStore = await backend.storeFor(0);
+  let hang = true;
+  let release: () => void = () => undefined;
+  let calls = 0;
+  const store = Object.create(real) as MailboxStore;
+  store.applyPage = async (p: DispatchPage): Promise<PageReport> => {
+    calls += 1;
+    if (hang) await new Promise<void>((r) => (release = r));
+    return real.applyPage(p);
+  };
+  return { store, calls: () => calls, thaw: () => ((hang = false), release()) };
+}
+
+async function counter(metrics: ServiceMetrics, labels: Record<string, string>): Promise<number> {
+  const v = (await metrics.shardPageFailures.get()).values.find((x) => Object.entries(labels).every(([k, want]) => String(x.labels[k as 'shard']) === want));
+  return v?.value ?? 0;
+}
+
+/**
+ * Issue 28 item 5, the shard worker: a page whose apply does not end within `applyTimeoutMs` fails
+ * visibly (typed error, metric, log) instead of holding the partition while heartbeats keep it
+ * assigned; the page is retried only once the hung apply has ended (never two applies of a shard at once).
+ */
+describe('ShardWorker apply bound', () => {
+  it('a hung applyPage fails the page with UnavailableError, counted and logged; retries wait for it to end; then the page applies', async () => {
+    const { store, calls, thaw } = await hangingStore();
+    const metrics = new ServiceMetrics('mailbox', false);
+    const errors: string[] = [];
+    const log = { info: () => undefined, warn: () => undefined, error: (_: object, msg: string) => void errors.push(msg) };
+    const worker = new ShardWorker({ storeFor: async () => store, board: new FrontierBoard(), metrics, log, applyTimeoutMs: 50 });
+
+    await expect(worker.handlePage(page(0n))).rejects.toBeInstanceOf(UnavailableError);
+    expect(await counter(metrics, { shard: '0', code: 'APPLY_TIMEOUT' })).toBe(1);
+    expect(errors.filter((m) => m.includes('did not end within 50 ms'))).toHaveLength(1);
+    expect(worker.stateOf(0).lastError).toMatch(/did not end within 50 ms/);
+
+    // The consumer retries the page: refused at once while the first apply still runs, not sent again.
+    await expect(worker.handlePage(page(0n))).rejects.toThrow(/still running/);
+    expect(calls()).toBe(1);
+
+    thaw();
+    await worker.handlePage(page(0n));
+    expect((await store.frontier()).offset).toBe(0n);
+    expect(worker.stateOf(0)).toMatchObject({ lastError: null, pagesApplied: 1 });
+  });
+});
