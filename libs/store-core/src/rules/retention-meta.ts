@@ -181,8 +181,13 @@ export function appendWithProofs(meta: RetentionMeta | null, fact: AppendFact, n
   return { meta: { ...next, generation: base.generation + 1n }, expiredReplay, changed: true };
 }
 
-/** The `{day, epoch}` of every expired ledger item: the bucket proofs `appendWithProofs` needs. */
-export function proofsToRead(meta: RetentionMeta | null, nowMs: bigint, epochOf: (seq: bigint) => number): { day: number; epoch: number }[] {
+/**
+ * The days of every expired ledger item: the bucket proofs `appendWithProofs` needs. A day's proof
+ * is the highest of its rows in **every** epoch (issue 27): after a mailbox epoch bump a store of the
+ * new epoch may add entries to a day the old epoch registered, raising only its own epoch's row and
+ * leaving the item's max seq (and so its epoch) behind; reading one epoch would put the gap too low.
+ */
+export function proofsToRead(meta: RetentionMeta | null, nowMs: bigint): number[] {
   if (meta === null) return [];
-  return consumeExpired(meta.ledger, nowMs).expired.map((i) => ({ day: i.day, epoch: epochOf(i.maxSeq) }));
+  return consumeExpired(meta.ledger, nowMs).expired.map((i) => i.day);
 }
