@@ -135,7 +135,7 @@ async function slowPath(ctx: MailboxContext, p: PreparedEntry, proof: BatchPart,
     if (!out.changed) return out;
     return (await writeMeta(ctx.cql, p.tenant, p.user, stored, out.meta)) ? out : RETRY;
   });
-  ctx.registered.learn(p.userKey, outcome.meta);
+  ctx.registered.learn(p.userKey, outcome.meta, ctx.clock.nowMs());
   const releasable = releasableDays((stored as StoredMeta | null)?.meta ?? null, outcome.meta, p.day);
   await releaseBucketProofs(ctx.cql, p.tenant, p.user, releasable, ctx.releasedProofTtlSeconds);
   if (outcome.expiredReplay) return 'expired';
@@ -151,8 +151,9 @@ async function slowPath(ctx: MailboxContext, p: PreparedEntry, proof: BatchPart,
  */
 export async function appendEntry(ctx: MailboxContext, p: PreparedEntry): Promise<'written' | 'expired'> {
   if (await tryFastPath(ctx, p)) return 'written';
+  const readAt = ctx.clock.nowMs();
   const stored = await readMeta(ctx.cql, p.tenant, p.user);
-  ctx.registered.learn(p.userKey, stored?.meta ?? null);
+  ctx.registered.learn(p.userKey, stored?.meta ?? null, readAt);
   if (await tryFastPath(ctx, p)) return 'written';
   const proof = bucketProofPart(p.tenant, p.user, ctx.shardEpoch.epoch, p.day, p.entry.mailboxSeq, p.entry.expiresAt);
   return slowPath(ctx, p, proof, stored);
