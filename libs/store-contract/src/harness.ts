@@ -96,8 +96,15 @@ export interface MailboxFaults {
 }
 
 export interface MailboxStoreHarness {
-  /** A store bound to `shardEpoch` with `gc`; every store of one harness shares the same storage. */
-  open(shardEpoch: ShardEpoch, gc: MailboxGcConfig, faults?: MailboxFaults): Promise<MailboxStore>;
+  /**
+   * A store bound to `shardEpoch` with `gc`; every store of one harness shares the same storage.
+   * `clockLagMs` (default 0): the store's clock runs that much behind the harness's time (`clock`, or
+   * the real time when it is null) — a writer whose clock lags. Cases use it to see a write that was
+   * far from its day's expiry when it was made (a fast path) and that expiry pass within the seconds
+   * a real-time case may wait; the lag is outside the deployment's skew bound, so cases assert only
+   * what must hold whatever the writer's clock (no silent gap), never what the lag saves.
+   */
+  open(shardEpoch: ShardEpoch, gc: MailboxGcConfig, faults?: MailboxFaults, clockLagMs?: bigint): Promise<MailboxStore>;
   /** The injected clock shared by every store of this harness, or null when real server time rules. */
   readonly clock: ManualClock | null;
   /** Removes the retention bucket proof of `(tenant, user, epoch, day)` (a lost proof). */

@@ -8,6 +8,8 @@ import { pageDuplicateCases } from './mailbox/page-duplicate-cases';
 import { pageZombieCases } from './mailbox/page-zombie-cases';
 import { retentionBoundCases } from './mailbox/retention-bound-cases';
 import { retentionCases } from './mailbox/retention-cases';
+import { retentionChangeCases } from './mailbox/retention-change-cases';
+import { retentionEpochCases } from './mailbox/retention-epoch-cases';
 import { retentionMetaDamageCases } from './mailbox/retention-meta-damage-cases';
 import { retentionRaceCases } from './mailbox/retention-race-cases';
 import { scanCases } from './mailbox/scan-cases';
@@ -33,6 +35,8 @@ export function describeMailboxStoreContract(name: string, factory: MailboxHarne
     retentionCases(ctx);
     retentionBoundCases(ctx);
     retentionRaceCases(ctx);
+    retentionEpochCases(ctx);
+    retentionChangeCases(ctx);
     retentionMetaDamageCases(ctx);
     pageApplyCases(ctx);
     pageDuplicateCases(ctx);

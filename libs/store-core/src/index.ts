@@ -23,6 +23,7 @@ export * from './rules/dispatch-page';
 export * from './rules/retention-bounds';
 export * from './rules/retention-ledger';
 export * from './rules/retention-meta';
+export * from './rules/retention-change';
 export * from './committer/durable-message-committer';
 export * from './committer/recovery-runner';
 export * from './codecs/codec-limits';

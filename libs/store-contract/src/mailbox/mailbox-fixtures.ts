@@ -19,9 +19,9 @@ export interface MailboxContext {
   readonly shardEpoch: ShardEpoch;
   /**
    * Opens a store of this case's shard (and `epoch`, default the case's) with `gc` (default: week
-   * retention, `dedupeMs`) and, when given, simulated crash points.
+   * retention, `dedupeMs`) and, when given, simulated crash points and a clock lag (`MailboxStoreHarness.open`).
    */
-  open(gc?: Partial<MailboxGcConfig>, epoch?: number, faults?: MailboxFaults): Promise<MailboxStore>;
+  open(gc?: Partial<MailboxGcConfig>, epoch?: number, faults?: MailboxFaults, clockLagMs?: bigint): Promise<MailboxStore>;
   /** The dedupe window used by `open` unless overridden: `DEDUPE_MS` on a manual clock, `REAL_DEDUPE_MS` on real time. */
   readonly dedupeMs: bigint;
 }
@@ -43,11 +43,12 @@ export function useMailboxContext(factory: MailboxHarnessFactory): () => Mailbox
       tenantId: randomId(),
       shardEpoch,
       dedupeMs,
-      open: (gc = {}, epoch = shardEpoch.epoch, faults) =>
+      open: (gc = {}, epoch = shardEpoch.epoch, faults, clockLagMs) =>
         harness.open(
           { shard: shardEpoch.shard, epoch },
           { entryRetentionMs: gc.entryRetentionMs ?? WEEK_MS, dispatchDedupeMs: gc.dispatchDedupeMs ?? dedupeMs },
           faults,
+          clockLagMs,
         ),
     };
   }, HOOK_TIMEOUT_MS);

@@ -4,6 +4,7 @@ import { CorruptEntryError } from '../errors/domain-errors';
 import { assertU64 } from '../model/u64';
 import { consumeExpired, mergeGap, registerDay } from './retention-ledger';
 import type { BucketProof } from './retention-ledger';
+import { lowersExpiryTooSoon } from './retention-change';
 
 /** The only retention meta format this code reads or writes; any other version fails closed. */
 export const RETENTION_FORMAT_VERSION = 4;
@@ -92,9 +93,11 @@ export function retentionMetasEqual(a: RetentionMeta, b: RetentionMeta): boolean
  * the entry's bucket proof and before the entry):
  * 1. consume every ledger item with `expiresAt ≤ now` into the gap (their ledger `maxSeq`: an entry
  *    is only written after its item was registered) and into `inspectedThrough`;
- * 2. the entry is an *expired replay* when `fact.expiresAt ≤ now`, or when its day was already
- *    consumed (`day ≤ inspectedThrough`) and has no live item — then its seq is merged into the gap
- *    and no item is registered (the seed's "append sees the inspected day and adds the gap");
+ * 2. the entry is an *expired replay* when `fact.expiresAt ≤ now`, when its day was already
+ *    consumed (`day ≤ inspectedThrough`) and has no live item, or when it would bring its day's live
+ *    item forward to expire within `EXPIRY_LOWERING_FLOOR_MS` (`lowersExpiryTooSoon`) — then its seq
+ *    is merged into the gap and no item is registered (the seed's "append sees the inspected day and
+ *    adds the gap");
  * 3. otherwise its day's item is registered or raised (`registerDay`; > 32 items → `InvariantViolationError`);
  * 4. any change bumps `generation` by one; no change returns the input meta and `changed: false`.
  */
@@ -105,7 +108,7 @@ export function applyAppend(meta: RetentionMeta | null, fact: AppendFact, nowMs:
   const consumed = consumeInto(base, expired, (i) => i.maxSeq);
   const { inspectedThrough } = consumed;
   const dayConsumed = inspectedThrough !== null && fact.day <= inspectedThrough && !live.some((i) => i.day === fact.day);
-  const expiredReplay = fact.expiresAt <= nowMs || dayConsumed;
+  const expiredReplay = fact.expiresAt <= nowMs || dayConsumed || lowersExpiryTooSoon(live, fact, nowMs);
   const ledger = expiredReplay ? live : registerDay(live, { day: fact.day, maxSeq: fact.seq, expiresAt: fact.expiresAt });
   const gap = expiredReplay ? mergeGap(consumed.gap, fact.seq) : consumed.gap;
   const changed = meta === null || gap !== base.gap || inspectedThrough !== base.inspectedThrough || !sameLedger(ledger, base.ledger);
@@ -151,8 +154,9 @@ export function applyInspect(meta: RetentionMeta, nowMs: bigint, proofs: Readonl
  *    into the gap, `inspectedThrough` rises; an item whose proof is missing or below it is damage and
  *    is KEPT, so the reader's inspection still reports it (`CorruptEntryError`) while appends go on;
  * 2. the entry is an expired replay when `fact.expiresAt ≤ now`, when its day was consumed
- *    (`day ≤ inspectedThrough`, no live item) or when its day is a kept damaged item — then its seq
- *    merges into the gap and nothing is registered;
+ *    (`day ≤ inspectedThrough`, no live item), when its day is a kept damaged item or when it would
+ *    bring its day's item forward to expire within `EXPIRY_LOWERING_FLOOR_MS` — then its seq merges
+ *    into the gap and nothing is registered;
  * 3. otherwise its day is registered or raised (`registerDay`);
  * 4. any change bumps `generation` by one; no change returns the input meta and `changed: false`.
  */
@@ -173,7 +177,7 @@ export function appendWithProofs(meta: RetentionMeta | null, fact: AppendFact, n
   }
   const kept = [...live, ...damaged].sort((a, b) => a.day - b.day);
   const dayConsumed = inspectedThrough !== null && fact.day <= inspectedThrough && !live.some((i) => i.day === fact.day);
-  const expiredReplay = fact.expiresAt <= nowMs || dayConsumed || damaged.some((i) => i.day === fact.day);
+  const expiredReplay = fact.expiresAt <= nowMs || dayConsumed || damaged.some((i) => i.day === fact.day) || lowersExpiryTooSoon(live, fact, nowMs);
   const ledger = expiredReplay ? kept : registerDay(kept, { day: fact.day, maxSeq: fact.seq, expiresAt: fact.expiresAt });
   if (expiredReplay) gap = mergeGap(gap, fact.seq);
   const next: RetentionMeta = { version: RETENTION_FORMAT_VERSION, generation: base.generation, inspectedThrough, gap, ledger };
@@ -181,8 +185,13 @@ export function appendWithProofs(meta: RetentionMeta | null, fact: AppendFact, n
   return { meta: { ...next, generation: base.generation + 1n }, expiredReplay, changed: true };
 }
 
-/** The `{day, epoch}` of every expired ledger item: the bucket proofs `appendWithProofs` needs. */
-export function proofsToRead(meta: RetentionMeta | null, nowMs: bigint, epochOf: (seq: bigint) => number): { day: number; epoch: number }[] {
+/**
+ * The days of every expired ledger item: the bucket proofs `appendWithProofs` needs. A day's proof
+ * is the highest of its rows in **every** epoch (issue 27): after a mailbox epoch bump a store of the
+ * new epoch may add entries to a day the old epoch registered, raising only its own epoch's row and
+ * leaving the item's max seq (and so its epoch) behind; reading one epoch would put the gap too low.
+ */
+export function proofsToRead(meta: RetentionMeta | null, nowMs: bigint): number[] {
   if (meta === null) return [];
-  return consumeExpired(meta.ledger, nowMs).expired.map((i) => ({ day: i.day, epoch: epochOf(i.maxSeq) }));
+  return consumeExpired(meta.ledger, nowMs).expired.map((i) => i.day);
 }

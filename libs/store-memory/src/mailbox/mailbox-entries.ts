@@ -16,7 +16,6 @@ import {
   isId128,
   mergeBucketProof,
   proofsToRead,
-  splitMailboxSeq,
 } from '@qim/store-core';
 import type { AppendReport, BucketProof, Id128, MailboxEntry, MailboxEntryInput, RangeScanPage, RetentionMeta } from '@qim/store-core';
 import { decodeStored } from '../storage/decode-stored';
@@ -66,11 +65,11 @@ function ledgerCovers(meta: RetentionMeta | null, day: number, expiresAt: bigint
   return item !== undefined && item.expiresAt > now && item.expiresAt <= expiresAt;
 }
 
-/** The bucket proofs of the meta's expired ledger days (each in the epoch of its item's max seq). */
+/** The bucket proofs of the meta's expired ledger days: each day's highest proof of every epoch (as the read side). */
 function expiredDayProofs(s: MailboxScope, entry: MailboxEntry, meta: RetentionMeta | null, now: bigint): Map<number, BucketProof> {
   const proofs = new Map<number, BucketProof>();
-  for (const { day, epoch } of proofsToRead(meta, now, (seq) => splitMailboxSeq(seq).epoch)) {
-    const proof = s.backend.proofs.get(userKey(entry.tenantId, entry.userId), proofClustering(day, epoch), now);
+  for (const day of proofsToRead(meta, now)) {
+    const proof = readDayProof(s, entry.tenantId, entry.userId, day, now);
     if (proof !== null) proofs.set(day, proof);
   }
   return proofs;

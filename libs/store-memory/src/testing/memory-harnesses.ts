@@ -65,8 +65,9 @@ export const memoryMailboxHarness: MailboxHarnessFactory = async () => {
   const stores: MemoryMailboxStore[] = [];
   return {
     clock,
-    open: async (shardEpoch, gc, faults) => {
-      const store = new MemoryMailboxStore({ shardEpoch, gc, clock, backend, faults });
+    open: async (shardEpoch, gc, faults, clockLagMs = 0n) => {
+      const storeClock = clockLagMs === 0n ? clock : { nowMs: () => clock.nowMs() - clockLagMs };
+      const store = new MemoryMailboxStore({ shardEpoch, gc, clock: storeClock, backend, faults });
       stores.push(store);
       return store;
     },

@@ -97,7 +97,7 @@ export class RedisMailboxStore implements MailboxStore {
     const { clock } = options;
     const { epoch } = this.shardEpoch;
     const cacheUsers = positiveInt(options.metaCacheUsers, DEFAULT_META_CACHE_USERS, 'metaCacheUsers');
-    const cache = new MetaCache(cacheUsers);
+    const cache = new MetaCache(cacheUsers, clock);
     const userKeys = new UserKeysCache(this.keys, cacheUsers);
     const inspector = new RedisRetentionInspector(this.io, this.keys, graceMs, options.faults);
     const concurrency = positiveInt(options.applyConcurrency, DEFAULT_MAILBOX_APPLY_CONCURRENCY, 'applyConcurrency');

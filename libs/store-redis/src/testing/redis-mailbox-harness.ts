@@ -19,8 +19,9 @@ export async function openRedisMailboxHarness(): Promise<MailboxStoreHarness> {
   const stores: MailboxStore[] = [];
   return {
     clock,
-    open: async (shardEpoch, gc, faults) => {
-      const store = new RedisMailboxStore({ redis: testClient(), namespace, clock, shardEpoch, gc, faults });
+    open: async (shardEpoch, gc, faults, clockLagMs = 0n) => {
+      const storeClock = clockLagMs === 0n ? clock : { nowMs: () => clock.nowMs() - clockLagMs };
+      const store = new RedisMailboxStore({ redis: testClient(), namespace, clock: storeClock, shardEpoch, gc, faults });
       stores.push(store);
       return store;
     },

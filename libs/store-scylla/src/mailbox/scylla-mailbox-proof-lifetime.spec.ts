@@ -41,6 +41,15 @@ const entry = (tenantId: Id128, userId: Id128, s: bigint, createdAt: bigint): Ma
   events: [{ ordinal: 0, eventId: rid(), payload: Buffer.from('e') }],
 });
 
+/** `[epoch, day, max_seq, ttl|null]` of every proof row of the user. */
+async function epochProofs(tenantId: Id128, userId: Id128): Promise<[number, number, bigint, number | null][]> {
+  const rs = await direct.exec('SELECT epoch, day, max_seq, TTL(max_seq) AS ttl FROM {ks}.mailbox_retention_bucket_v3 WHERE tenant_id = ? AND user_id = ?', [
+    id128ToBytes(tenantId),
+    id128ToBytes(userId),
+  ]);
+  return rs.rows.map((r) => [r['epoch'] as number, Number(r['day']), BigInt(r['max_seq'].toString()), (r['ttl'] as number | null) ?? null]);
+}
+
 /** `[day, max_seq, ttl|null]` of every proof row of the user. */
 async function proofs(tenantId: Id128, userId: Id128): Promise<[number, bigint, number | null][]> {
   const rs = await direct.exec('SELECT day, max_seq, TTL(max_seq) AS ttl FROM {ks}.mailbox_retention_bucket_v3 WHERE tenant_id = ? AND user_id = ?', [
@@ -118,5 +127,52 @@ describe('bucket proof lifetime (released when consumed)', () => {
     expect((await proofs(t, u)).map(([d]) => d)).toEqual([dayT]);
     expect((await store.rangeScan(t, u, seq(12n), TOP, 100)).entries).toEqual([]);
     expect((await store.rangeScan(t, u, seq(9n), TOP, 100).catch((e: unknown) => e))).toBeInstanceOf(CursorExpiredError);
+  });
+
+  describe('a day written in two epochs (issue 27)', () => {
+    /**
+     * The day registered in EPOCH, then raised in EPOCH + 1 by a store whose clock lags three hours
+     * (so its fast path raises only its own epoch's row, as a day far from expiry would), then expired.
+     */
+    async function dayInTwoEpochs(inMs: bigint) {
+      const { store: older, yesterday, today, expiry, dayY, dayT } = setup(inMs);
+      const gc = { entryRetentionMs: expiry - (BigInt(dayY) + 1n) * DAY_MS, dispatchDedupeMs: DAY_MS };
+      const shardEpoch = { shard: older.shardEpoch.shard, epoch: EPOCH + 1 };
+      const newer = new ScyllaMailboxStore({ session: gate.session, shardEpoch, gc, releasedProofTtlSeconds: RELEASED_TTL_S, clock: { nowMs: () => BigInt(Date.now()) - 3n * 3_600_000n } });
+      const reader = new ScyllaMailboxStore({ session: gate.session, shardEpoch, gc, releasedProofTtlSeconds: RELEASED_TTL_S });
+      const [t, u] = [rid(), rid()];
+      await older.appendBatch([entry(t, u, seq(4n), yesterday)]);
+      await newer.appendBatch([entry(t, u, composeMailboxSeq(EPOCH + 1, 2n), yesterday)]);
+      expect((await epochProofs(t, u)).sort()).toEqual([
+        [EPOCH, dayY, seq(4n), null],
+        [EPOCH + 1, dayY, composeMailboxSeq(EPOCH + 1, 2n), null],
+      ]);
+      await sleepUntil(expiry + 1_200n);
+      return { reader, t, u, today, dayY, dayT };
+    }
+
+    function expectReleasedEveryEpoch(rows: [number, number, bigint, number | null][], dayY: number): void {
+      const ofDay = rows.filter(([, d]) => d === dayY);
+      expect(ofDay.map(([e]) => e).sort()).toEqual([EPOCH, EPOCH + 1]);
+      for (const [, , , ttl] of ofDay) {
+        expect(ttl).not.toBeNull();
+        expect(ttl!).toBeLessThanOrEqual(RELEASED_TTL_S);
+      }
+    }
+
+    it('an inspection releases the proof row of every epoch of the consumed day', async () => {
+      const { reader, t, u, dayY } = await dayInTwoEpochs(2_000n);
+      const top = composeMailboxSeq(EPOCH + 1, (1n << 47n) - 2n);
+      await expect(reader.rangeScan(t, u, composeMailboxSeq(EPOCH + 1, 1n), top, 100)).rejects.toMatchObject({ boundary: composeMailboxSeq(EPOCH + 1, 2n) });
+      expectReleasedEveryEpoch(await epochProofs(t, u), dayY);
+    });
+
+    it('an append that consumes the day releases the proof row of every epoch', async () => {
+      const { reader, t, u, today, dayY, dayT } = await dayInTwoEpochs(2_000n);
+      expect(await reader.appendBatch([entry(t, u, composeMailboxSeq(EPOCH + 1, 3n), today)])).toEqual({ written: 1, expired: 0 });
+      const rows = await epochProofs(t, u);
+      expectReleasedEveryEpoch(rows, dayY);
+      expect(rows.find(([, d]) => d === dayT)).toEqual([EPOCH + 1, dayT, composeMailboxSeq(EPOCH + 1, 3n), null]);
+    });
   });
 });

@@ -28,8 +28,9 @@ export class ScyllaMailboxHarness implements MailboxStoreHarness {
     return this.session.client.execute(cql, params, { prepare: true, executionProfile: 'write' });
   }
 
-  async open(shardEpoch: ShardEpoch, gc: MailboxGcConfig, faults?: MailboxFaults): Promise<MailboxStore> {
-    return new ScyllaMailboxStore({ ...this.extra, session: this.session, shardEpoch, gc, ...(faults ? { faults } : {}) });
+  async open(shardEpoch: ShardEpoch, gc: MailboxGcConfig, faults?: MailboxFaults, clockLagMs = 0n): Promise<MailboxStore> {
+    const clock = clockLagMs === 0n ? {} : { clock: { nowMs: () => BigInt(Date.now()) - clockLagMs } };
+    return new ScyllaMailboxStore({ ...this.extra, session: this.session, shardEpoch, gc, ...(faults ? { faults } : {}), ...clock });
   }
 
   /** Rewrites the meta row's format version as 3, or nulls its active ledger (a plain write, later than the row's Paxos stamps). */

@@ -1,4 +1,4 @@
-import { InvalidInputError } from '@qim/store-core';
+import { InvalidInputError, learntLedgerTrusted } from '@qim/store-core';
 import type { RetentionMeta } from '@qim/store-core';
 
 /** Default number of users whose registered days one store remembers. */
@@ -10,24 +10,33 @@ export const DEFAULT_REGISTERED_DAYS_USERS = 100_000;
  */
 export const FAST_PATH_SAFETY_MS = 3_600_000n;
 
+/** What is known of one user: its ledger days' expiries and when (store clock ms) they were learnt. */
+interface Learnt {
+  readonly days: ReadonlyMap<number, bigint>;
+  readonly at: bigint;
+}
+
 /**
  * A bounded, least-recently-used memory `user → {day → ledger item expiry}` of the days registered
  * in each user's active ledger, learnt only from this store's own meta reads (LOCAL_QUORUM, so only
  * committed Paxos values) and meta LWTs. A registered day leaves a ledger only by being consumed,
- * which needs its expiry to have passed, so a remembered day stays true until that expiry; the fast
- * path checks the expiry with a margin and never trusts a day close to it.
+ * which needs its expiry to have passed; the fast path checks the expiry with a margin and never
+ * trusts a day close to it. An expiry may also move *earlier* (a writer with a shorter retention,
+ * issue 27): what was learnt is trusted only `LEARNT_LEDGER_TRUST_MS` (then the meta is read again),
+ * and store-core never lowers an expiry to within `EXPIRY_LOWERING_FLOOR_MS` of now, beyond that
+ * trust plus the margin — so a remembered expiry is never relied on past the real one.
  */
 export class RegisteredDays {
-  private readonly users = new Map<string, ReadonlyMap<number, bigint>>();
+  private readonly users = new Map<string, Learnt>();
 
   constructor(readonly capacity: number = DEFAULT_REGISTERED_DAYS_USERS) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new InvalidInputError(`registered-days cache size must be a positive integer: ${capacity}`);
   }
 
-  /** Replaces what is known of `user` with the live ledger of `meta` (null: the user has no meta). */
-  learn(user: string, meta: RetentionMeta | null): void {
+  /** Replaces what is known of `user` with the live ledger of `meta` (null: the user has no meta), read or written at `nowMs`. */
+  learn(user: string, meta: RetentionMeta | null, nowMs: bigint): void {
     this.users.delete(user);
-    this.users.set(user, new Map((meta?.ledger ?? []).map((i) => [i.day, i.expiresAt])));
+    this.users.set(user, { days: new Map((meta?.ledger ?? []).map((i) => [i.day, i.expiresAt])), at: nowMs });
     if (this.users.size > this.capacity) {
       const oldest = this.users.keys().next();
       if (!oldest.done) this.users.delete(oldest.value);
@@ -41,15 +50,16 @@ export class RegisteredDays {
 
   /**
    * True when an entry of `day` expiring at `entryExpiresAt` needs no meta write: its day is
-   * registered with an expiry no later than the entry's (else the ledger must lower it) and that
-   * expiry is more than `marginMs` after `nowMs`.
+   * registered with an expiry no later than the entry's (else the ledger must lower it), that
+   * expiry is more than `marginMs` after `nowMs`, and it was learnt less than
+   * `LEARNT_LEDGER_TRUST_MS` ago.
    */
   covers(user: string, day: number, entryExpiresAt: bigint, nowMs: bigint, marginMs: bigint): boolean {
-    const days = this.users.get(user);
-    if (days === undefined) return false;
+    const learnt = this.users.get(user);
+    if (learnt === undefined || !learntLedgerTrusted(learnt.at, nowMs)) return false;
     this.users.delete(user);
-    this.users.set(user, days);
-    const itemExpiresAt = days.get(day);
+    this.users.set(user, learnt);
+    const itemExpiresAt = learnt.days.get(day);
     return itemExpiresAt !== undefined && itemExpiresAt <= entryExpiresAt && nowMs + marginMs < itemExpiresAt;
   }
 

@@ -6,7 +6,6 @@ import {
   encodeMailboxEntry,
   entryExpiry,
   id128ToBytes,
-  splitMailboxSeq,
 } from '@qim/store-core';
 import type { AppendOutcome, AppendReport, MailboxEntry, MailboxEntryInput, RetentionMeta } from '@qim/store-core';
 import type { BatchPart } from '../../session/cql-runner';
@@ -105,14 +104,14 @@ function dayConsumed(meta: RetentionMeta | null, day: number): boolean {
 }
 
 /**
- * The proofs no ledger item refers to after `outcome` (ADR-0022 §6): the days the meta write
- * consumed, and the entry's own day when it is not (or no longer) in the ledger.
+ * The days whose proofs (every epoch's row) no ledger item refers to after `outcome` (ADR-0022 §6):
+ * the days the meta write consumed, and the entry's own day when it is not (or no longer) in the ledger.
  */
-function releasableDays(ctx: MailboxContext, before: RetentionMeta | null, after: RetentionMeta, day: number): { day: number; epoch: number }[] {
+function releasableDays(before: RetentionMeta | null, after: RetentionMeta, day: number): number[] {
   const live = new Set(after.ledger.map((i) => i.day));
-  const out = (before?.ledger ?? []).filter((i) => !live.has(i.day)).map((i) => ({ day: i.day, epoch: splitMailboxSeq(i.maxSeq).epoch }));
-  if (!live.has(day) && !out.some((d) => d.day === day && d.epoch === ctx.shardEpoch.epoch)) out.push({ day, epoch: ctx.shardEpoch.epoch });
-  return out;
+  const out = new Set((before?.ledger ?? []).filter((i) => !live.has(i.day)).map((i) => i.day));
+  if (!live.has(day)) out.add(day);
+  return [...out];
 }
 
 /**
@@ -130,14 +129,14 @@ async function slowPath(ctx: MailboxContext, p: PreparedEntry, proof: BatchPart,
   const outcome: AppendOutcome = await casLoop('retention meta append', async (attempt) => {
     if (attempt > 0) stored = await readMeta(ctx.cql, p.tenant, p.user);
     const now = ctx.clock.nowMs();
-    const wanted = proofsToRead(stored?.meta ?? null, now, (seq) => splitMailboxSeq(seq).epoch);
+    const wanted = proofsToRead(stored?.meta ?? null, now);
     const proofs = wanted.length === 0 ? new Map() : await readBucketProofs(ctx.cql, p.tenant, p.user, wanted);
     const out = appendWithProofs(stored?.meta ?? null, { day: p.day, seq: entry.mailboxSeq, expiresAt: entry.expiresAt }, now, proofs);
     if (!out.changed) return out;
     return (await writeMeta(ctx.cql, p.tenant, p.user, stored, out.meta)) ? out : RETRY;
   });
-  ctx.registered.learn(p.userKey, outcome.meta);
-  const releasable = releasableDays(ctx, (stored as StoredMeta | null)?.meta ?? null, outcome.meta, p.day);
+  ctx.registered.learn(p.userKey, outcome.meta, ctx.clock.nowMs());
+  const releasable = releasableDays((stored as StoredMeta | null)?.meta ?? null, outcome.meta, p.day);
   await releaseBucketProofs(ctx.cql, p.tenant, p.user, releasable, ctx.releasedProofTtlSeconds);
   if (outcome.expiredReplay) return 'expired';
   const ttl = entryTtlSeconds(entry.expiresAt, ctx.clock.nowMs());
@@ -152,8 +151,9 @@ async function slowPath(ctx: MailboxContext, p: PreparedEntry, proof: BatchPart,
  */
 export async function appendEntry(ctx: MailboxContext, p: PreparedEntry): Promise<'written' | 'expired'> {
   if (await tryFastPath(ctx, p)) return 'written';
+  const readAt = ctx.clock.nowMs();
   const stored = await readMeta(ctx.cql, p.tenant, p.user);
-  ctx.registered.learn(p.userKey, stored?.meta ?? null);
+  ctx.registered.learn(p.userKey, stored?.meta ?? null, readAt);
   if (await tryFastPath(ctx, p)) return 'written';
   const proof = bucketProofPart(p.tenant, p.user, ctx.shardEpoch.epoch, p.day, p.entry.mailboxSeq, p.entry.expiresAt);
   return slowPath(ctx, p, proof, stored);

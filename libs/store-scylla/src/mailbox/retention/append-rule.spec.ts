@@ -53,9 +53,9 @@ describe('appendWithProofs', () => {
 });
 
 describe('proofsToRead', () => {
-  it('asks for the proof of every expired item in the epoch of its max seq', () => {
+  it('asks for the day of every expired item (its proof rows of every epoch are read)', () => {
     const m = meta([{ day: 9, maxSeq: (2n << 47n) | 3n, expiresAt: 900n }, { day: 10, maxSeq: (3n << 47n) | 4n, expiresAt: 5_000n }]);
-    expect(proofsToRead(m, 1_000n, (s) => Number(s >> 47n))).toEqual([{ day: 9, epoch: 2 }]);
-    expect(proofsToRead(null, 1_000n, () => 0)).toEqual([]);
+    expect(proofsToRead(m, 1_000n)).toEqual([9]);
+    expect(proofsToRead(null, 1_000n)).toEqual([]);
   });
 });

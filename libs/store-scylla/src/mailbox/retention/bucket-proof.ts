@@ -1,4 +1,4 @@
-import { CorruptEntryError } from '@qim/store-core';
+import { CorruptEntryError, mergeBucketProof } from '@qim/store-core';
 import type { BucketProof } from '@qim/store-core';
 import type { types } from 'cassandra-driver';
 import type { BatchPart, CqlRunner } from '../../session/cql-runner';
@@ -26,23 +26,38 @@ export function releasedProofPart(tenant: Buffer, user: Buffer, epoch: number, d
   return { statement: RETENTION_BUCKET.release, params: [tenant, user, epoch, BigInt(day), seq, expiresAt, ttlSeconds, seq] };
 }
 
+/** One stored proof row: its epoch and what it proves. */
+interface ProofRow {
+  readonly epoch: number;
+  readonly proof: BucketProof;
+}
+
+/** Every stored proof row of the user's `days`, all epochs (one partition read). */
+async function readProofRows(cql: CqlRunner, tenant: Buffer, user: Buffer, days: readonly number[]): Promise<ProofRow[]> {
+  const wanted = new Set(days);
+  const out: ProofRow[] = [];
+  for (const row of await cql.rows(RETENTION_BUCKET.selectUser, [tenant, user])) {
+    const day = Number(reqU64(row, 'day', 'bucket proof'));
+    const epoch: unknown = row['epoch'];
+    if (typeof epoch !== 'number' || !Number.isInteger(epoch) || epoch < 0) throw new CorruptEntryError(`bucket proof of day ${day} has no valid epoch`);
+    if (wanted.has(day)) out.push({ epoch, proof: proofOf(row, day) });
+  }
+  return out;
+}
+
 /**
- * Releases the proofs of consumed days (ADR-0022 §6): each stored proof is rewritten whole with its
- * own values and its own stamp (its max seq) `USING TTL ttlSeconds`, so it expires without a DELETE
- * and without changing what it proves. Run only after the meta write that consumed the days
- * succeeded: until then an item refers to the proof and it must not expire. A proof raised above
- * the one read (a concurrent write) keeps its higher stamp and is released by that writer.
+ * Releases the proofs of consumed days (ADR-0022 §6), **every epoch's row** of each day: each stored
+ * row is rewritten whole with its own values and its own stamp (its max seq) `USING TTL ttlSeconds`,
+ * so it expires without a DELETE and without changing what it proves. Run only after the meta write
+ * that consumed the days succeeded: until then an item refers to the proofs and they must not expire.
+ * A proof raised above the one read (a concurrent write) keeps its higher stamp and is released by
+ * that writer.
  */
-export async function releaseBucketProofs(cql: CqlRunner, tenant: Buffer, user: Buffer, days: readonly { day: number; epoch: number }[], ttlSeconds: number): Promise<void> {
+export async function releaseBucketProofs(cql: CqlRunner, tenant: Buffer, user: Buffer, days: readonly number[], ttlSeconds: number): Promise<void> {
   if (days.length === 0) return;
-  const byEpoch = new Map<number, { day: number; epoch: number }[]>();
-  for (const d of days) byEpoch.set(d.epoch, [...(byEpoch.get(d.epoch) ?? []), d]);
-  for (const [epoch, wanted] of byEpoch) {
-    const proofs = await readBucketProofs(cql, tenant, user, wanted);
-    for (const proof of proofs.values()) {
-      const part = releasedProofPart(tenant, user, epoch, proof.day, proof.maxSeq, proof.expiresAt, ttlSeconds);
-      await cql.run(part.statement, part.params);
-    }
+  for (const { epoch, proof } of await readProofRows(cql, tenant, user, days)) {
+    const part = releasedProofPart(tenant, user, epoch, proof.day, proof.maxSeq, proof.expiresAt, ttlSeconds);
+    await cql.run(part.statement, part.params);
   }
 }
 
@@ -52,19 +67,16 @@ export async function writeBucketProof(cql: CqlRunner, part: BatchPart): Promise
 }
 
 /**
- * The bucket proofs of `(user, epoch, day)` for each requested `{day, epoch}` (a ledger item's proof
- * lives in the epoch of its max seq). Days without a row are absent from the map.
+ * The bucket proof of each requested day: the highest of its rows in every epoch (issue 27: after a
+ * mailbox epoch bump, a store of the new epoch raises only its own epoch's row of a day whose ledger
+ * item the old epoch registered), with the earliest expiry among them (`mergeBucketProof`). Days
+ * without a row are absent from the map.
  */
-export async function readBucketProofs(cql: CqlRunner, tenant: Buffer, user: Buffer, wanted: readonly { day: number; epoch: number }[]): Promise<Map<number, BucketProof>> {
-  const byEpoch = new Map<number, bigint[]>();
-  for (const w of wanted) byEpoch.set(w.epoch, [...(byEpoch.get(w.epoch) ?? []), BigInt(w.day)]);
+export async function readBucketProofs(cql: CqlRunner, tenant: Buffer, user: Buffer, days: readonly number[]): Promise<Map<number, BucketProof>> {
   const proofs = new Map<number, BucketProof>();
-  for (const [epoch, days] of byEpoch) {
-    for (const row of await cql.rows(RETENTION_BUCKET.selectDays, [tenant, user, epoch, days])) {
-      const day = Number(reqU64(row, 'day', 'bucket proof'));
-      if (!wanted.some((w) => w.day === day && w.epoch === epoch)) throw new CorruptEntryError(`bucket proof read returned unrequested day ${day}`);
-      proofs.set(day, proofOf(row, day));
-    }
+  for (const { proof } of await readProofRows(cql, tenant, user, days)) {
+    const prev = proofs.get(proof.day) ?? null;
+    proofs.set(proof.day, prev === null ? proof : mergeBucketProof(prev, proof.day, proof.maxSeq, proof.expiresAt));
   }
   return proofs;
 }

@@ -75,9 +75,14 @@ export const RETENTION_BUCKET_TABLE = defineTable({
 });
 
 export const RETENTION_BUCKET = Object.freeze({
-  selectDays: named(
-    'retention_bucket.select_days',
-    'SELECT day, max_seq, expires_at FROM {ks}.mailbox_retention_bucket_v3 WHERE tenant_id = ? AND user_id = ? AND epoch = ? AND day IN ?',
+  /**
+   * Every proof row of the user, all epochs (one partition): a day's proof is the highest of its rows
+   * in every epoch, and consuming a day releases each of them. Bounded by the ledger: at most 32 live
+   * days per epoch still written, plus released rows for one released-proof lifetime.
+   */
+  selectUser: named(
+    'retention_bucket.select_user',
+    'SELECT epoch, day, max_seq, expires_at FROM {ks}.mailbox_retention_bucket_v3 WHERE tenant_id = ? AND user_id = ?',
     READ,
   ),
   /** Whole-row upsert stamped with the seq it proves (params end with the timestamp = seq). */
