@@ -10,6 +10,7 @@ import { retentionBoundCases } from './mailbox/retention-bound-cases';
 import { retentionCases } from './mailbox/retention-cases';
 import { retentionMetaDamageCases } from './mailbox/retention-meta-damage-cases';
 import { retentionRaceCases } from './mailbox/retention-race-cases';
+import { scanBudgetCases } from './mailbox/scan-budget-cases';
 import { scanCases } from './mailbox/scan-cases';
 
 /**
@@ -30,6 +31,7 @@ export function describeMailboxStoreContract(name: string, factory: MailboxHarne
     });
     appendCases(ctx);
     scanCases(ctx);
+    scanBudgetCases(ctx);
     retentionCases(ctx);
     retentionBoundCases(ctx);
     retentionRaceCases(ctx);
