@@ -70,8 +70,9 @@ export function scanBudgetCases(ctx: () => MailboxContext): void {
       const first = await store.rangeScan(c.tenantId, u, startOf(store), top, 500, 1);
       expect(seqs(first)).toEqual(at(store, 1));
       expect(first).toMatchObject({ next: seqAt(store, 1n), hasMore: true });
-      // A page that must look at the damaged entry to end (here: after entry 2) refuses it, never skips it.
+      // A page that reads the damaged entry (the one that ends the page after entry 2, or its first) refuses it, never skips it.
       await expectStoreError(store.rangeScan(c.tenantId, u, first.next, top, 500, 1), CorruptEntryError);
+      await expectStoreError(store.rangeScan(c.tenantId, u, seqAt(store, 2n), top, 500, 1), CorruptEntryError);
       await expectStoreError(store.rangeScan(c.tenantId, u, startOf(store), top, 500, 2 * big.length), CorruptEntryError);
       expect(seqs(await store.rangeScan(c.tenantId, u, seqAt(store, 3n), top, 500, 1))).toEqual(at(store, 4));
     });

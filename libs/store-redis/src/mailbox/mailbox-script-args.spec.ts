@@ -61,7 +61,8 @@ describe('mailbox script argument builders', () => {
     expect(inspect.args).toEqual([user.prefix, '1000', '', '', '', '', '', '4', '2', '3', '4', Buffer.alloc(0), '1:2']);
     const scan = rangeScanCall(user, NOW, 1n, 2n, 11, 7);
     expect(scan.keys).toEqual([user.meta, user.trim]);
-    expect(scan.args).toEqual([NOW_HEX, '0000000000000001', '0000000000000002', '11', '7', user.prefix]);
+    expect(scan.args).toEqual([NOW_HEX, '0000000000000001', '0000000000000002', '11', '7', user.prefix, '']);
+    expect(rangeScanCall(user, NOW, 1n, 2n, 11, 7, 4096).args[6]).toBe('4096');
     const trim = truncateBeforeCall(user, 255n);
     expect(trim.args).toEqual(['00000000000000ff']);
     for (const call of [inspect, scan, trim]) expectClusterSafe(call);

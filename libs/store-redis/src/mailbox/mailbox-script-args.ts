@@ -102,11 +102,12 @@ export function inspectRetentionCall(u: UserKeys, graceMs: bigint, expected: rea
   return { script: 'inspectRetentionV1', keys: [u.meta], args: [u.prefix, msScore(graceMs), ...expected, ...next, releasedList(released)] };
 }
 
-export function rangeScanCall(u: UserKeys, now: bigint, after: bigint, upTo: bigint, max: number, epoch: number): ScriptCall {
+/** `range-scan-v3-2.lua`: at most `max` seqs and, when `maxBytes` is given, that many payload bytes after the first. */
+export function rangeScanCall(u: UserKeys, now: bigint, after: bigint, upTo: bigint, max: number, epoch: number, maxBytes?: number): ScriptCall {
   return {
-    script: 'rangeScanV2',
+    script: 'rangeScanV3',
     keys: [u.meta, u.trim],
-    args: [u64ToHex16(now, 'now'), u64ToHex16(after, 'after'), u64ToHex16(upTo, 'upTo'), String(max), String(epoch), u.prefix],
+    args: [u64ToHex16(now, 'now'), u64ToHex16(after, 'after'), u64ToHex16(upTo, 'upTo'), String(max), String(epoch), u.prefix, maxBytes === undefined ? '' : String(maxBytes)],
   };
 }
 
