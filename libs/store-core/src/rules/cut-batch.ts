@@ -20,6 +20,12 @@ export function entryPayloadBytes(e: PagedEntry): number {
   return n;
 }
 
+/** `limit` and `maxBytes` (when given) must be integers ≥ 1, else `InvalidInputError`. */
+export function checkPageBudget(limit: number, maxBytes?: number): void {
+  if (!Number.isInteger(limit) || limit < 1) throw new InvalidInputError(`limit must be an integer ≥ 1: ${limit}`);
+  if (maxBytes !== undefined && (!Number.isInteger(maxBytes) || maxBytes < 1)) throw new InvalidInputError(`maxBytes must be an integer ≥ 1: ${maxBytes}`);
+}
+
 /**
  * The page cut, one entry at a time, for a reader that stops reading as soon as the page is full:
  * `offer` the entries in ascending seq until it answers false. Rules as `cutBatch`.
@@ -35,8 +41,12 @@ export class PageCutter<T extends PagedEntry> {
     private readonly limit: number,
     private readonly maxBytes?: number,
   ) {
-    if (!Number.isInteger(limit) || limit < 1) throw new InvalidInputError(`limit must be an integer ≥ 1: ${limit}`);
-    if (maxBytes !== undefined && (!Number.isInteger(maxBytes) || maxBytes < 1)) throw new InvalidInputError(`maxBytes must be an integer ≥ 1: ${maxBytes}`);
+    checkPageBudget(limit, maxBytes);
+  }
+
+  /** Payload bytes of the entries taken so far (counted only under a byte budget; else 0). */
+  get takenBytes(): number {
+    return this.bytes;
   }
 
   /** True once an entry did not fit: the page is cut before it (offer nothing more). */
