@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { refuseWhileClosing } from './closing-guard';
 import { RouteNotFoundError } from '../errors/service-errors';
 import { mapError } from '../errors/error-body';
+import { ReadBudgetSpentError } from '../limits/read-budget';
 
 /**
  * Installs THE error handler of an app (and its not-found handler and closing guard): every
@@ -15,6 +16,7 @@ export function installErrorHandler(app: FastifyInstance): void {
     const mapped = mapError(err, request.id);
     if (mapped.serverFault) request.log.error({ err, code: mapped.body.code, requestId: request.id }, 'request failed');
     else request.log.info({ code: mapped.body.code, reason: mapped.body.message }, 'request refused');
+    if (err instanceof ReadBudgetSpentError) void reply.header('retry-after', String(err.retryAfterSeconds));
     return reply.status(mapped.status).send(mapped.body);
   });
   app.setNotFoundHandler((request) => {
