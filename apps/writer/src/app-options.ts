@@ -1,5 +1,5 @@
 import type { HistoryAuthorizer, MembershipDirectory, MessageStore } from '@qim/store-core';
-import type { ReadinessCheck, ServiceMetrics } from '@qim/service-kit';
+import type { ReadBudget, ReadinessCheck, ServiceMetrics } from '@qim/service-kit';
 import type { Sender } from '@qim/writer-runtime';
 
 /** Everything the writer's HTTP layer needs; `main.ts` (or a test) builds it. */
@@ -12,6 +12,8 @@ export interface WriterAppOptions {
   readonly membership: MembershipDirectory;
   readonly authorizer: HistoryAuthorizer;
   readonly maxFanout: number;
+  /** The process's bound on page bytes read at once (`QIM_READ_BUDGET_BYTES`): a history page holds its `max_bytes` while the store reads. */
+  readonly readBudget: ReadBudget;
   readonly metrics: ServiceMetrics;
   readonly readiness: readonly ReadinessCheck[];
 }

@@ -1,4 +1,4 @@
-import { ConfigError, listenWithSignals, parseEnv, serviceServerOptions, writerEnvSchema } from '@qim/service-kit';
+import { ConfigError, ReadBudget, listenWithSignals, parseEnv, serviceServerOptions, writerEnvSchema } from '@qim/service-kit';
 import { startWriterRuntime } from '@qim/writer-runtime';
 import type { WriterConfig } from '@qim/service-kit';
 import fastify from 'fastify';
@@ -36,6 +36,7 @@ async function main(): Promise<void> {
     membership: runtime.membership,
     authorizer: runtime.authorizer,
     maxFanout: config.maxFanout,
+    readBudget: new ReadBudget({ totalBytes: config.readBudget.bytes, waitMs: config.readBudget.waitMs, onRefused: () => runtime.metrics.readBudgetRefused.inc() }),
     metrics: runtime.metrics,
     readiness: runtime.readiness,
   });

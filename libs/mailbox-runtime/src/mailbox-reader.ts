@@ -1,11 +1,11 @@
 import type { Id128, MailboxEntry, MailboxStore } from '@qim/store-core';
+import type { ReadBudget } from '@qim/service-kit';
 import { ShardPlacements } from '@qim/bus';
 import { CursorExpiredError, ForbiddenError, InvalidInputError, epochStartSeq, seqForWatermark, splitMailboxSeq } from '@qim/store-core';
 import type { Frontier, FrontierBoard } from './frontier-board';
 import { frontierAbove, userKeyOf } from './frontier-board';
 import { waitForFrontier } from './frontier-wait';
 import { beforeDeadline } from './store-deadline';
-import { cutByBytes } from './sync-byte-budget';
 
 export interface SyncPage {
   readonly entries: readonly MailboxEntry[];
@@ -23,7 +23,7 @@ export interface SyncRequest {
   readonly after: bigint | null;
   /** Most events in the page (`cutBatch`; the first entry is always whole). */
   readonly limit: number;
-  /** Byte budget of the page: sum of the entries' event payloads; the first entry is always whole. */
+  /** Byte budget of the page: sum of the entries' event payloads; the first entry is always whole (the store stops reading there). */
   readonly maxBytes: number;
   /** Long-poll: wait up to this long (ms) for entries after the cursor; 0 answers at once. */
   readonly waitMs: number;
@@ -58,6 +58,11 @@ export interface MailboxReaderOptions {
   readonly storeBoundMs?: number;
   /** Answers remembered for the repeat hold at most, the oldest forgotten first (default 131,072, about 100 B each). */
   readonly maxRememberedAnswers?: number;
+  /**
+   * The process's bound on page bytes read at once (`QIM_READ_BUDGET_BYTES`): each range scan holds
+   * its `maxBytes` while the store reads (never while a long poll waits); absent: unbounded.
+   */
+  readonly readBudget?: ReadBudget;
 }
 
 interface Scan {
@@ -212,13 +217,9 @@ export class MailboxReader {
   private async scan(store: MailboxStore, req: SyncRequest, frontier: Frontier): Promise<Scan> {
     this.opts.onScan?.('read');
     const upTo = seqForWatermark(this.opts.epoch, frontier);
-    const raw = await this.rangeFrom(store, req, upTo);
-    const cut = cutByBytes(raw.entries, req.maxBytes);
-    const page =
-      cut.length === raw.entries.length
-        ? { entries: raw.entries, nextAfter: raw.next, hasMore: raw.hasMore, upTo }
-        : { entries: cut, nextAfter: cut[cut.length - 1]!.mailboxSeq, hasMore: true, upTo };
-    return { page, frontier };
+    const budget = this.opts.readBudget;
+    const raw = budget === undefined ? await this.rangeFrom(store, req, upTo) : await budget.run(req.maxBytes, () => this.rangeFrom(store, req, upTo));
+    return { page: { entries: raw.entries, nextAfter: raw.next, hasMore: raw.hasMore, upTo }, frontier };
   }
 
   /**
@@ -228,12 +229,12 @@ export class MailboxReader {
    * the boundary still gets `CursorExpiredError`: only it can know it missed something.
    */
   private async rangeFrom(store: MailboxStore, req: SyncRequest, upTo: bigint) {
-    if (req.after !== null) return store.rangeScan(req.tenantId, req.userId, req.after, upTo, req.limit);
+    if (req.after !== null) return store.rangeScan(req.tenantId, req.userId, req.after, upTo, req.limit, req.maxBytes);
     try {
-      return await store.rangeScan(req.tenantId, req.userId, epochStartSeq(this.opts.epoch), upTo, req.limit);
+      return await store.rangeScan(req.tenantId, req.userId, epochStartSeq(this.opts.epoch), upTo, req.limit, req.maxBytes);
     } catch (err) {
       if (!(err instanceof CursorExpiredError)) throw err;
-      return store.rangeScan(req.tenantId, req.userId, err.boundary, upTo, req.limit);
+      return store.rangeScan(req.tenantId, req.userId, err.boundary, upTo, req.limit, req.maxBytes);
     }
   }
 

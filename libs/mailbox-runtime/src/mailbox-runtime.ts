@@ -1,7 +1,7 @@
 import type { BusLogger } from '@qim/bus';
 import { DeadLetterSink, DispatchProducer, GroupOffsetsReader, PartitionConsumer, TopicVerifier, createKafka, verifyTopics, withDeadLetterTopics } from '@qim/bus';
 import type { MailboxStore } from '@qim/store-core';
-import { ServiceMetrics, ShutdownStack, TerminalFailure, isDevelopmentEnv, kafkaReadiness, openMailboxBackend } from '@qim/service-kit';
+import { ReadBudget, ServiceMetrics, ShutdownStack, TerminalFailure, isDevelopmentEnv, kafkaReadiness, openMailboxBackend } from '@qim/service-kit';
 import type { MailboxBackend, MailboxConfig, ReadinessCheck, StartupLog } from '@qim/service-kit';
 import { FrontierBoard } from './frontier-board';
 import { MailboxReader } from './mailbox-reader';
@@ -141,6 +141,7 @@ export async function startMailboxRuntime(config: MailboxConfig, log: BusLogger)
         repeatHoldMs: config.syncRepeatHoldMs,
         onScan: (result) => metrics.syncScans.inc({ result }),
         onHold: () => metrics.syncHeld.inc(),
+        readBudget: new ReadBudget({ totalBytes: config.readBudget.bytes, waitMs: config.readBudget.waitMs, onRefused: () => metrics.readBudgetRefused.inc() }),
       }),
       status: new ShardStatusReader({
         storeFor,

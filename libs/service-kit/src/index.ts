@@ -21,6 +21,7 @@ export * from './http/closing-guard';
 export * from './http/kafka-readiness';
 export * from './metrics/service-metrics';
 export * from './metrics/request-metrics';
+export * from './limits/read-budget';
 export * from './lifecycle/periodic-task';
 export * from './lifecycle/shutdown-stack';
 export * from './lifecycle/run-service';

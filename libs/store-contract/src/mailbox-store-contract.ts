@@ -12,6 +12,7 @@ import { retentionChangeCases } from './mailbox/retention-change-cases';
 import { retentionEpochCases } from './mailbox/retention-epoch-cases';
 import { retentionMetaDamageCases } from './mailbox/retention-meta-damage-cases';
 import { retentionRaceCases } from './mailbox/retention-race-cases';
+import { scanBudgetCases } from './mailbox/scan-budget-cases';
 import { scanCases } from './mailbox/scan-cases';
 
 /**
@@ -32,6 +33,7 @@ export function describeMailboxStoreContract(name: string, factory: MailboxHarne
     });
     appendCases(ctx);
     scanCases(ctx);
+    scanBudgetCases(ctx);
     retentionCases(ctx);
     retentionBoundCases(ctx);
     retentionRaceCases(ctx);

@@ -3,6 +3,7 @@ import { dispatchRecordsOf } from '@qim/bus';
 import type { DispatchRecord, Id128, MailboxStore, MessageRecord } from '@qim/store-core';
 import { ManualClock, encodeDispatchRecord } from '@qim/store-core';
 import { ServiceMetrics, memoryMailboxBackend } from '@qim/service-kit';
+import type { ReadBudget } from '@qim/service-kit';
 import { FrontierBoard, MailboxReader, ShardStatusReader, ShardWorker } from '@qim/mailbox-runtime';
 import type { ReadinessCheck } from '@qim/service-kit';
 
@@ -25,6 +26,8 @@ export interface MailboxTestApp {
   readonly storeFor: (shard: number) => Promise<MailboxStore>;
   /** Range scans the reader has sent to the stores so far. */
   scans(): number;
+  /** Makes the reader's range scans wait (as a slow store would) until the returned release is called. */
+  holdScans(): () => void;
   /**
    * Dispatches a message to its recipients as the router + shard consumer would: one page per shard
    * at the next offsets of its partition, applied by the real `ShardWorker`.
@@ -43,6 +46,8 @@ export async function mailboxTestApp(
     /** The reader's `repeatHoldMs` (QIM_SYNC_REPEAT_HOLD_MS); 0 unless given. */
     repeatHoldMs?: number;
     /** receives every route the app registers */ routes?: RouteOptions[];
+    /** The reader's read budget (QIM_READ_BUDGET_BYTES); none unless given. */
+    readBudget?: ReadBudget;
   } = {},
 ): Promise<MailboxTestApp> {
   const clock = new ManualClock(1_700_000_000_000n);
@@ -51,6 +56,7 @@ export async function mailboxTestApp(
   const storeFor = (shard: number): Promise<MailboxStore> => backend.storeFor(shard);
   const board = new FrontierBoard();
   let scans = 0;
+  let held: Promise<void> | null = null;
   const counted = new Map<number, MailboxStore>();
   // The reader's view of the stores: the same stores, each range scan counted.
   const readerStoreFor = async (shard: number): Promise<MailboxStore> => {
@@ -59,7 +65,12 @@ export async function mailboxTestApp(
       const store = await storeFor(shard);
       s = new Proxy(store, {
         get(target, key) {
-          if (key === 'rangeScan') return (...args: Parameters<MailboxStore['rangeScan']>) => ((scans += 1), target.rangeScan(...args));
+          if (key === 'rangeScan')
+            return async (...args: Parameters<MailboxStore['rangeScan']>) => {
+              scans += 1;
+              if (held) await held;
+              return target.rangeScan(...args);
+            };
           const v: unknown = Reflect.get(target, key);
           return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
         },
@@ -89,6 +100,7 @@ export async function mailboxTestApp(
       repeatHoldMs: opts.repeatHoldMs ?? 0,
       onScan: (result) => metrics.syncScans.inc({ result }),
       onHold: () => metrics.syncHeld.inc(),
+      readBudget: opts.readBudget,
     }),
     status: new ShardStatusReader({
       storeFor,
@@ -109,6 +121,14 @@ export async function mailboxTestApp(
     board,
     storeFor,
     scans: () => scans,
+    holdScans() {
+      let release = (): void => undefined;
+      held = new Promise((r) => (release = r));
+      return () => {
+        held = null;
+        release();
+      };
+    },
     async deliver(record, recipients) {
       const dispatches = dispatchRecordsOf({ record, recipients }, SHARDS);
       for (const d of dispatches) {

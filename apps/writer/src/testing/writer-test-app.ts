@@ -1,6 +1,6 @@
 import type { CommitIntent, Id128, MembershipDirectory, MessageStore, OutboxPublisher, Publication } from '@qim/store-core';
 import { DurableMessageCommitter, ManualClock, UnavailableError } from '@qim/store-core';
-import { LeaseLostError, memoryMessageBackend, ServiceMetrics, serviceServerOptions } from '@qim/service-kit';
+import { LeaseLostError, memoryMessageBackend, ReadBudget, ServiceMetrics, serviceServerOptions } from '@qim/service-kit';
 import {
   DeadlineSender,
   HybridLogicalClock,
@@ -56,6 +56,8 @@ export interface WriterTestApp {
   /** Error-level log lines (parsed JSON) the app wrote. */
   readonly errorLog: Record<string, unknown>[];
   leaseHeld: boolean;
+  /** Makes the app's history reads wait (as a slow store would) until the returned release is called. */
+  holdHistoryReads(): () => void;
 }
 
 export interface WriterTestOptions {
@@ -69,6 +71,8 @@ export interface WriterTestOptions {
   readonly listen?: boolean;
   /** Receives every route the app registers (as an `onRoute` hook sees it). */
   readonly routes?: RouteOptions[];
+  /** The process's read budget (default: 64 MiB, no wait, as `QIM_READ_BUDGET_*` with a 0 wait). */
+  readonly readBudget?: ReadBudget;
 }
 
 /** The writer plugin over the Memory backend, in-process membership and a recording publisher, with the process's server options. */
@@ -83,7 +87,37 @@ export async function writerTestApp(opts: WriterTestOptions = {}): Promise<Write
   const logStream = { write: (line: string) => void errorLog.push(JSON.parse(line) as Record<string, unknown>) };
   const app = fastify(serviceServerOptions({ service: 'writer', logLevel: 'error', bodyLimit: 128 * 1024, requestTimeoutMs: 30_000, logStream }));
   if (opts.routes) app.addHook('onRoute', (r) => void opts.routes!.push(r));
-  const t: WriterTestApp = { app, store, clock, membership, publisher, metrics, errorLog, leaseHeld: true };
+  let held: Promise<void> | null = null;
+  const t: WriterTestApp = {
+    app,
+    store,
+    clock,
+    membership,
+    publisher,
+    metrics,
+    errorLog,
+    leaseHeld: true,
+    holdHistoryReads() {
+      let release = (): void => undefined;
+      held = new Promise((r) => (release = r));
+      return () => {
+        held = null;
+        release();
+      };
+    },
+  };
+  // The app's view of the store: history reads wait while `holdHistoryReads` holds them.
+  const appStore = new Proxy(store, {
+    get(target, key) {
+      if (key === 'historyPage')
+        return async (...args: Parameters<MessageStore['historyPage']>) => {
+          if (held) await held;
+          return target.historyPage(...args);
+        };
+      const v: unknown = Reflect.get(target, key);
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
   const writerMetrics = writerMetricsOf(metrics);
   const committer = new DurableMessageCommitter(store, publisher, writerMetrics.commitSteps);
   const sender = new MessageSender({
@@ -100,10 +134,11 @@ export async function writerTestApp(opts: WriterTestOptions = {}): Promise<Write
   await t.app.register(writerApp, {
     serviceTokens: [TOKEN],
     sender: new DeadlineSender(sender, opts.sendDeadlineMs ?? 10_000, () => writerMetrics.sendDeadlineExceeded.inc()),
-    store,
+    store: appStore,
     membership,
     authorizer: new MembershipAuthorizer(membership),
     maxFanout: opts.maxFanout ?? 100,
+    readBudget: opts.readBudget ?? new ReadBudget({ totalBytes: 64 * 1024 * 1024, waitMs: 0 }),
     metrics,
     readiness: opts.readiness ?? [{ name: 'store', check: async () => ({ ok: true }) }],
   });

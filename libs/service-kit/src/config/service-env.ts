@@ -62,6 +62,10 @@ export const commonEnvShape = {
     "one global bound of the shutdown sequence (ms), below the orchestrator's kill timeout; writer: longer than `QIM_SEND_DEADLINE_MS`",
   ),
   QIM_HTTP_REQUEST_TIMEOUT_MS: intField(1_000, 600_000, 30_000).describe('most time a client may take to send one whole request (Fastify `requestTimeout`, ms)'),
+  QIM_READ_BUDGET_BYTES: intField(1024 * 1024, 16 * 1024 * 1024 * 1024, 64 * 1024 * 1024).describe(
+    'bytes of pages (mailbox sync, writer history) one process reads at once (1 MiB…16 GiB): each read holds its `max_bytes` (at most this) while the store reads; beyond it a read waits `QIM_READ_BUDGET_WAIT_MS`, then `503 UNAVAILABLE` with `Retry-After`',
+  ),
+  QIM_READ_BUDGET_WAIT_MS: intField(0, 10_000, 200).describe('most time a page read waits for room in `QIM_READ_BUDGET_BYTES` before `503` with `Retry-After` (ms; 0 = refuse at once)'),
 } as const;
 
 type CommonRaw = z.output<z.ZodObject<typeof commonEnvShape>>;
@@ -141,6 +145,8 @@ export interface CommonConfig {
   readonly shutdownDeadlineMs: number;
   /** Prefix of every Redis key this service writes (stores, membership, leases). */
   readonly redisNamespace: string;
+  /** The per-process bound of page bytes read at once (`ReadBudget`): total bytes and the wait for a share (ms). */
+  readonly readBudget: { readonly bytes: number; readonly waitMs: number };
 }
 
 export function commonConfigOf(raw: CommonRaw, backend: BackendConfig, serviceTokens: readonly string[], defaults: { port: number; clientId: string }): CommonConfig {
@@ -168,5 +174,6 @@ export function commonConfigOf(raw: CommonRaw, backend: BackendConfig, serviceTo
     shutdownGraceMs: raw.QIM_SHUTDOWN_GRACE_MS,
     shutdownDeadlineMs: raw.QIM_SHUTDOWN_DEADLINE_MS,
     redisNamespace: raw.QIM_REDIS_NAMESPACE,
+    readBudget: { bytes: raw.QIM_READ_BUDGET_BYTES, waitMs: raw.QIM_READ_BUDGET_WAIT_MS },
   };
 }

@@ -180,6 +180,13 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  /** Page reads (sync, history) refused with 503 because the process's read budget (QIM_READ_BUDGET_BYTES) stayed in use for the whole wait. */
+  readonly readBudgetRefused = new Counter({
+    name: 'qim_read_budget_refused_total',
+    help: 'Page reads (sync, history) refused with 503 + Retry-After because the read budget of the process stayed in use for the whole wait',
+    registers: [this.registry],
+  });
+
   constructor(readonly service: string, withDefaults = true) {
     this.registry.setDefaultLabels({ service });
     if (withDefaults) collectDefaultMetrics({ register: this.registry });

@@ -22,6 +22,19 @@ export function historyIntegrityCases(ctx: () => MessageContext): void {
       await expectStoreError(c.store.historyPage(allowAll, v, conv, { ...all('older'), anchor: 5n, maxItems: 1 }), CorruptEntryError);
     });
 
+    it('the byte budget bounds the records read: a damaged record past the one that ends the page is never read', async () => {
+      const c = ctx();
+      const { conv } = await historyFixture(c);
+      const v = { tenantId: c.tenantId, userId: randomId() };
+      await c.harness.corruptRecord(c.tenantId, conv, 4n);
+      // A store that read `maxItems` records before cutting by bytes would decode seq 4 and fail.
+      const newer = await c.store.historyPage(allowAll, v, conv, { ...all('newer'), maxBytes: 1 });
+      expect([newer.items.map((i) => i.record.seq), newer.hasMore]).toEqual([[1n], true]);
+      const older = await c.store.historyPage(allowAll, v, conv, { ...all('older'), maxBytes: 1 });
+      expect([older.items.map((i) => i.record.seq), older.hasMore]).toEqual([[6n], true]);
+      await expectStoreError(c.store.historyPage(allowAll, v, conv, { ...all('newer'), anchor: 2n, maxBytes: 1 }), CorruptEntryError);
+    });
+
     it('a record missing behind its index row → CorruptEntry', async () => {
       const c = ctx();
       const { conv } = await historyFixture(c);

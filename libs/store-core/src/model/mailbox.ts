@@ -68,7 +68,8 @@ export interface RangeScanPage {
   readonly entries: readonly MailboxEntry[];
   /**
    * The cursor after this page. Equals `upTo` only when every entry in `(after, upTo]` is proven
-   * delivered (no more, no hole); otherwise the seq of the last entry returned.
+   * delivered (no more, no hole); otherwise the seq of the last entry returned — or of the last one
+   * read past when it was left out as expired (a store that still holds expired entries).
    */
   readonly next: bigint;
   /** True when entries in `(next, upTo]` may remain. */

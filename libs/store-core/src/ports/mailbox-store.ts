@@ -43,11 +43,16 @@ export interface MailboxStore {
 
   /**
    * Entries of `(tenant, user)` with `after < seq ≤ upTo`, ascending, cut on seq boundaries by
-   * `cutBatch(limit)` (limit counts events; the first entry is always whole). `after > upTo` →
-   * `{entries: [], next: after}`. `after < max(trim, expiredGapBoundary)` → `CursorExpiredError`.
-   * Ledger/proof damage → `CorruptEntryError`. Both ends are epoch-checked.
+   * `cutBatch(limit, maxBytes)` (limit counts events, maxBytes event payload bytes; the first entry
+   * is always whole, after it the cut is strict). `after > upTo` → `{entries: [], next: after}`.
+   * `after < max(trim, expiredGapBoundary)` → `CursorExpiredError`. Ledger/proof damage →
+   * `CorruptEntryError`. Both ends are epoch-checked.
+   *
+   * The budgets bound what the store READS, not only what it returns: it stops reading entries once
+   * the page is cut, so a page costs at most its budget plus the one entry that did not fit (never
+   * `limit` whole entries when `maxBytes` is small).
    */
-  rangeScan(tenantId: Id128, userId: Id128, after: bigint, upTo: bigint, limit: number): Promise<RangeScanPage>;
+  rangeScan(tenantId: Id128, userId: Id128, after: bigint, upTo: bigint, limit: number, maxBytes?: number): Promise<RangeScanPage>;
 
   /** Monotonically raises the user's trim to `seq` (a lower or equal `seq` is a no-op). */
   truncateBefore(tenantId: Id128, userId: Id128, seq: bigint): Promise<void>;

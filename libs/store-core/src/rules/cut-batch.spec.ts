@@ -1,8 +1,11 @@
 import fc from 'fast-check';
 import { InvalidInputError } from '../errors/domain-errors';
-import { cutBatch } from './cut-batch';
+import { PageCutter, cutBatch } from './cut-batch';
 
-const entry = (seq: number, events: number): { seq: number; events: number[] } => ({ seq, events: Array.from({ length: events }, (_, i) => i) });
+const entry = (seq: number, events: number, bytes = 0): { seq: number; events: { payload: Uint8Array }[] } => ({
+  seq,
+  events: Array.from({ length: events }, (_, i) => ({ payload: new Uint8Array(i === 0 ? bytes : 0) })),
+});
 
 describe('cutBatch', () => {
   it('takes entries while the event total stays within the limit', () => {
@@ -40,5 +43,21 @@ describe('cutBatch', () => {
 
   it('rejects a limit below 1 or fractional', () => {
     for (const l of [0, -3, 1.5]) expect(() => cutBatch([entry(1, 1)], l)).toThrow(InvalidInputError);
+  });
+
+  it('with maxBytes: the first entry whole over the budget, then strictly within it (payload bytes)', () => {
+    const entries = [entry(1, 1, 50), entry(2, 2, 30), entry(3, 1, 20)];
+    expect(cutBatch(entries, 100, 1)).toEqual({ taken: [entries[0]], cut: true });
+    expect(cutBatch(entries, 100, 79)).toEqual({ taken: [entries[0]], cut: true });
+    expect(cutBatch(entries, 100, 80)).toEqual({ taken: entries.slice(0, 2), cut: true });
+    expect(cutBatch(entries, 100, 100)).toEqual({ taken: entries, cut: false });
+    expect(cutBatch(entries, 3, 100)).toEqual({ taken: entries.slice(0, 2), cut: true });
+    for (const b of [0, -1, 2.5]) expect(() => cutBatch(entries, 10, b)).toThrow(InvalidInputError);
+  });
+
+  it('PageCutter refuses every entry after the first that did not fit', () => {
+    const c = new PageCutter(10, 10);
+    expect([c.offer(entry(1, 1, 20)), c.cut, c.offer(entry(2, 1, 1)), c.cut, c.offer(entry(3, 1, 0))]).toEqual([true, false, false, true, false]);
+    expect(c.taken).toHaveLength(1);
   });
 });

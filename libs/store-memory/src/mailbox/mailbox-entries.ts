@@ -7,7 +7,7 @@ import {
   assertU64,
   canonicalizeEvents,
   checkCursor,
-  cutBatch,
+  PageCutter,
   dayOf,
   decodeMailboxEntry,
   encodeMailboxEntry,
@@ -134,13 +134,15 @@ function decodeEntryAt(uk: string, seq: bigint, bytes: Buffer, tenantId: Id128, 
 /**
  * `rangeScan`: epoch check of both ends; `after > upTo` → `([], after)`; no meta → trim check then
  * `([], upTo)`; else lazily inspect expired ledger days (each needs its bucket proof), write the
- * meta, check the cursor against `max(trim, gap)`, and cut the live entries of `(after, upTo]`.
+ * meta, check the cursor against `max(trim, gap)`, and cut the live entries of `(after, upTo]`
+ * (`limit` events, `maxBytes` payload bytes), decoding no entry past the one that ends the page.
  */
-export function scanEntries(s: MailboxScope, tenantId: Id128, userId: Id128, after: bigint, upTo: bigint, limit: number): RangeScanPage {
+export function scanEntries(s: MailboxScope, tenantId: Id128, userId: Id128, after: bigint, upTo: bigint, limit: number, maxBytes?: number): RangeScanPage {
   if (!isId128(tenantId) || !isId128(userId)) throw new InvalidInputError('rangeScan: ids must be canonical');
   assertSeqInEpoch(after, s.shardEpoch.epoch);
   assertSeqInEpoch(upTo, s.shardEpoch.epoch);
   if (!Number.isInteger(limit) || limit < 1) throw new InvalidInputError(`rangeScan: limit must be an integer ≥ 1: ${limit}`);
+  const cutter = new PageCutter<MailboxEntry>(limit, maxBytes);
   if (after > upTo) return { entries: [], next: after, hasMore: false };
 
   const now = s.clock.nowMs();
@@ -165,10 +167,13 @@ export function scanEntries(s: MailboxScope, tenantId: Id128, userId: Id128, aft
   }
   checkCursor(after, trim, current.gap);
 
-  const rows = s.backend.entries.scan(uk, now).filter(([seq]) => seq > after && seq <= upTo);
-  const entries = rows.map(([seq, bytes]) => decodeEntryAt(uk, seq, bytes, tenantId, userId));
-  const { taken, cut } = cutBatch(entries, limit);
-  if (cut) return { entries: taken, next: taken[taken.length - 1]!.mailboxSeq, hasMore: true };
+  // Decoded one at a time: nothing past the entry that ends the page is read.
+  for (const [seq, bytes] of s.backend.entries.scan(uk, now)) {
+    if (seq <= after || seq > upTo) continue;
+    if (!cutter.offer(decodeEntryAt(uk, seq, bytes, tenantId, userId))) break;
+  }
+  const taken = cutter.taken;
+  if (cutter.cut) return { entries: taken, next: taken[taken.length - 1]!.mailboxSeq, hasMore: true };
   return { entries: taken, next: upTo, hasMore: false };
 }
 

@@ -91,8 +91,8 @@ export class MemoryMailboxStore implements MailboxStore {
     return appendEntries(this.open(), entries);
   }
 
-  async rangeScan(tenantId: Id128, userId: Id128, after: bigint, upTo: bigint, limit: number): Promise<RangeScanPage> {
-    return scanEntries(this.open(), tenantId, userId, after, upTo, limit);
+  async rangeScan(tenantId: Id128, userId: Id128, after: bigint, upTo: bigint, limit: number, maxBytes?: number): Promise<RangeScanPage> {
+    return scanEntries(this.open(), tenantId, userId, after, upTo, limit, maxBytes);
   }
 
   async truncateBefore(tenantId: Id128, userId: Id128, seq: bigint): Promise<void> {

@@ -65,7 +65,8 @@ describe('mailbox script argument builders', () => {
     expect(() => inspectRetentionCall(user, 1000n, NO_META, NO_META, [{ day: 1, expiresAt: 2n }], [])).toThrow(InvariantViolationError);
     const scan = rangeScanCall(user, NOW, 1n, 2n, 11, 7);
     expect(scan.keys).toEqual([user.meta, user.trim]);
-    expect(scan.args).toEqual([NOW_HEX, '0000000000000001', '0000000000000002', '11', '7', user.prefix]);
+    expect(scan.args).toEqual([NOW_HEX, '0000000000000001', '0000000000000002', '11', '7', user.prefix, '']);
+    expect(rangeScanCall(user, NOW, 1n, 2n, 11, 7, 4096).args[6]).toBe('4096');
     const trim = truncateBeforeCall(user, 255n);
     expect(trim.args).toEqual(['00000000000000ff']);
     for (const call of [inspect, scan, trim]) expectClusterSafe(call);

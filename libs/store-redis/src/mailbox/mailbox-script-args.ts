@@ -138,11 +138,12 @@ export function proofText(withScores: unknown): string {
   return (withScores as readonly Buffer[]).map((b) => b.toString('latin1')).join(' ');
 }
 
-export function rangeScanCall(u: UserKeys, now: bigint, after: bigint, upTo: bigint, max: number, epoch: number): ScriptCall {
+/** `range-scan-v3-2.lua`: at most `max` seqs and, when `maxBytes` is given, that many payload bytes after the first. */
+export function rangeScanCall(u: UserKeys, now: bigint, after: bigint, upTo: bigint, max: number, epoch: number, maxBytes?: number): ScriptCall {
   return {
-    script: 'rangeScanV2',
+    script: 'rangeScanV3',
     keys: [u.meta, u.trim],
-    args: [u64ToHex16(now, 'now'), u64ToHex16(after, 'after'), u64ToHex16(upTo, 'upTo'), String(max), String(epoch), u.prefix],
+    args: [u64ToHex16(now, 'now'), u64ToHex16(after, 'after'), u64ToHex16(upTo, 'upTo'), String(max), String(epoch), u.prefix, maxBytes === undefined ? '' : String(maxBytes)],
   };
 }
 

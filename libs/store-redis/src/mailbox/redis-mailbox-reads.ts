@@ -1,4 +1,4 @@
-import { CorruptEntryError, CursorExpiredError, InvalidInputError, UnavailableError, assertSeqInEpoch, cutBatch, decodeMailboxEntry, isId128 } from '@qim/store-core';
+import { CorruptEntryError, CursorExpiredError, InvalidInputError, PageCutter, UnavailableError, assertSeqInEpoch, decodeMailboxEntry, isId128 } from '@qim/store-core';
 import type { Clock, Id128, MailboxEntry, RangeScanPage } from '@qim/store-core';
 import type { RedisKeys } from '../keys/redis-keys';
 import { u64FromHex16 } from '../redis/hex64';
@@ -29,16 +29,16 @@ export interface MailboxReadsConfig {
 export class RedisMailboxReads {
   constructor(private readonly c: MailboxReadsConfig) {}
 
-  async rangeScan(tenantId: Id128, userId: Id128, after: bigint, upTo: bigint, limit: number): Promise<RangeScanPage> {
+  async rangeScan(tenantId: Id128, userId: Id128, after: bigint, upTo: bigint, limit: number, maxBytes?: number): Promise<RangeScanPage> {
     if (!isId128(tenantId) || !isId128(userId)) throw new InvalidInputError('rangeScan: ids must be canonical');
     assertSeqInEpoch(after, this.c.epoch);
     assertSeqInEpoch(upTo, this.c.epoch);
-    if (!Number.isInteger(limit) || limit < 1) throw new InvalidInputError(`rangeScan: limit must be an integer ≥ 1: ${limit}`);
+    const cutter = new PageCutter<MailboxEntry>(limit, maxBytes);
     if (after > upTo) return { entries: [], next: after, hasMore: false };
     const u = this.c.keys.user(tenantId, userId);
     for (let attempt = 0; attempt < SCAN_RETRIES; attempt++) {
       const now = this.c.clock.nowMs();
-      const reply = ScriptReply.of(await this.c.io.script(rangeScanCall(u, now, after, upTo, limit + 1, this.c.epoch), 'read'), 'rangeScan');
+      const reply = ScriptReply.of(await this.c.io.script(rangeScanCall(u, now, after, upTo, limit + 1, this.c.epoch, maxBytes), 'read'), 'rangeScan');
       switch (reply.code) {
         case ScriptCode.CURSOR_EXPIRED: {
           const boundary = u64FromHex16(reply.buf(1), 'cursor boundary');
@@ -52,7 +52,7 @@ export class RedisMailboxReads {
           continue;
         }
         case ScriptCode.OK:
-          return this.page(reply, tenantId, userId, upTo, limit, now);
+          return this.page(reply, tenantId, userId, upTo, cutter, now);
         default:
           throw errorForCode(reply.code, 'rangeScan: retention meta is damaged');
       }
@@ -60,11 +60,17 @@ export class RedisMailboxReads {
     throw new UnavailableError('rangeScan: retention meta kept changing under concurrent writers');
   }
 
-  private page(reply: ScriptReply, tenantId: Id128, userId: Id128, upTo: bigint, limit: number, now: bigint): RangeScanPage {
+  /**
+   * The page of a script answer: every answered entry decoded and checked, the live ones cut. The
+   * script stops reading where the page's budgets end (`more`): then the page ends at its last
+   * entry read — an entry the reader drops as expired still counts as read past.
+   */
+  private page(reply: ScriptReply, tenantId: Id128, userId: Id128, upTo: bigint, cutter: PageCutter<MailboxEntry>, now: bigint): RangeScanPage {
     if (reply.int(1) === 0) return { entries: [], next: upTo, hasMore: false };
+    const more = reply.int(2) === 1;
     const entries: MailboxEntry[] = [];
     let previous: bigint | null = null;
-    for (let i = 2; i < reply.length; i += 2) {
+    for (let i = 3; i < reply.length; i += 2) {
       const seq = u64FromHex16(reply.buf(i), 'entry seq');
       // Same bytes rewrite one member; a second member under one seq is another writer's entry.
       if (seq === previous) throw new CorruptEntryError(`entry ${seq} is stored twice with different bytes`);
@@ -79,8 +85,10 @@ export class RedisMailboxReads {
       if (e.tenantId !== tenantId || e.userId !== userId || e.mailboxSeq !== seq) throw new CorruptEntryError(`entry ${seq} carries other coordinates`);
       if (e.expiresAt > now) entries.push(e);
     }
-    const { taken, cut } = cutBatch(entries, limit);
-    if (cut) return { entries: taken, next: taken[taken.length - 1]!.mailboxSeq, hasMore: true };
+    for (const e of entries) if (!cutter.offer(e)) break;
+    const taken = cutter.taken;
+    if (cutter.cut) return { entries: taken, next: taken[taken.length - 1]!.mailboxSeq, hasMore: true };
+    if (more && previous !== null) return { entries: taken, next: previous, hasMore: true };
     return { entries: taken, next: upTo, hasMore: false };
   }
 

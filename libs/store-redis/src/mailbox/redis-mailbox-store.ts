@@ -125,8 +125,8 @@ export class RedisMailboxStore implements MailboxStore {
     return this.appender.append(groups, 'replace');
   }
 
-  rangeScan(tenantId: Id128, userId: Id128, after: bigint, upTo: bigint, limit: number): Promise<RangeScanPage> {
-    return this.reads.rangeScan(tenantId, userId, after, upTo, limit);
+  rangeScan(tenantId: Id128, userId: Id128, after: bigint, upTo: bigint, limit: number, maxBytes?: number): Promise<RangeScanPage> {
+    return this.reads.rangeScan(tenantId, userId, after, upTo, limit, maxBytes);
   }
 
   truncateBefore(tenantId: Id128, userId: Id128, seq: bigint): Promise<void> {

@@ -116,8 +116,8 @@ export class ScyllaMailboxStore implements MailboxStore {
     return writeEntries(this.ctx, prepareEntries(this.ctx, entries));
   }
 
-  rangeScan(tenantId: Id128, userId: Id128, after: bigint, upTo: bigint, limit: number): Promise<RangeScanPage> {
-    return rangeScan(this.readerCtx, tenantId, userId, after, upTo, limit);
+  rangeScan(tenantId: Id128, userId: Id128, after: bigint, upTo: bigint, limit: number, maxBytes?: number): Promise<RangeScanPage> {
+    return rangeScan(this.readerCtx, tenantId, userId, after, upTo, limit, maxBytes);
   }
 
   truncateBefore(tenantId: Id128, userId: Id128, seq: bigint): Promise<void> {

@@ -1,8 +1,8 @@
-import { CodecError, CorruptEntryError, InvalidInputError, UnavailableError, assertSeqInEpoch, checkCursor, cutBatch, decodeMailboxEntry, id128ToBytes, readerExpiryMarginMs } from '@qim/store-core';
+import { CodecError, CorruptEntryError, UnavailableError, assertSeqInEpoch, checkCursor, checkPageBudget, decodeMailboxEntry, id128ToBytes, readerExpiryMarginMs } from '@qim/store-core';
 import type { Id128, MailboxEntry, RangeScanPage, RetentionMeta } from '@qim/store-core';
 import { reqBlob, reqU64 } from '../cql/rows';
-import { ENTRY } from '../tables/entry-table';
 import type { MailboxContext } from '../context/mailbox-context';
+import { readEntryPage } from './entry-page-read';
 import { inspectRetention } from './inspect';
 import { readTrim } from './trim';
 
@@ -40,15 +40,16 @@ function expiringDuringScan(meta: RetentionMeta, after: bigint, nowMs: bigint, s
 /**
  * `rangeScan` (seed order): epoch check of both ends; `after > upTo` → `([], after)`; trim read
  * first; a user without retention meta → `([], upTo)` after the trim check; otherwise lazy
- * inspection, then `checkCursor(after, trim, gap)` (`CursorExpiredError`), then one ascending read of
- * at most `limit + 1` rows cut by the shared `cutBatch`. `next = upTo` only when nothing was cut and
+ * inspection, then `checkCursor(after, trim, gap)` (`CursorExpiredError`), then an ascending read of
+ * at most `limit + 1` rows in small requests that stops once the shared page cut (`limit` events,
+ * `maxBytes` payload bytes) is made (`readEntryPage`). `next = upTo` only when nothing was cut and
  * no ledger day could have expired during the read (an empty page caused by TTL never claims coverage).
  */
-export async function rangeScan(ctx: MailboxContext, tenantId: Id128, userId: Id128, after: bigint, upTo: bigint, limit: number): Promise<RangeScanPage> {
+export async function rangeScan(ctx: MailboxContext, tenantId: Id128, userId: Id128, after: bigint, upTo: bigint, limit: number, maxBytes?: number): Promise<RangeScanPage> {
   const { epoch } = ctx.shardEpoch;
   assertSeqInEpoch(after, epoch);
   assertSeqInEpoch(upTo, epoch);
-  if (!Number.isInteger(limit) || limit < 1) throw new InvalidInputError(`limit must be an integer ≥ 1: ${limit}`);
+  checkPageBudget(limit, maxBytes);
   if (after > upTo) return { entries: [], next: after, hasMore: false };
   const tenant = id128ToBytes(tenantId);
   const user = id128ToBytes(userId);
@@ -58,14 +59,13 @@ export async function rangeScan(ctx: MailboxContext, tenantId: Id128, userId: Id
     const meta = await inspectRetention(ctx, tenant, user);
     if (meta === null) return { entries: [], next: upTo, hasMore: false };
     checkCursor(after, trim, meta.gap);
-    const rows = await ctx.cql.rows(ENTRY.range, [tenant, user, after, upTo, limit + 1]);
+    const { taken, cut } = await readEntryPage(ctx, [tenant, user], after, upTo, limit, maxBytes, (r) => decodeRow(r, tenantId, userId));
     const due = expiringDuringScan(meta, after, ctx.clock.nowMs(), ctx.clockSkewAllowanceMs);
     if (due !== null) {
       const wait = Number(due - ctx.clock.nowMs());
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       continue;
     }
-    const { taken, cut } = cutBatch(rows.map((r) => decodeRow(r, tenantId, userId)), limit);
     const last = taken[taken.length - 1];
     return { entries: taken, next: cut && last ? last.mailboxSeq : upTo, hasMore: cut };
   }

@@ -1,0 +1,49 @@
+import { ReadBudget } from '@qim/service-kit';
+import { headers, hex, mailboxTestApp, messageRecord } from './testing/mailbox-test-app';
+import type { MailboxTestApp } from './testing/mailbox-test-app';
+
+const T = hex(0xa1);
+const USER = hex(0x11);
+const MiB = 1024 * 1024;
+
+/** Resolves once `condition` holds (checked after each turn of the event loop): the moment is observed, not slept for. */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((r) => setImmediate(r));
+}
+
+describe('mailbox sync pages under the read budget (QIM_READ_BUDGET_BYTES)', () => {
+  let t: MailboxTestApp;
+  const budget = new ReadBudget({ totalBytes: 2 * MiB, waitMs: 0 });
+  beforeEach(async () => {
+    t = await mailboxTestApp({ readBudget: budget });
+    await t.deliver(messageRecord(T, 1n, USER, t.clock.nowMs()), [USER]);
+  });
+  afterEach(() => t.app.close());
+
+  const sync = (maxBytes: number) => t.app.inject({ url: `/v1/mailboxes/${USER}/entries?max_bytes=${maxBytes}`, headers: headers(T, USER) });
+
+  it('a large page beyond what the pages in flight leave gets 503 UNAVAILABLE with Retry-After; it is served once they end', async () => {
+    const release = t.holdScans();
+    const first = sync(2 * MiB);
+    await until(() => budget.inUseBytes === 2 * MiB);
+
+    const refused = await sync(MiB);
+    expect([refused.statusCode, refused.headers['retry-after'], refused.json().code]).toEqual([503, '1', 'UNAVAILABLE']);
+
+    release();
+    const served = await first;
+    expect([served.statusCode, served.json().entries.length]).toEqual([200, 1]);
+    expect(budget.inUseBytes).toBe(0);
+    expect((await sync(MiB)).statusCode).toBe(200);
+  });
+
+  it('a long poll holds no share while it waits', async () => {
+    const page = (await sync(2 * MiB)).json();
+    const waiting = t.app.inject({ url: `/v1/mailboxes/${USER}/entries?max_bytes=${2 * MiB}&after=${page.next_after}&wait_ms=4000`, headers: headers(T, USER) });
+    await until(() => t.board.waiterCount() > 0);
+    expect(budget.inUseBytes).toBe(0);
+    expect((await sync(2 * MiB)).statusCode).toBe(200);
+    await t.deliver(messageRecord(T, 2n, USER, t.clock.nowMs()), [USER]);
+    expect((await waiting).json().entries).toHaveLength(1);
+  });
+});
