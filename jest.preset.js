@@ -16,9 +16,12 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
     '^@qim/store-core$': alias('libs/store-core/src/index.ts'),
+    '^@qim/store-core/testing$': alias('libs/store-core/src/testing.ts'),
     '^@qim/store-memory$': alias('libs/store-memory/src/index.ts'),
     '^@qim/store-redis$': alias('libs/store-redis/src/index.ts'),
+    '^@qim/store-redis/testing$': alias('libs/store-redis/src/testing.ts'),
     '^@qim/store-scylla$': alias('libs/store-scylla/src/index.ts'),
+    '^@qim/store-scylla/testing$': alias('libs/store-scylla/src/testing.ts'),
     '^@qim/store-contract/testing$': alias('libs/store-contract/src/testing.ts'),
     '^@qim/bus$': alias('libs/bus/src/index.ts'),
     '^@qim/service-kit$': alias('libs/service-kit/src/index.ts'),

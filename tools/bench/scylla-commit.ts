@@ -21,7 +21,8 @@ import { tracker } from 'cassandra-driver';
 import { DurableMessageCommitter, systemClock } from '@qim/store-core';
 import type { Id128, SendRequest } from '@qim/store-core';
 import { COMMIT_AUX_TTL_MS } from '@qim/store-core';
-import { MESSAGE_TABLES, ScyllaMessageStore, connectSession, migrate, scyllaTestConfigFromEnv } from '@qim/store-scylla';
+import { MESSAGE_TABLES, ScyllaMessageStore, connectSession, migrate } from '@qim/store-scylla';
+import { scyllaTestConfigFromEnv } from '@qim/store-scylla/testing';
 
 const SECONDS = Number(process.env['QIM_BENCH_SECONDS'] ?? 5);
 const IN_FLIGHT = (process.env['QIM_BENCH_IN_FLIGHT'] ?? '1,8,64').split(',').map(Number);

@@ -1,5 +1,6 @@
 import type { Id128 } from '@qim/store-core';
-import { InvalidInputError, ManualClock, epochStartSeq } from '@qim/store-core';
+import { InvalidInputError, epochStartSeq } from '@qim/store-core';
+import { ManualClock } from '@qim/store-core/testing';
 import { memoryMailboxBackend } from '@qim/service-kit';
 import { FrontierBoard } from './frontier-board';
 import { MailboxReader } from './mailbox-reader';

@@ -1,7 +1,8 @@
 import type { ConsumedPage, ConsumedRecord } from '@qim/bus';
 import { dispatchRecordsOf } from '@qim/bus';
 import type { DispatchRecord, Id128, MailboxStore, MessageRecord } from '@qim/store-core';
-import { FrontierGapError, ManualClock, encodeDispatchRecord, epochStartSeq, seqForWatermark } from '@qim/store-core';
+import { FrontierGapError, encodeDispatchRecord, epochStartSeq, seqForWatermark } from '@qim/store-core';
+import { ManualClock } from '@qim/store-core/testing';
 import { ServiceMetrics, memoryMailboxBackend } from '@qim/service-kit';
 import type { BoardEvent } from './frontier-board';
 import { FrontierBoard } from './frontier-board';

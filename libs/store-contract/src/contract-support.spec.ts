@@ -1,4 +1,5 @@
-import { ConflictError, ManualClock, NotFoundError, UNREAD_PRECISE_LIMIT } from '@qim/store-core';
+import { ConflictError, NotFoundError, UNREAD_PRECISE_LIMIT } from '@qim/store-core';
+import { ManualClock } from '@qim/store-core/testing';
 import { UNREAD_VECTORS } from './message/unread-vectors';
 import { expectStoreError } from './support/expect-error';
 import { TimeControl } from './support/time-control';

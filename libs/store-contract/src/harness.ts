@@ -1,4 +1,5 @@
-import type { Id128, MailboxGcConfig, MailboxStore, ManualClock, MessageStore, ShardEpoch } from '@qim/store-core';
+import type { Id128, MailboxGcConfig, MailboxStore, MessageStore, ShardEpoch } from '@qim/store-core';
+import type { ManualClock } from '@qim/store-core/testing';
 
 /**
  * What a backend gives the contract suite. Hooks that reach below the store interface exist only to

@@ -1,4 +1,5 @@
-import { CodecError, CorruptEntryError, DAY_MS, InvalidInputError, ManualClock, UnavailableError, commitKeyString, composeMailboxSeq, epochStartSeq, recordFromIntent } from '@qim/store-core';
+import { CodecError, CorruptEntryError, DAY_MS, InvalidInputError, UnavailableError, commitKeyString, composeMailboxSeq, epochStartSeq, recordFromIntent } from '@qim/store-core';
+import { ManualClock } from '@qim/store-core/testing';
 import type { Id128, SendRequest } from '@qim/store-core';
 import { randomBytes } from 'node:crypto';
 import { MemoryMailboxBackend } from './mailbox/memory-mailbox-backend';

@@ -1,7 +1,5 @@
-export { KEYSPACE_RE, PRODUCTION_MIN_RF, productionScyllaConfig, testScyllaConfig } from './config/scylla-config';
+export { KEYSPACE_RE, PRODUCTION_MIN_RF, productionScyllaConfig, developmentScyllaConfig } from './config/scylla-config';
 export type { ScyllaConfig, ScyllaConfigInput, ScyllaConfigMode } from './config/scylla-config';
-export { TEST_ENV_VARS, scyllaTestConfigFromEnv } from './testing/scylla-test-env';
-export { RequestTally } from './testing/request-tally';
 export { connectSession } from './session/scylla-session';
 export type { ClientTuning, ScyllaSession } from './session/scylla-session';
 export type { TableSpec } from './schema/table-spec';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { KafkaOutboxPublisher, createKafka, ensureTopics } from '@qim/bus';
 import type { Id128, SendRequest } from '@qim/store-core';
-import { DurableMessageCommitter, FanoutLimitError, ManualClock, RecoveryRunner } from '@qim/store-core';
+import { DurableMessageCommitter, FanoutLimitError, RecoveryRunner } from '@qim/store-core';
+import { ManualClock } from '@qim/store-core/testing';
 import { ServiceMetrics, memoryMessageBackend } from '@qim/service-kit';
 import { MemoryMembership } from '@qim/store-memory';
 import { HybridLogicalClock } from './identity/hybrid-clock';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CommitIntent, Id128, MessageStore, OutboxPublisher, Publication, SendRequest } from '@qim/store-core';
-import { COMMIT_AUX_TTL_MS, DurableMessageCommitter, ManualClock } from '@qim/store-core';
+import { COMMIT_AUX_TTL_MS, DurableMessageCommitter } from '@qim/store-core';
+import { ManualClock } from '@qim/store-core/testing';
 import { connectRedis } from '@qim/store-redis';
 import { ServiceMetrics, memoryMessageBackend, redisMessageBackend } from '@qim/service-kit';
 import { housekeepingLoop } from './housekeeping';

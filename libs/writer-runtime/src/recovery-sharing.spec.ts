@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CommitIntent, Id128, MessageStore, OutboxPublisher, Publication, SendRequest } from '@qim/store-core';
-import { DurableMessageCommitter, ManualClock, RecoveryRunner, UnavailableError, commitKeyString } from '@qim/store-core';
+import { DurableMessageCommitter, RecoveryRunner, UnavailableError, commitKeyString } from '@qim/store-core';
+import { ManualClock } from '@qim/store-core/testing';
 import { redisMessageBackend } from '@qim/service-kit';
 import { openCoordination } from './coordination';
 import type { RecoveryClaims } from '@qim/store-core';

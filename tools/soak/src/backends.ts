@@ -3,7 +3,7 @@ import { decodeMailboxEntry, decodeMessageRecord } from '@qim/store-core';
 import { MemoryMailboxBackend, MemoryMailboxStore, MemoryMessageBackend, MemoryMessageStore } from '@qim/store-memory';
 import { RedisMailboxStore, RedisMessageStore, connectRedis } from '@qim/store-redis';
 import type { ScyllaSession } from '@qim/store-scylla';
-import { ALL_TABLES, ScyllaMailboxStore, ScyllaMessageStore, connectSession, migrate, testScyllaConfig } from '@qim/store-scylla';
+import { ALL_TABLES, ScyllaMailboxStore, ScyllaMessageStore, connectSession, migrate, developmentScyllaConfig } from '@qim/store-scylla';
 
 import type { BackendKind } from './structures';
 import { redisStructureOf } from './structures';
@@ -179,7 +179,7 @@ export async function openScylla(
   dispatchCreatedAt: (dispatchId: string) => bigint | undefined,
   keep: boolean,
 ): Promise<SoakBackend> {
-  const config = testScyllaConfig({ contactPoints: [t.contactPoint], keyspace: t.keyspace, localDataCenter: t.dataCenter, replicationFactor: 1 });
+  const config = developmentScyllaConfig({ contactPoints: [t.contactPoint], keyspace: t.keyspace, localDataCenter: t.dataCenter, replicationFactor: 1 });
   const session = await connectSession(config);
   await dropKeyspace(session, t.keyspace);
   await migrate(session, ALL_TABLES);

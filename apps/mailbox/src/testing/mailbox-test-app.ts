@@ -1,7 +1,8 @@
 import type { ConsumedPage } from '@qim/bus';
 import { dispatchRecordsOf } from '@qim/bus';
 import type { DispatchRecord, Id128, MailboxStore, MessageRecord } from '@qim/store-core';
-import { ManualClock, encodeDispatchRecord } from '@qim/store-core';
+import { encodeDispatchRecord } from '@qim/store-core';
+import { ManualClock } from '@qim/store-core/testing';
 import { ServiceMetrics, memoryMailboxBackend } from '@qim/service-kit';
 import type { ReadBudget } from '@qim/service-kit';
 import { FrontierBoard, MailboxReader, ShardStatusReader, ShardWorker } from '@qim/mailbox-runtime';

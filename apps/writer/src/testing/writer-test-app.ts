@@ -1,5 +1,6 @@
 import type { CommitIntent, Id128, MembershipDirectory, MessageStore, OutboxPublisher, Publication } from '@qim/store-core';
-import { DurableMessageCommitter, ManualClock, UnavailableError } from '@qim/store-core';
+import { DurableMessageCommitter, UnavailableError } from '@qim/store-core';
+import { ManualClock } from '@qim/store-core/testing';
 import { LeaseLostError, memoryMessageBackend, ReadBudget, ServiceMetrics, serviceServerOptions } from '@qim/service-kit';
 import {
   DeadlineSender,

@@ -9,7 +9,7 @@ import {
   connectSession,
   migrate,
   productionScyllaConfig,
-  testScyllaConfig,
+  developmentScyllaConfig,
 } from '@qim/store-scylla';
 import { UnavailableError } from '@qim/store-core';
 import type { ScyllaBackendConfig } from '../config/scylla-env';
@@ -23,7 +23,7 @@ import { StoreCache } from './store-cache';
  */
 export function scyllaStoreConfig(cfg: ScyllaBackendConfig): ScyllaConfig {
   const input = { contactPoints: cfg.hosts, keyspace: cfg.keyspace, localDataCenter: cfg.localDataCenter, replicationFactor: cfg.replicationFactor };
-  return cfg.replicationFactor >= PRODUCTION_MIN_RF ? productionScyllaConfig(input) : testScyllaConfig(input);
+  return cfg.replicationFactor >= PRODUCTION_MIN_RF ? productionScyllaConfig(input) : developmentScyllaConfig(input);
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { ManualClock } from '@qim/store-core';
+import type { ManualClock } from '@qim/store-core/testing';
 
 /** Extra real time waited past an expiry: server TTLs have whole-second granularity. */
 export const REAL_TTL_MARGIN_MS = 1_100n;

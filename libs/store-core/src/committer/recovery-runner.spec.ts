@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors/domain-errors';
 import type { Id128 } from '../model/ids';
 import type { CommitSnapshot } from '../model/message';
-import { ManualClock } from '../ports/clock';
+import { ManualClock } from '../testing/manual-clock';
 import type { MessageStore } from '../ports/message-store';
 import type { DurableMessageCommitter } from './durable-message-committer';
 import { RecoveryRunner } from './recovery-runner';

@@ -1,4 +1,5 @@
-import { CursorExpiredError, DAY_MS, ManualClock, composeMailboxSeq, dayOf, decodeActiveLedger, entryExpiry, epochStartSeq } from '@qim/store-core';
+import { CursorExpiredError, DAY_MS, composeMailboxSeq, dayOf, decodeActiveLedger, entryExpiry, epochStartSeq } from '@qim/store-core';
+import { ManualClock } from '@qim/store-core/testing';
 import type { Id128, MailboxEntryInput } from '@qim/store-core';
 import { MemoryMailboxBackend, userKey } from './memory-mailbox-backend';
 import { MemoryMailboxStore } from './memory-mailbox-store';

@@ -1,4 +1,5 @@
-import { CursorExpiredError, DAY_MS, ManualClock, composeMailboxSeq, dispatchDedupeExpiry, entryExpiry, epochStartSeq } from '@qim/store-core';
+import { CursorExpiredError, DAY_MS, composeMailboxSeq, dispatchDedupeExpiry, entryExpiry, epochStartSeq } from '@qim/store-core';
+import { ManualClock } from '@qim/store-core/testing';
 import type { DispatchPage, DispatchRecord, Id128 } from '@qim/store-core';
 import { MemoryMailboxBackend } from './memory-mailbox-backend';
 import { MemoryMailboxStore } from './memory-mailbox-store';

@@ -1,4 +1,4 @@
-import { ManualClock } from '@qim/store-core';
+import { ManualClock } from '@qim/store-core/testing';
 import { MESSAGE_CRASH_TEXT } from '@qim/store-contract/testing';
 import type { MailboxHarnessFactory, MessageHarnessFactory } from '@qim/store-contract/testing';
 import { MemoryMailboxInspector } from '../mailbox/mailbox-inspection';

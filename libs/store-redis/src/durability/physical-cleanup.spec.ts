@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { DAY_MS, ManualClock, composeMailboxSeq, dayOf, entryExpiry, epochStartSeq, recordFromIntent } from '@qim/store-core';
+import { DAY_MS, composeMailboxSeq, dayOf, entryExpiry, epochStartSeq, recordFromIntent } from '@qim/store-core';
+import { ManualClock } from '@qim/store-core/testing';
 import type { DispatchRecord, Id128, SendRequest } from '@qim/store-core';
 import type { Redis } from 'ioredis';
 import { RedisMailboxStore } from '../mailbox/redis-mailbox-store';

@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
-import { FrontierGapError, ManualClock, composeMailboxSeq, epochStartSeq } from '@qim/store-core';
+import { FrontierGapError, composeMailboxSeq, epochStartSeq } from '@qim/store-core';
+import { ManualClock } from '@qim/store-core/testing';
 import type { DispatchRecord, Id128 } from '@qim/store-core';
 import { Redis } from 'ioredis';
 import { RedisKeys } from '../keys/redis-keys';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { DurableMessageCommitter, ManualClock, RecoveryRunner, composeMailboxSeq, epochStartSeq } from '@qim/store-core';
+import { DurableMessageCommitter, RecoveryRunner, composeMailboxSeq, epochStartSeq } from '@qim/store-core';
+import { ManualClock } from '@qim/store-core/testing';
 import type { Id128, MailboxEntryInput, OutboxPublisher, Publication, SendOutcome, SendRequest } from '@qim/store-core';
 import { Redis } from 'ioredis';
 import { RedisMailboxStore } from '../mailbox/redis-mailbox-store';

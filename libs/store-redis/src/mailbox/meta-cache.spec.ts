@@ -1,4 +1,5 @@
-import { LEARNT_LEDGER_TRUST_MS, ManualClock } from '@qim/store-core';
+import { LEARNT_LEDGER_TRUST_MS } from '@qim/store-core';
+import { ManualClock } from '@qim/store-core/testing';
 import { MetaCache, NO_KNOWN_META } from './meta-cache';
 
 describe('MetaCache with a clock (issue 27: an expiry may move earlier)', () => {

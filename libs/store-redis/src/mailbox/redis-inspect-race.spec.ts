@@ -1,4 +1,5 @@
-import { CursorExpiredError, DAY_MS, ManualClock, applyInspect, dayOf } from '@qim/store-core';
+import { CursorExpiredError, DAY_MS, applyInspect, dayOf } from '@qim/store-core';
+import { ManualClock } from '@qim/store-core/testing';
 import type { Id128, MailboxEntryInput, MailboxGcConfig } from '@qim/store-core';
 import { LUA_SCRIPTS } from '../generated/lua-scripts';
 import { RedisKeys } from '../keys/redis-keys';

@@ -1,14 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import {
-  COMMIT_AUX_TTL_MS,
-  DurableMessageCommitter,
-  ManualClock,
-  RecoveryRunner,
-  encodeMessageRecord,
-  encodeSendRequest,
-  identityOfEncodedRequest,
-  recordFromIntent,
-} from '@qim/store-core';
+import { COMMIT_AUX_TTL_MS, DurableMessageCommitter, RecoveryRunner, encodeMessageRecord, encodeSendRequest, identityOfEncodedRequest, recordFromIntent } from '@qim/store-core';
+import { ManualClock } from '@qim/store-core/testing';
 import type { Id128, OutboxPublisher, Publication, SendRequest } from '@qim/store-core';
 import type { Redis } from 'ioredis';
 import { countSocketWrites } from '../redis/socket-writes';

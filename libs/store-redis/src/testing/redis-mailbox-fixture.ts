@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { DAY_MS, ManualClock, composeMailboxSeq, epochStartSeq } from '@qim/store-core';
+import { DAY_MS, composeMailboxSeq, epochStartSeq } from '@qim/store-core';
+import { ManualClock } from '@qim/store-core/testing';
 import type { DispatchPage, DispatchRecord, Id128, MailboxGcConfig, ShardEpoch } from '@qim/store-core';
 import type { Redis } from 'ioredis';
 import type { MailboxFaults } from '../mailbox/mailbox-faults';

@@ -1,4 +1,4 @@
-import { ManualClock } from '@qim/store-core';
+import { ManualClock } from '@qim/store-core/testing';
 import type { MailboxStore } from '@qim/store-core';
 import type { MailboxStoreHarness } from '@qim/store-contract/testing';
 import { RedisKeys } from '../keys/redis-keys';

@@ -1,4 +1,4 @@
-import { ManualClock } from '@qim/store-core';
+import { ManualClock } from '@qim/store-core/testing';
 import type { Id128 } from '@qim/store-core';
 import { MESSAGE_CRASH_TEXT } from '@qim/store-contract/testing';
 import type { MessageStoreHarness } from '@qim/store-contract/testing';

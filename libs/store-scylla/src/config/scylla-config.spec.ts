@@ -1,5 +1,5 @@
 import { InvalidInputError } from '@qim/store-core';
-import { productionScyllaConfig, testScyllaConfig } from './scylla-config';
+import { productionScyllaConfig, developmentScyllaConfig } from './scylla-config';
 import { scyllaTestConfigFromEnv } from '../testing/scylla-test-env';
 
 const good = { contactPoints: ['10.0.0.1:9042', 'db2'], keyspace: 'qim_prod', localDataCenter: 'dc1', replicationFactor: 3 };
@@ -36,10 +36,10 @@ describe('ScyllaConfig', () => {
   });
 
   it('the explicit test/development constructor allows RF 1 but keeps every other check', () => {
-    expect(testScyllaConfig({ ...good, replicationFactor: 1 }).mode).toBe('test');
-    expect(() => testScyllaConfig({ ...good, replicationFactor: 0 })).toThrow(InvalidInputError);
-    expect(() => testScyllaConfig({ ...good, keyspace: 'Bad' })).toThrow(InvalidInputError);
-    expect(() => testScyllaConfig({ ...good, localDataCenter: '' })).toThrow(InvalidInputError);
+    expect(developmentScyllaConfig({ ...good, replicationFactor: 1 }).mode).toBe('test');
+    expect(() => developmentScyllaConfig({ ...good, replicationFactor: 0 })).toThrow(InvalidInputError);
+    expect(() => developmentScyllaConfig({ ...good, keyspace: 'Bad' })).toThrow(InvalidInputError);
+    expect(() => developmentScyllaConfig({ ...good, localDataCenter: '' })).toThrow(InvalidInputError);
   });
 });
 

@@ -63,6 +63,6 @@ export function productionScyllaConfig(input: ScyllaConfigInput): ScyllaConfig {
 }
 
 /** Explicit test/development configuration: the same checks, but RF 1 is allowed. */
-export function testScyllaConfig(input: ScyllaConfigInput): ScyllaConfig {
+export function developmentScyllaConfig(input: ScyllaConfigInput): ScyllaConfig {
   return build(input, 'test', 1);
 }

@@ -1,4 +1,5 @@
-import { CursorExpiredError, DAY_MS, LEARNT_LEDGER_TRUST_MS, ManualClock, composeMailboxSeq, dayOf, entryExpiry } from '@qim/store-core';
+import { CursorExpiredError, DAY_MS, LEARNT_LEDGER_TRUST_MS, composeMailboxSeq, dayOf, entryExpiry } from '@qim/store-core';
+import { ManualClock } from '@qim/store-core/testing';
 import type { Id128, MailboxEntryInput } from '@qim/store-core';
 import { ScyllaMailboxStore } from './scylla-mailbox-store';
 import { randomShard, rid } from '../testing/dispatch-driver';

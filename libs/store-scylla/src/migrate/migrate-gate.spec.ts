@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { InvalidInputError } from '@qim/store-core';
-import { testScyllaConfig } from '../config/scylla-config';
+import { developmentScyllaConfig } from '../config/scylla-config';
 import type { ScyllaConfig } from '../config/scylla-config';
 import { scyllaTestConfigFromEnv } from '../testing/scylla-test-env';
 import { MESSAGE_TABLES } from '../message/message-tables';
@@ -20,7 +20,7 @@ import type { MigrationEvent } from './migrate';
 jest.setTimeout(180_000);
 
 const base = scyllaTestConfigFromEnv(process.env, `_mig_${randomBytes(3).toString('hex')}`);
-const named = (suffix: string, over: Partial<ScyllaConfig> = {}): ScyllaConfig => testScyllaConfig({ ...base, keyspace: `${base.keyspace}${suffix}`, ...over });
+const named = (suffix: string, over: Partial<ScyllaConfig> = {}): ScyllaConfig => developmentScyllaConfig({ ...base, keyspace: `${base.keyspace}${suffix}`, ...over });
 const sessions: ScyllaSession[] = [];
 const open = async (config: ScyllaConfig): Promise<ScyllaSession> => {
   const s = await connectSession(config);

@@ -1,6 +1,6 @@
 import { errors, types } from 'cassandra-driver';
 import type { Client } from 'cassandra-driver';
-import { testScyllaConfig } from '../config/scylla-config';
+import { developmentScyllaConfig } from '../config/scylla-config';
 import type { ScyllaSession } from '../session/scylla-session';
 import { defineTable } from '../schema/table-spec';
 import { checkReadiness } from './readiness';
@@ -10,7 +10,7 @@ import { checkReadiness } from './readiness';
  * tablets, nodes down, another DC). The live gate (`migrate-gate.spec.ts`) covers the real server.
  */
 const table = defineTable({ name: 't', create: 'CREATE TABLE IF NOT EXISTS {ks}.t (k blob PRIMARY KEY, v bigint)', columns: { k: 'blob', v: 'bigint' }, addable: [] });
-const config = testScyllaConfig({ contactPoints: ['h1'], keyspace: 'ks', localDataCenter: 'dc1', replicationFactor: 3 });
+const config = developmentScyllaConfig({ contactPoints: ['h1'], keyspace: 'ks', localDataCenter: 'dc1', replicationFactor: 3 });
 
 interface Script {
   scylla: Record<string, unknown>[] | 'absent';

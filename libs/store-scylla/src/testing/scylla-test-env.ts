@@ -1,5 +1,5 @@
 import { InvalidInputError } from '@qim/store-core';
-import { testScyllaConfig } from '../config/scylla-config';
+import { developmentScyllaConfig } from '../config/scylla-config';
 import type { ScyllaConfig } from '../config/scylla-config';
 
 /** The variables of the isolated Scylla/Cassandra cluster used by the gate. */
@@ -17,7 +17,7 @@ export function scyllaTestConfigFromEnv(env: NodeJS.ProcessEnv = process.env, ke
   }
   const rfText = (env['QIM_TEST_SCYLLA_RF'] ?? '').trim();
   if (!/^[1-9][0-9]?$/.test(rfText)) throw new InvalidInputError(`QIM_TEST_SCYLLA_RF must be a positive integer, got ${JSON.stringify(rfText)}`);
-  return testScyllaConfig({
+  return developmentScyllaConfig({
     contactPoints: (env['QIM_TEST_SCYLLA_ADDR'] ?? '').split(','),
     keyspace: `${(env['QIM_TEST_SCYLLA_KEYSPACE'] ?? '').trim()}${keyspaceSuffix}`,
     localDataCenter: (env['QIM_TEST_SCYLLA_DC'] ?? '').trim(),

@@ -1,0 +1,5 @@
+/**
+ * Test seams of store-core (`@qim/store-core/testing`): for specs, the contract suite, the soak and
+ * the benchmarks — never imported by production code.
+ */
+export { ManualClock } from './testing/manual-clock';

@@ -1,0 +1,3 @@
+/** Test seams of the Scylla backend (`@qim/store-scylla/testing`): the gate's environment and a request counter. */
+export { TEST_ENV_VARS, scyllaTestConfigFromEnv } from './testing/scylla-test-env';
+export { RequestTally } from './testing/request-tally';
