@@ -23,7 +23,7 @@
   of the per-day index day:<epoch>:<day> (lex order = seq order), one `ZADD` per day of the user's
   entries. Rewriting the same bytes is a no-op. Other bytes under a written seq: write 'add'
   (applyPage, where the dispatch index proves one record per seq) adds a second member, which
-  `range-scan-v2` answers and the reader refuses as corrupt; write 'replace' (appendBatch, whose
+  `range-scan-v3` answers and the reader refuses as corrupt; write 'replace' (appendBatch, whose
   replay overwrites the group) first removes the seq's members (`ZREMRANGEBYLEX`, per entry).
   The day key carries the physical expiry of its entries (logical expiry + grace, computed by the
   caller: the same value on every rewrite), set when the call adds a new proof member (a new (day,
