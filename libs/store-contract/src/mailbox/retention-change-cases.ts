@@ -7,7 +7,7 @@ import type { MailboxContext } from './mailbox-fixtures';
 import { dispatchTo, pageOf } from './page-fixtures';
 
 /** How far ahead the shorter retention's "yesterday" bucket expires. */
-const SOON_MS = 2_000n;
+const SOON_MS = 3_000n;
 
 /**
  * Issue 27 (4): a retention decrease during a rolling restart — two stores with different retention

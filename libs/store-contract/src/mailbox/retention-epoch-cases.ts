@@ -6,7 +6,7 @@ import { entryInput, retentionExpiringYesterdayIn, seqAt, topOf } from './mailbo
 import type { MailboxContext } from './mailbox-fixtures';
 
 /** How far ahead the "yesterday" bucket of these cases expires. */
-const SOON_MS = 2_000n;
+const SOON_MS = 3_000n;
 /**
  * The lag of the newer epoch's writer: its day looks three hours from expiry, beyond every
  * backend's fast-path margin (one hour plus the skew allowance), so it raises only its bucket proof.

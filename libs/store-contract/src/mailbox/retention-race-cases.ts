@@ -5,7 +5,7 @@ import { TIMED_CASE_TIMEOUT_MS } from '../support/time-control';
 import { entryInput, retentionExpiringYesterdayIn, seqAt, startOf, topOf } from './mailbox-fixtures';
 import type { MailboxContext } from './mailbox-fixtures';
 
-const SOON_MS = 1_500n;
+const SOON_MS = 3_000n;
 const USERS = 12;
 
 /**
