@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Load } from '../checker/load';
 import type { Deployment } from '../stack/deployment';
+import { redisModeEnv } from './redis-drills';
 import type { Drill, DrillContext } from './drill';
 import { checkWith, deploy } from './harness';
 import type { AdmissionWhileStalled } from './shard-faults';
@@ -104,14 +105,9 @@ export const refusedShard: Drill = {
   summary: 'one shard refused at start-up (store restored from an older backup) while the other delivers: sends go on being admitted, the documented reset resolves it',
   needs: 'redis',
   run: async (ctx) => {
-    const need = (k: string): string => {
-      const v = ctx.infraEnv[k];
-      if (!v) throw new Error(`${k} missing from tools/infra/infra env`);
-      return v;
-    };
-    const env = { QIM_STORE_BACKEND: 'redis', QIM_REDIS_URL: need('QIM_REDIS_URL'), QIM_KAFKA_BROKERS: need('QIM_KAFKA_BROKERS') };
+    const env = redisModeEnv(ctx);
     const d = await deploy(ctx, env, { writers: 1, mailboxes: 1 });
-    const redis = new Redis(env.QIM_REDIS_URL, { maxRetriesPerRequest: 3, lazyConnect: true });
+    const redis = new Redis(env['QIM_REDIS_URL']!, { maxRetriesPerRequest: 3, lazyConnect: true });
     let round: RefusedRound | null = null;
     try {
       await redis.connect();

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Load } from '../checker/load';
 import type { Deployment } from '../stack/deployment';
+import { redisModeEnv } from './redis-drills';
 import type { Drill, DrillContext } from './drill';
 import { checkWith, deploy } from './harness';
 import type { AdmissionWhileStalled } from './shard-faults';
@@ -124,14 +125,9 @@ export const sourceHole: Drill = {
   summary: 'the mailbox store loses its last frontier writes under a running mailbox: the shard stalls at the hole while sends go on being admitted, the operator action resolves it',
   needs: 'redis',
   run: async (ctx) => {
-    const need = (k: string): string => {
-      const v = ctx.infraEnv[k];
-      if (!v) throw new Error(`${k} missing from tools/infra/infra env`);
-      return v;
-    };
-    const env = { QIM_STORE_BACKEND: 'redis', QIM_REDIS_URL: need('QIM_REDIS_URL'), QIM_KAFKA_BROKERS: need('QIM_KAFKA_BROKERS') };
+    const env = redisModeEnv(ctx);
     const d = await deploy(ctx, env, { writers: 1, mailboxes: 1 });
-    const redis = new Redis(env.QIM_REDIS_URL, { maxRetriesPerRequest: 3, lazyConnect: true });
+    const redis = new Redis(env['QIM_REDIS_URL']!, { maxRetriesPerRequest: 3, lazyConnect: true });
     try {
       await redis.connect();
       const windows = ctx.size === 'short' ? [[0.15, 0.35]] : [[0.1, 0.25], [0.5, 0.65]];
