@@ -24,7 +24,8 @@ export interface StoreLifetimes {
 export interface SoakBackend {
   readonly kind: BackendKind;
   readonly messages: MessageStore;
-  storeFor(shard: number): Promise<MailboxStore>;
+  /** The mailbox store of `shard` bound to mailbox `epoch` (one instance per shard and epoch). */
+  storeFor(shard: number, epoch: number): Promise<MailboxStore>;
   /**
    * Rows / keys per structure held at simulated time `nowMs` (see each backend for how server TTLs,
    * which run on real time, are accounted at the simulated time).
@@ -44,18 +45,18 @@ function physicalRows(table: unknown): number {
   return n;
 }
 
-export function openMemory(clock: Clock, life: StoreLifetimes, epoch: number): SoakBackend {
+export function openMemory(clock: Clock, life: StoreLifetimes): SoakBackend {
   const msg = new MemoryMessageBackend();
   const mbx = new MemoryMailboxBackend();
   const messages = new MemoryMessageStore({ clock, backend: msg, commitAuxTtlMs: life.commitAuxTtlMs });
-  const stores = new Map<number, MemoryMailboxStore>();
+  const stores = new Map<string, MemoryMailboxStore>();
   return {
     kind: 'memory',
     messages,
     where: 'in-process maps',
-    storeFor: async (shard) => {
-      let s = stores.get(shard);
-      if (!s) stores.set(shard, (s = new MemoryMailboxStore({ shardEpoch: { shard, epoch }, gc: life.gc, clock, backend: mbx, releasedProofTtlMs: life.releasedProofTtlMs })));
+    storeFor: async (shard, epoch) => {
+      let s = stores.get(`${shard}:${epoch}`);
+      if (!s) stores.set(`${shard}:${epoch}`, (s = new MemoryMailboxStore({ shardEpoch: { shard, epoch }, gc: life.gc, clock, backend: mbx, releasedProofTtlMs: life.releasedProofTtlMs })));
       return s;
     },
     census: async () => ({
@@ -79,12 +80,12 @@ export function openMemory(clock: Clock, life: StoreLifetimes, epoch: number): S
   };
 }
 
-export async function openRedis(url: string, namespace: string, clock: Clock, life: StoreLifetimes, epoch: number, keep: boolean): Promise<SoakBackend> {
+export async function openRedis(url: string, namespace: string, clock: Clock, life: StoreLifetimes, keep: boolean): Promise<SoakBackend> {
   const redis = await connectRedis(url);
   const admin = await connectRedis(url);
   const common = { redis, namespace, clock, ownsConnection: false, physicalGraceMs: life.physicalGraceMs };
   const messages = new RedisMessageStore({ ...common, commitAuxTtlMs: life.commitAuxTtlMs });
-  const stores = new Map<number, RedisMailboxStore>();
+  const stores = new Map<string, RedisMailboxStore>();
   const scanAll = async (): Promise<string[]> => {
     const keys: string[] = [];
     let cursor = '0';
@@ -99,9 +100,9 @@ export async function openRedis(url: string, namespace: string, clock: Clock, li
     kind: 'redis',
     messages,
     where: `${url} namespace ${namespace}`,
-    storeFor: async (shard) => {
-      let s = stores.get(shard);
-      if (!s) stores.set(shard, (s = new RedisMailboxStore({ ...common, shardEpoch: { shard, epoch }, gc: life.gc })));
+    storeFor: async (shard, epoch) => {
+      let s = stores.get(`${shard}:${epoch}`);
+      if (!s) stores.set(`${shard}:${epoch}`, (s = new RedisMailboxStore({ ...common, shardEpoch: { shard, epoch }, gc: life.gc })));
       return s;
     },
     census: async (nowMs) => {
@@ -175,7 +176,6 @@ export async function openScylla(
   t: ScyllaTarget,
   clock: Clock,
   life: StoreLifetimes,
-  epoch: number,
   dispatchCreatedAt: (dispatchId: string) => bigint | undefined,
   keep: boolean,
 ): Promise<SoakBackend> {
@@ -184,7 +184,7 @@ export async function openScylla(
   await dropKeyspace(session, t.keyspace);
   await migrate(session, ALL_TABLES);
   const messages = new ScyllaMessageStore(session, { clock, commitAuxTtlMs: life.commitAuxTtlMs });
-  const stores = new Map<number, ScyllaMailboxStore>();
+  const stores = new Map<string, ScyllaMailboxStore>();
   const ks = t.keyspace;
   const tables = ALL_TABLES.map((x) => x.name);
   /** Released bucket proofs (a TTL on the row) → the simulated time the census first saw them released. */
@@ -247,9 +247,9 @@ export async function openScylla(
     kind: 'scylla',
     messages,
     where: `${t.contactPoint} keyspace ${ks}`,
-    storeFor: async (shard) => {
-      let s = stores.get(shard);
-      if (!s) stores.set(shard, (s = new ScyllaMailboxStore({ session, shardEpoch: { shard, epoch }, gc: life.gc, clock, releasedProofTtlSeconds: Number(life.releasedProofTtlMs / 1000n) })));
+    storeFor: async (shard, epoch) => {
+      let s = stores.get(`${shard}:${epoch}`);
+      if (!s) stores.set(`${shard}:${epoch}`, (s = new ScyllaMailboxStore({ session, shardEpoch: { shard, epoch }, gc: life.gc, clock, releasedProofTtlSeconds: Number(life.releasedProofTtlMs / 1000n) })));
       return s;
     },
     census: async (now) => {
