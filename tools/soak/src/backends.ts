@@ -24,8 +24,12 @@ export interface StoreLifetimes {
 export interface SoakBackend {
   readonly kind: BackendKind;
   readonly messages: MessageStore;
-  /** The mailbox store of `shard` bound to mailbox `epoch` (one instance per shard and epoch). */
-  storeFor(shard: number, epoch: number): Promise<MailboxStore>;
+  /**
+   * The mailbox store of `shard` bound to mailbox `epoch`, with `gc` (default: the backend's; another
+   * retention is another store on the same storage, as a process started with another setting).
+   * One instance per shard, epoch and gc.
+   */
+  storeFor(shard: number, epoch: number, gc?: MailboxGcConfig): Promise<MailboxStore>;
   /**
    * Rows / keys per structure held at simulated time `nowMs` (see each backend for how server TTLs,
    * which run on real time, are accounted at the simulated time).
@@ -54,9 +58,10 @@ export function openMemory(clock: Clock, life: StoreLifetimes): SoakBackend {
     kind: 'memory',
     messages,
     where: 'in-process maps',
-    storeFor: async (shard, epoch) => {
-      let s = stores.get(`${shard}:${epoch}`);
-      if (!s) stores.set(`${shard}:${epoch}`, (s = new MemoryMailboxStore({ shardEpoch: { shard, epoch }, gc: life.gc, clock, backend: mbx, releasedProofTtlMs: life.releasedProofTtlMs })));
+    storeFor: async (shard, epoch, gc = life.gc) => {
+      const key = `${shard}:${epoch}:${gc.entryRetentionMs}:${gc.dispatchDedupeMs}`;
+      let s = stores.get(key);
+      if (!s) stores.set(key, (s = new MemoryMailboxStore({ shardEpoch: { shard, epoch }, gc, clock, backend: mbx, releasedProofTtlMs: life.releasedProofTtlMs })));
       return s;
     },
     census: async () => ({
@@ -100,9 +105,10 @@ export async function openRedis(url: string, namespace: string, clock: Clock, li
     kind: 'redis',
     messages,
     where: `${url} namespace ${namespace}`,
-    storeFor: async (shard, epoch) => {
-      let s = stores.get(`${shard}:${epoch}`);
-      if (!s) stores.set(`${shard}:${epoch}`, (s = new RedisMailboxStore({ ...common, shardEpoch: { shard, epoch }, gc: life.gc })));
+    storeFor: async (shard, epoch, gc = life.gc) => {
+      const key = `${shard}:${epoch}:${gc.entryRetentionMs}:${gc.dispatchDedupeMs}`;
+      let s = stores.get(key);
+      if (!s) stores.set(key, (s = new RedisMailboxStore({ ...common, shardEpoch: { shard, epoch }, gc })));
       return s;
     },
     census: async (nowMs) => {
@@ -247,9 +253,10 @@ export async function openScylla(
     kind: 'scylla',
     messages,
     where: `${t.contactPoint} keyspace ${ks}`,
-    storeFor: async (shard, epoch) => {
-      let s = stores.get(`${shard}:${epoch}`);
-      if (!s) stores.set(`${shard}:${epoch}`, (s = new ScyllaMailboxStore({ session, shardEpoch: { shard, epoch }, gc: life.gc, clock, releasedProofTtlSeconds: Number(life.releasedProofTtlMs / 1000n) })));
+    storeFor: async (shard, epoch, gc = life.gc) => {
+      const key = `${shard}:${epoch}:${gc.entryRetentionMs}:${gc.dispatchDedupeMs}`;
+      let s = stores.get(key);
+      if (!s) stores.set(key, (s = new ScyllaMailboxStore({ session, shardEpoch: { shard, epoch }, gc, clock, releasedProofTtlSeconds: Number(life.releasedProofTtlMs / 1000n) })));
       return s;
     },
     census: async (now) => {

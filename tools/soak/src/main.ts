@@ -14,7 +14,8 @@ const USAGE = `usage: tools/soak/run --backend memory|redis|scylla|all [--days N
   --keep              leave the soak's Redis keys / Cassandra keyspace in place afterwards
   --redis-db N        Redis logical database of the soak (default 7; ignored when QIM_REDIS_URL names one)
   --sabotage KIND     the run must FAIL: drop-entry | double-entry (the soak's devices lose / double every 400th entry),
-                      epoch-bump (at the mid-run mailbox epoch bump the devices jump to the new epoch's start)
+                      epoch-bump (at the mid-run mailbox epoch bump the devices jump to the new epoch's start),
+                      retention-decrease (after it, devices read on from a CURSOR_EXPIRED's boundary without resyncing)
   --out DIR           where the table, JSON and chart go (default .infra/soak)
 Redis and Cassandra from the environment: eval "$(tools/infra/infra env)" (QIM_REDIS_URL, QIM_TEST_SCYLLA_ADDR, QIM_TEST_SCYLLA_DC).`;
 
@@ -29,7 +30,7 @@ interface Args {
   readonly out: string;
 }
 
-const SABOTAGES: readonly SoakSabotage[] = ['drop-entry', 'double-entry', 'epoch-bump'];
+const SABOTAGES: readonly SoakSabotage[] = ['drop-entry', 'double-entry', 'epoch-bump', 'retention-decrease'];
 
 function parseArgs(argv: readonly string[]): Args {
   let backend: string | null = null;
@@ -99,6 +100,8 @@ function planFor(backend: BackendKind, a: Args): SoakPlan {
     seed: a.seed,
     // the mailbox epoch bump, at noon of the middle day (short run included)
     epochBumpDay: Math.max(1, Math.ceil(a.days / 2)),
+    // a retention decrease by one day on one of two sets of stores, both running from a third of the run
+    retentionDecrease: { fromDay: Math.max(1, Math.floor(a.days / 3)), toDays: retentionDays - 1 },
     ...(a.sabotage ? { sabotage: a.sabotage } : {}),
   };
 }

@@ -30,6 +30,12 @@ export interface SoakPlan {
    * day (at noon); devices keep their cursors of the old epoch. Absent: no bump.
    */
   readonly epochBumpDay?: number;
+  /**
+   * A retention decrease during a rolling restart: from 6 a.m. of `fromDay` on, a second set of
+   * mailbox stores with `toDays` of retention runs on the same storage beside the first (pages and
+   * syncs alternate between the two) until the end. Absent: one retention.
+   */
+  readonly retentionDecrease?: { readonly fromDay: number; readonly toDays: number };
 }
 
 /**
@@ -37,9 +43,11 @@ export interface SoakPlan {
  * device lose every 400th entry it was given, 'double-entry' count every 400th twice; 'epoch-bump'
  * makes every device move its cursor to the start of the new epoch at the bump, keeping what it
  * holds (a client that skips to the new epoch instead of resyncing on EPOCH_MISMATCH: the old
- * epoch's entries it had not synced yet are silently skipped).
+ * epoch's entries it had not synced yet are silently skipped); 'retention-decrease' makes devices,
+ * once the shorter retention runs, read on from the retained boundary a CURSOR_EXPIRED names
+ * without resyncing (what expired under the cursor is silently skipped).
  */
-export type SoakSabotage = 'drop-entry' | 'double-entry' | 'epoch-bump';
+export type SoakSabotage = 'drop-entry' | 'double-entry' | 'epoch-bump' | 'retention-decrease';
 
 /** What one backend's soak produced. */
 export interface SoakResult {
@@ -204,12 +212,19 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
     });
     const runner = new RecoveryRunner(backend.messages, committer, { graceMs: life.recoveryGraceMs, maxItems: 500, clock });
     const mailboxMetrics = new ServiceMetrics('mailbox');
+    /** After the retention decrease: the gc of the second set of stores (both sets run, calls alternate). */
+    let shorter: typeof life.gc | null = null;
+    let alternate = 0;
+    const storeOf = (shard: number, epoch: number) => (shorter !== null && alternate++ % 2 === 1 ? backend.storeFor(shard, epoch, shorter) : backend.storeFor(shard, epoch));
+    /** The retention the checks judge by: the shorter one once it runs (an entry may expire by it). */
+    const retentionMs = (): bigint => shorter?.entryRetentionMs ?? life.gc.entryRetentionMs;
+    const retentionDays = (): number => (shorter !== null ? plan.retentionDecrease!.toDays : plan.retentionDays);
     /** The mailbox processes of one epoch: shard worker and reader over that epoch's stores, their board. */
     const startMailbox = async (epoch: number): Promise<{ epoch: number; since: bigint | undefined; worker: ShardWorker; reader: MailboxReader }> => {
       const board = new FrontierBoard();
-      const worker = new ShardWorker({ storeFor: (s) => backend.storeFor(s, epoch), board, metrics: mailboxMetrics, log: quietLog, now: () => Number(clock.nowMs()) });
+      const worker = new ShardWorker({ storeFor: (s) => storeOf(s, epoch), board, metrics: mailboxMetrics, log: quietLog, now: () => Number(clock.nowMs()) });
       await worker.onAssigned(Array.from({ length: plan.shards }, (_, i) => i));
-      const reader = new MailboxReader({ storeFor: (s) => backend.storeFor(s, epoch), shardCount: plan.shards, epoch, board });
+      const reader = new MailboxReader({ storeFor: (s) => storeOf(s, epoch), shardCount: plan.shards, epoch, board });
       return { epoch, since: epoch === FIRST_EPOCH ? undefined : clock.nowMs(), worker, reader };
     };
     let mailbox = await startMailbox(FIRST_EPOCH);
@@ -360,12 +375,16 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
           // 410 for the device (service-kit RESYNC_CODES): CURSOR_EXPIRED, or EPOCH_MISMATCH for a
           // cursor of the epoch before a bump; either way it drops its state and resyncs
           if (!(err instanceof CursorExpiredError) && !(err instanceof EpochMismatchError)) throw err;
-          if (ids.length > 0) d.view.record({ kind: 'pages', messageIds: ids.splice(0), seqs: seqs.splice(0) }, now, life.gc.entryRetentionMs, marginFresh, owed, mailbox.since);
-          d.view.record({ kind: 'cursor-expired' }, now, life.gc.entryRetentionMs, marginFresh, owed, mailbox.since);
+          if (plan.sabotage === 'retention-decrease' && shorter !== null && err instanceof CursorExpiredError) {
+            d.cursor = err.boundary;
+            continue;
+          }
+          if (ids.length > 0) d.view.record({ kind: 'pages', messageIds: ids.splice(0), seqs: seqs.splice(0) }, now, retentionMs(), marginFresh, owed, mailbox.since);
+          d.view.record({ kind: 'cursor-expired' }, now, retentionMs(), marginFresh, owed, mailbox.since);
           if (err instanceof EpochMismatchError) counters.epochMismatch++;
           else counters.cursorExpired++;
-          if (err instanceof CursorExpiredError && d.periodDays !== null && d.periodDays + 1 < plan.retentionDays) {
-            violations.push(`${d.view.name}: CURSOR_EXPIRED although it syncs every ${d.periodDays} day(s) and entries live ${plan.retentionDays} days`);
+          if (err instanceof CursorExpiredError && d.periodDays !== null && d.periodDays + 1 < retentionDays()) {
+            violations.push(`${d.view.name}: CURSOR_EXPIRED although it syncs every ${d.periodDays} day(s) and entries live ${retentionDays()} days`);
           }
           d.cursor = null;
           continue;
@@ -381,7 +400,7 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
         if (!page.hasMore) break;
       }
       const result: SyncResult = { kind: 'pages', messageIds: ids, seqs };
-      d.view.record(result, now, life.gc.entryRetentionMs, marginFresh, owed, mailbox.since);
+      d.view.record(result, now, retentionMs(), marginFresh, owed, mailbox.since);
       counters.syncs++;
       violations.push(...d.view.expectations(owed, (id) => acked.has(id) || pending.has(id)));
     };
@@ -425,6 +444,10 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
       counters = { acked: 0, replays: 0, publishFailures: 0, recovered: 0, syncs: 0, cursorExpired: 0, epochMismatch: 0 };
       for (let step = 0; step < STEPS_PER_DAY; step++) {
         await advanceTo(t0 + BigInt(day - 1) * dayMs + BigInt(step) * stepMs);
+        if (day === plan.retentionDecrease?.fromDay && step === STEPS_PER_DAY / 4) {
+          shorter = { ...life.gc, entryRetentionMs: BigInt(plan.retentionDecrease.toDays) * dayMs };
+          progress(`${plan.backend} day ${String(day).padStart(2)}: retention decrease at 6 a.m.: stores with ${plan.retentionDecrease.toDays} days run beside those with ${plan.retentionDays}`);
+        }
         if (day === plan.epochBumpDay && step === STEPS_PER_DAY / 2) {
           await bumpEpoch();
           progress(`${plan.backend} day ${String(day).padStart(2)}: mailbox epoch bump at noon, now epoch ${mailbox.epoch}`);
