@@ -35,6 +35,17 @@ export interface SoakBackend {
    * which run on real time, are accounted at the simulated time).
    */
   census(nowMs: bigint): Promise<Record<string, number>>;
+  /**
+   * Redis only: a server that loses its last writes (a backup restored, or a restart under
+   * `appendfsync everysec`), made deterministic: `snapshot()` keeps the mailbox's keys (`{mb:…}`,
+   * `{sf:…}`: DUMP and absolute expiry), `restore()` puts them back behind the stores' backs —
+   * every mailbox write in between is lost, the message store's keys are untouched.
+   * `keepFrontiers` (sabotage): the shard frontiers keep their values, standing over the lost
+   * entries — what the store's run-id and frontier checks exist to prevent.
+   */
+  readonly lostWrites?: { snapshot(): Promise<number>; restore(keepFrontiers?: boolean): Promise<number> };
+  /** A mailbox process restart: the mailbox store instances are closed and new ones opened on next use. */
+  restartMailboxStores(): Promise<void>;
   /** Where the data lives (printed). */
   readonly where: string;
   close(): Promise<void>;
@@ -64,6 +75,10 @@ export function openMemory(clock: Clock, life: StoreLifetimes): SoakBackend {
       if (!s) stores.set(key, (s = new MemoryMailboxStore({ shardEpoch: { shard, epoch }, gc, clock, backend: mbx, releasedProofTtlMs: life.releasedProofTtlMs })));
       return s;
     },
+    restartMailboxStores: async () => {
+      for (const s of stores.values()) await s.close();
+      stores.clear();
+    },
     census: async () => ({
       commit: physicalRows(msg.commits),
       seq_claim: physicalRows(msg.seqClaims),
@@ -91,6 +106,9 @@ export async function openRedis(url: string, namespace: string, clock: Clock, li
   const common = { redis, namespace, clock, ownsConnection: false, physicalGraceMs: life.physicalGraceMs };
   const messages = new RedisMessageStore({ ...common, commitAuxTtlMs: life.commitAuxTtlMs });
   const stores = new Map<string, RedisMailboxStore>();
+  /** The mailbox's keys (shard frontiers and dispatch index, users' mailboxes) — what lostWrites rolls back. */
+  const mailboxKey = (k: string): boolean => k.startsWith(`${namespace}:{mb:`) || k.startsWith(`${namespace}:{sf:`);
+  let snapshot: { key: string; dump: Buffer; at: number }[] | null = null;
   const scanAll = async (): Promise<string[]> => {
     const keys: string[] = [];
     let cursor = '0';
@@ -110,6 +128,34 @@ export async function openRedis(url: string, namespace: string, clock: Clock, li
       let s = stores.get(key);
       if (!s) stores.set(key, (s = new RedisMailboxStore({ ...common, shardEpoch: { shard, epoch }, gc })));
       return s;
+    },
+    restartMailboxStores: async () => {
+      for (const s of stores.values()) await s.close();
+      stores.clear();
+    },
+    lostWrites: {
+      snapshot: async () => {
+        snapshot = [];
+        for (const k of (await scanAll()).filter(mailboxKey)) {
+          const [dump, at] = await Promise.all([admin.dumpBuffer(k), admin.pexpiretime(k)]);
+          if (dump !== null) snapshot.push({ key: k, dump, at: Number(at) });
+        }
+        return snapshot.length;
+      },
+      restore: async (keepFrontiers = false) => {
+        if (snapshot === null) throw new Error('soak: lost writes restored without a snapshot');
+        const frontier = (k: string): boolean => k.includes(':mbd-frontier:');
+        const now = (await scanAll()).filter((k) => mailboxKey(k) && !(keepFrontiers && frontier(k)));
+        snapshot = snapshot.filter((x) => !(keepFrontiers && frontier(x.key)));
+        for (let i = 0; i < now.length; i += 500) await admin.del(...now.slice(i, i + 500));
+        for (const { key, dump, at } of snapshot) {
+          if (at > 0) await admin.call('RESTORE', key, String(at), dump, 'ABSTTL', 'REPLACE');
+          else await admin.call('RESTORE', key, '0', dump, 'REPLACE');
+        }
+        const n = snapshot.length;
+        snapshot = null;
+        return n;
+      },
     },
     census: async (nowMs) => {
       const counts: Record<string, number> = {};
@@ -258,6 +304,10 @@ export async function openScylla(
       let s = stores.get(key);
       if (!s) stores.set(key, (s = new ScyllaMailboxStore({ session, shardEpoch: { shard, epoch }, gc, clock, releasedProofTtlSeconds: Number(life.releasedProofTtlMs / 1000n) })));
       return s;
+    },
+    restartMailboxStores: async () => {
+      for (const s of stores.values()) await s.close();
+      stores.clear();
     },
     census: async (now) => {
       const counts: Record<string, number> = {};

@@ -15,7 +15,8 @@ const USAGE = `usage: tools/soak/run --backend memory|redis|scylla|all [--days N
   --redis-db N        Redis logical database of the soak (default 7; ignored when QIM_REDIS_URL names one)
   --sabotage KIND     the run must FAIL: drop-entry | double-entry (the soak's devices lose / double every 400th entry),
                       epoch-bump (at the mid-run mailbox epoch bump the devices jump to the new epoch's start),
-                      retention-decrease (after it, devices read on from a CURSOR_EXPIRED's boundary without resyncing)
+                      retention-decrease (after it, devices read on from a CURSOR_EXPIRED's boundary without resyncing),
+                      lost-writes (redis: when Redis loses the mailbox's last writes, the shard frontiers stay over the lost entries)
   --out DIR           where the table, JSON and chart go (default .infra/soak)
 Redis and Cassandra from the environment: eval "$(tools/infra/infra env)" (QIM_REDIS_URL, QIM_TEST_SCYLLA_ADDR, QIM_TEST_SCYLLA_DC).`;
 
@@ -30,7 +31,7 @@ interface Args {
   readonly out: string;
 }
 
-const SABOTAGES: readonly SoakSabotage[] = ['drop-entry', 'double-entry', 'epoch-bump', 'retention-decrease'];
+const SABOTAGES: readonly SoakSabotage[] = ['drop-entry', 'double-entry', 'epoch-bump', 'retention-decrease', 'lost-writes'];
 
 function parseArgs(argv: readonly string[]): Args {
   let backend: string | null = null;
@@ -101,6 +102,8 @@ function planFor(backend: BackendKind, a: Args): SoakPlan {
     // the mailbox epoch bump, at noon of the middle day (short run included)
     epochBumpDay: Math.max(1, Math.ceil(a.days / 2)),
     // a retention decrease by one day on one of two sets of stores, both running from a third of the run
+    // redis: the mailbox's writes of the last hour of a day lost, after the devices read them
+    lostWritesDay: Math.max(1, Math.ceil(a.days * 0.7)),
     retentionDecrease: { fromDay: Math.max(1, Math.floor(a.days / 3)), toDays: retentionDays - 1 },
     ...(a.sabotage ? { sabotage: a.sabotage } : {}),
   };

@@ -36,6 +36,13 @@ export interface SoakPlan {
    * syncs alternate between the two) until the end. Absent: one retention.
    */
   readonly retentionDecrease?: { readonly fromDay: number; readonly toDays: number };
+  /**
+   * Redis: the server loses the mailbox's last writes: its keys are snapshot at 11 p.m. of this day
+   * and put back after the day's syncs (the last step's pages and the end-of-day drain are lost,
+   * after daily devices read them); the mailbox restarts and its shard check resets each shard's
+   * position to its frontier + 1 (the runbook's reset-offsets). Absent (or no `lostWrites`): none.
+   */
+  readonly lostWritesDay?: number;
 }
 
 /**
@@ -45,9 +52,11 @@ export interface SoakPlan {
  * holds (a client that skips to the new epoch instead of resyncing on EPOCH_MISMATCH: the old
  * epoch's entries it had not synced yet are silently skipped); 'retention-decrease' makes devices,
  * once the shorter retention runs, read on from the retained boundary a CURSOR_EXPIRED names
- * without resyncing (what expired under the cursor is silently skipped).
+ * without resyncing (what expired under the cursor is silently skipped); 'lost-writes' keeps the
+ * shard frontiers when Redis loses the mailbox's last writes, so they stand over the lost entries
+ * (what the store's run-id and frontier checks prevent).
  */
-export type SoakSabotage = 'drop-entry' | 'double-entry' | 'epoch-bump' | 'retention-decrease';
+export type SoakSabotage = 'drop-entry' | 'double-entry' | 'epoch-bump' | 'retention-decrease' | 'lost-writes';
 
 /** What one backend's soak produced. */
 export interface SoakResult {
@@ -220,14 +229,34 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
     const retentionMs = (): bigint => shorter?.entryRetentionMs ?? life.gc.entryRetentionMs;
     const retentionDays = (): number => (shorter !== null ? plan.retentionDecrease!.toDays : plan.retentionDays);
     /** The mailbox processes of one epoch: shard worker and reader over that epoch's stores, their board. */
-    const startMailbox = async (epoch: number): Promise<{ epoch: number; since: bigint | undefined; worker: ShardWorker; reader: MailboxReader }> => {
+    const startMailbox = async (epoch: number, since = epoch === FIRST_EPOCH ? undefined : clock.nowMs()): Promise<{ epoch: number; since: bigint | undefined; worker: ShardWorker; reader: MailboxReader }> => {
       const board = new FrontierBoard();
       const worker = new ShardWorker({ storeFor: (s) => storeOf(s, epoch), board, metrics: mailboxMetrics, log: quietLog, now: () => Number(clock.nowMs()) });
       await worker.onAssigned(Array.from({ length: plan.shards }, (_, i) => i));
       const reader = new MailboxReader({ storeFor: (s) => storeOf(s, epoch), shardCount: plan.shards, epoch, board });
-      return { epoch, since: epoch === FIRST_EPOCH ? undefined : clock.nowMs(), worker, reader };
+      return { epoch, since, worker, reader };
     };
     let mailbox = await startMailbox(FIRST_EPOCH);
+    /**
+     * After Redis lost the mailbox's last writes: the mailbox restarts (new store instances) and its
+     * shard check resets every shard whose frontier is behind the group's position to frontier + 1
+     * (or the epoch's start when the frontier vanished).
+     */
+    const restartAfterLoss = async (): Promise<number> => {
+      mailbox.worker.onRevoked('soak: mailbox restart after lost writes');
+      await backend.restartMailboxStores();
+      mailbox = await startMailbox(mailbox.epoch, mailbox.since);
+      let reset = 0;
+      for (let shard = 0; shard < plan.shards; shard++) {
+        const { offset } = await (await backend.storeFor(shard, mailbox.epoch)).frontier();
+        const to = offset === null ? epochStart[shard]! : offset + 1n;
+        if (to < dispatchLog.position(shard)) {
+          dispatchLog.rewind(shard, to);
+          reset++;
+        }
+      }
+      return reset;
+    };
     const router = new MessageRouter({ producer: dispatchProducer, shardCount: plan.shards, metrics: mailboxMetrics, log: quietLog });
     /**
      * The runbook's epoch bump: every mailbox stops (the old epoch's worker is revoked), the new
@@ -236,8 +265,11 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
      * with EPOCH_MISMATCH (410, a resync like CURSOR_EXPIRED), then they sync from the new epoch's
      * start (sabotage 'epoch-bump': they jump there at once, without the resync).
      */
+    /** Where each shard's group started in the current epoch (a vanished frontier resets to it). */
+    let epochStart = Array.from({ length: plan.shards }, () => 0n);
     const bumpEpoch = async (): Promise<void> => {
       mailbox.worker.onRevoked('soak: mailbox epoch bump');
+      epochStart = epochStart.map((_, shard) => dispatchLog.position(shard));
       mailbox = await startMailbox(mailbox.epoch + 1);
       if (plan.sabotage === 'epoch-bump') for (const d of devices) if (d.cursor !== null) d.cursor = epochStartSeq(mailbox.epoch);
     };
@@ -444,6 +476,9 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
       counters = { acked: 0, replays: 0, publishFailures: 0, recovered: 0, syncs: 0, cursorExpired: 0, epochMismatch: 0 };
       for (let step = 0; step < STEPS_PER_DAY; step++) {
         await advanceTo(t0 + BigInt(day - 1) * dayMs + BigInt(step) * stepMs);
+        if (day === plan.lostWritesDay && step === STEPS_PER_DAY - 1 && backend.lostWrites) {
+          progress(`${plan.backend} day ${String(day).padStart(2)}: 11 p.m. snapshot of the mailbox's ${await backend.lostWrites.snapshot()} keys (the writes after it will be lost)`);
+        }
         if (day === plan.retentionDecrease?.fromDay && step === STEPS_PER_DAY / 4) {
           shorter = { ...life.gc, entryRetentionMs: BigInt(plan.retentionDecrease.toDays) * dayMs };
           progress(`${plan.backend} day ${String(day).padStart(2)}: retention decrease at 6 a.m.: stores with ${plan.retentionDecrease.toDays} days run beside those with ${plan.retentionDays}`);
@@ -509,6 +544,11 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
       await timed('syncs', async () => {
         for (const d of devices) if (d.periodDays !== null && day % d.periodDays === 0) await syncDevice(d);
       });
+      if (day === plan.lostWritesDay && backend.lostWrites) {
+        const keys = await backend.lostWrites.restore(plan.sabotage === 'lost-writes');
+        const reset = await restartAfterLoss();
+        progress(`${plan.backend} day ${String(day).padStart(2)}: after the syncs, Redis lost the mailbox's writes since 11 p.m. (${keys} keys of the snapshot put back); mailbox restarted, ${reset} shard position(s) reset to the frontier`);
+      }
       violations.push(...health.failures.splice(0));
       samples.push({ day, counts: await timed('census', () => backend.census(clock.nowMs())) });
       for (const k of Object.keys(counters) as (keyof typeof counters)[]) totals[k]! += counters[k];
