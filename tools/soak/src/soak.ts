@@ -33,7 +33,8 @@ export interface SoakPlan {
   /**
    * A retention decrease during a rolling restart: from 6 a.m. of `fromDay` on, a second set of
    * mailbox stores with `toDays` of retention runs on the same storage beside the first (pages and
-   * syncs alternate between the two) until the end. Absent: one retention.
+   * syncs alternate between the two); from 6 a.m. the next day (the restart done) only the second
+   * set runs. Absent: one retention.
    */
   readonly retentionDecrease?: { readonly fromDay: number; readonly toDays: number };
   /**
@@ -223,8 +224,9 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
     const mailboxMetrics = new ServiceMetrics('mailbox');
     /** After the retention decrease: the gc of the second set of stores (both sets run, calls alternate). */
     let shorter: typeof life.gc | null = null;
+    let shorterOnly = false;
     let alternate = 0;
-    const storeOf = (shard: number, epoch: number) => (shorter !== null && alternate++ % 2 === 1 ? backend.storeFor(shard, epoch, shorter) : backend.storeFor(shard, epoch));
+    const storeOf = (shard: number, epoch: number) => (shorter !== null && (shorterOnly || alternate++ % 2 === 1) ? backend.storeFor(shard, epoch, shorter) : backend.storeFor(shard, epoch));
     /** The retention the checks judge by: the shorter one once it runs (an entry may expire by it). */
     const retentionMs = (): bigint => shorter?.entryRetentionMs ?? life.gc.entryRetentionMs;
     const retentionDays = (): number => (shorter !== null ? plan.retentionDecrease!.toDays : plan.retentionDays);
@@ -482,6 +484,10 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
         if (day === plan.retentionDecrease?.fromDay && step === STEPS_PER_DAY / 4) {
           shorter = { ...life.gc, entryRetentionMs: BigInt(plan.retentionDecrease.toDays) * dayMs };
           progress(`${plan.backend} day ${String(day).padStart(2)}: retention decrease at 6 a.m.: stores with ${plan.retentionDecrease.toDays} days run beside those with ${plan.retentionDays}`);
+        }
+        if (plan.retentionDecrease && day === plan.retentionDecrease.fromDay + 1 && step === STEPS_PER_DAY / 4) {
+          shorterOnly = true;
+          progress(`${plan.backend} day ${String(day).padStart(2)}: rolling restart done at 6 a.m.: only the stores with ${plan.retentionDecrease.toDays} days run`);
         }
         if (day === plan.epochBumpDay && step === STEPS_PER_DAY / 2) {
           await bumpEpoch();
