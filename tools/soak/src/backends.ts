@@ -24,12 +24,28 @@ export interface StoreLifetimes {
 export interface SoakBackend {
   readonly kind: BackendKind;
   readonly messages: MessageStore;
-  storeFor(shard: number): Promise<MailboxStore>;
+  /**
+   * The mailbox store of `shard` bound to mailbox `epoch`, with `gc` (default: the backend's; another
+   * retention is another store on the same storage, as a process started with another setting).
+   * One instance per shard, epoch and gc.
+   */
+  storeFor(shard: number, epoch: number, gc?: MailboxGcConfig): Promise<MailboxStore>;
   /**
    * Rows / keys per structure held at simulated time `nowMs` (see each backend for how server TTLs,
    * which run on real time, are accounted at the simulated time).
    */
   census(nowMs: bigint): Promise<Record<string, number>>;
+  /**
+   * Redis only: a server that loses its last writes (a backup restored, or a restart under
+   * `appendfsync everysec`), made deterministic: `snapshot()` keeps the mailbox's keys (`{mb:…}`,
+   * `{sf:…}`: DUMP and absolute expiry), `restore()` puts them back behind the stores' backs —
+   * every mailbox write in between is lost, the message store's keys are untouched.
+   * `keepFrontiers` (sabotage): the shard frontiers keep their values, standing over the lost
+   * entries — what the store's run-id and frontier checks exist to prevent.
+   */
+  readonly lostWrites?: { snapshot(): Promise<number>; restore(keepFrontiers?: boolean): Promise<number> };
+  /** A mailbox process restart: the mailbox store instances are closed and new ones opened on next use. */
+  restartMailboxStores(): Promise<void>;
   /** Where the data lives (printed). */
   readonly where: string;
   close(): Promise<void>;
@@ -44,19 +60,24 @@ function physicalRows(table: unknown): number {
   return n;
 }
 
-export function openMemory(clock: Clock, life: StoreLifetimes, epoch: number): SoakBackend {
+export function openMemory(clock: Clock, life: StoreLifetimes): SoakBackend {
   const msg = new MemoryMessageBackend();
   const mbx = new MemoryMailboxBackend();
   const messages = new MemoryMessageStore({ clock, backend: msg, commitAuxTtlMs: life.commitAuxTtlMs });
-  const stores = new Map<number, MemoryMailboxStore>();
+  const stores = new Map<string, MemoryMailboxStore>();
   return {
     kind: 'memory',
     messages,
     where: 'in-process maps',
-    storeFor: async (shard) => {
-      let s = stores.get(shard);
-      if (!s) stores.set(shard, (s = new MemoryMailboxStore({ shardEpoch: { shard, epoch }, gc: life.gc, clock, backend: mbx, releasedProofTtlMs: life.releasedProofTtlMs })));
+    storeFor: async (shard, epoch, gc = life.gc) => {
+      const key = `${shard}:${epoch}:${gc.entryRetentionMs}:${gc.dispatchDedupeMs}`;
+      let s = stores.get(key);
+      if (!s) stores.set(key, (s = new MemoryMailboxStore({ shardEpoch: { shard, epoch }, gc, clock, backend: mbx, releasedProofTtlMs: life.releasedProofTtlMs })));
       return s;
+    },
+    restartMailboxStores: async () => {
+      for (const s of stores.values()) await s.close();
+      stores.clear();
     },
     census: async () => ({
       commit: physicalRows(msg.commits),
@@ -79,12 +100,15 @@ export function openMemory(clock: Clock, life: StoreLifetimes, epoch: number): S
   };
 }
 
-export async function openRedis(url: string, namespace: string, clock: Clock, life: StoreLifetimes, epoch: number, keep: boolean): Promise<SoakBackend> {
+export async function openRedis(url: string, namespace: string, clock: Clock, life: StoreLifetimes, keep: boolean): Promise<SoakBackend> {
   const redis = await connectRedis(url);
   const admin = await connectRedis(url);
   const common = { redis, namespace, clock, ownsConnection: false, physicalGraceMs: life.physicalGraceMs };
   const messages = new RedisMessageStore({ ...common, commitAuxTtlMs: life.commitAuxTtlMs });
-  const stores = new Map<number, RedisMailboxStore>();
+  const stores = new Map<string, RedisMailboxStore>();
+  /** The mailbox's keys (shard frontiers and dispatch index, users' mailboxes) — what lostWrites rolls back. */
+  const mailboxKey = (k: string): boolean => k.startsWith(`${namespace}:{mb:`) || k.startsWith(`${namespace}:{sf:`);
+  let snapshot: { key: string; dump: Buffer; at: number }[] | null = null;
   const scanAll = async (): Promise<string[]> => {
     const keys: string[] = [];
     let cursor = '0';
@@ -99,10 +123,39 @@ export async function openRedis(url: string, namespace: string, clock: Clock, li
     kind: 'redis',
     messages,
     where: `${url} namespace ${namespace}`,
-    storeFor: async (shard) => {
-      let s = stores.get(shard);
-      if (!s) stores.set(shard, (s = new RedisMailboxStore({ ...common, shardEpoch: { shard, epoch }, gc: life.gc })));
+    storeFor: async (shard, epoch, gc = life.gc) => {
+      const key = `${shard}:${epoch}:${gc.entryRetentionMs}:${gc.dispatchDedupeMs}`;
+      let s = stores.get(key);
+      if (!s) stores.set(key, (s = new RedisMailboxStore({ ...common, shardEpoch: { shard, epoch }, gc })));
       return s;
+    },
+    restartMailboxStores: async () => {
+      for (const s of stores.values()) await s.close();
+      stores.clear();
+    },
+    lostWrites: {
+      snapshot: async () => {
+        snapshot = [];
+        for (const k of (await scanAll()).filter(mailboxKey)) {
+          const [dump, at] = await Promise.all([admin.dumpBuffer(k), admin.pexpiretime(k)]);
+          if (dump !== null) snapshot.push({ key: k, dump, at: Number(at) });
+        }
+        return snapshot.length;
+      },
+      restore: async (keepFrontiers = false) => {
+        if (snapshot === null) throw new Error('soak: lost writes restored without a snapshot');
+        const frontier = (k: string): boolean => k.includes(':mbd-frontier:');
+        const now = (await scanAll()).filter((k) => mailboxKey(k) && !(keepFrontiers && frontier(k)));
+        snapshot = snapshot.filter((x) => !(keepFrontiers && frontier(x.key)));
+        for (let i = 0; i < now.length; i += 500) await admin.del(...now.slice(i, i + 500));
+        for (const { key, dump, at } of snapshot) {
+          if (at > 0) await admin.call('RESTORE', key, String(at), dump, 'ABSTTL', 'REPLACE');
+          else await admin.call('RESTORE', key, '0', dump, 'REPLACE');
+        }
+        const n = snapshot.length;
+        snapshot = null;
+        return n;
+      },
     },
     census: async (nowMs) => {
       const counts: Record<string, number> = {};
@@ -175,7 +228,6 @@ export async function openScylla(
   t: ScyllaTarget,
   clock: Clock,
   life: StoreLifetimes,
-  epoch: number,
   dispatchCreatedAt: (dispatchId: string) => bigint | undefined,
   keep: boolean,
 ): Promise<SoakBackend> {
@@ -184,7 +236,7 @@ export async function openScylla(
   await dropKeyspace(session, t.keyspace);
   await migrate(session, ALL_TABLES);
   const messages = new ScyllaMessageStore(session, { clock, commitAuxTtlMs: life.commitAuxTtlMs });
-  const stores = new Map<number, ScyllaMailboxStore>();
+  const stores = new Map<string, ScyllaMailboxStore>();
   const ks = t.keyspace;
   const tables = ALL_TABLES.map((x) => x.name);
   /** Released bucket proofs (a TTL on the row) → the simulated time the census first saw them released. */
@@ -247,10 +299,15 @@ export async function openScylla(
     kind: 'scylla',
     messages,
     where: `${t.contactPoint} keyspace ${ks}`,
-    storeFor: async (shard) => {
-      let s = stores.get(shard);
-      if (!s) stores.set(shard, (s = new ScyllaMailboxStore({ session, shardEpoch: { shard, epoch }, gc: life.gc, clock, releasedProofTtlSeconds: Number(life.releasedProofTtlMs / 1000n) })));
+    storeFor: async (shard, epoch, gc = life.gc) => {
+      const key = `${shard}:${epoch}:${gc.entryRetentionMs}:${gc.dispatchDedupeMs}`;
+      let s = stores.get(key);
+      if (!s) stores.set(key, (s = new ScyllaMailboxStore({ session, shardEpoch: { shard, epoch }, gc, clock, releasedProofTtlSeconds: Number(life.releasedProofTtlMs / 1000n) })));
       return s;
+    },
+    restartMailboxStores: async () => {
+      for (const s of stores.values()) await s.close();
+      stores.clear();
     },
     census: async (now) => {
       const counts: Record<string, number> = {};

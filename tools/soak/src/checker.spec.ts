@@ -89,6 +89,16 @@ describe('DeviceView', () => {
     d.record({ kind: 'pages', messageIds: ['new'], seqs: [9n] }, 10n * DAY, retention, 0n, owed);
     expect(d.expectations(owed, known)).toEqual([]);
   });
+  it('owes a first sync in a later epoch what was created since the epoch began, still retained or not', () => {
+    const bump = 10n * DAY;
+    const owed = [msg('old-epoch', 1n, bump - 10n), msg('new-epoch', 2n, bump + 10n)];
+    const d = new DeviceView('d', 'u1');
+    d.record({ kind: 'pages', messageIds: ['new-epoch'], seqs: [9n] }, bump + DAY, retention, 0n, owed, bump);
+    expect(d.expectations(owed, known)).toEqual([]);
+    const skipped = new DeviceView('s', 'u1');
+    skipped.record({ kind: 'pages', messageIds: [], seqs: [] }, bump + DAY, retention, 0n, owed, bump);
+    expect(skipped.expectations(owed, known)).toEqual(['s: ACKed message new-epoch (conversation c1 seq 2) silently missing from the mailbox']);
+  });
   it('reports a duplicate under one cursor, not across a reset', () => {
     const owed = [msg('m1', 1n, 10n)];
     const d = new DeviceView('d', 'u1');

@@ -77,6 +77,7 @@ export function checkHistory(
 }
 
 /** What one device did in one sync (a run of pages until `hasMore` is false). */
+/** `cursor-expired`: a 410 resync answer (CURSOR_EXPIRED, or EPOCH_MISMATCH for a cursor of an older mailbox epoch). */
 export type SyncResult =
   | { readonly kind: 'pages'; readonly messageIds: readonly string[]; readonly seqs: readonly bigint[] }
   /** The store answered CURSOR_EXPIRED for the device's cursor: it resyncs from the retained boundary. */
@@ -115,8 +116,10 @@ export class DeviceView {
    * Records one sync at `nowMs`. A first sync (no cursor) starts at the retained boundary, so only
    * messages created after `nowMs − retentionMs + marginMs` are owed to it. A CURSOR_EXPIRED excuses
    * every owed message not delivered yet and resets the cursor (the next sync is a first sync).
+   * `epochFromMs`: when the reader's mailbox epoch began (a first sync starts at that epoch's start,
+   * so nothing created before it is owed to it); absent: the first epoch.
    */
-  record(result: SyncResult, nowMs: bigint, retentionMs: bigint, marginMs: bigint, owed: readonly AckedMessage[]): void {
+  record(result: SyncResult, nowMs: bigint, retentionMs: bigint, marginMs: bigint, owed: readonly AckedMessage[], epochFromMs?: bigint): void {
     this.syncs++;
     if (result.kind === 'cursor-expired') {
       this.expiredCount++;
@@ -126,7 +129,10 @@ export class DeviceView {
       this.lastSeq = null;
       return;
     }
-    if (this.validFrom === null) this.validFrom = nowMs - retentionMs + marginMs;
+    if (this.validFrom === null) {
+      const retained = nowMs - retentionMs + marginMs;
+      this.validFrom = epochFromMs !== undefined && epochFromMs > retained ? epochFromMs : retained;
+    }
     result.seqs.forEach((s) => {
       if (this.lastSeq !== null && s <= this.lastSeq) this.violations.push(`${this.name}: mailbox seq ${s} delivered after ${this.lastSeq}`);
       this.lastSeq = s;

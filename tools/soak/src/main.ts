@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import type { BackendKind } from './backends';
 import { openMemory, openRedis, openScylla } from './backends';
 import { storageTable } from './report';
-import type { OpenBackend, SoakPlan, SoakResult } from './soak';
+import type { OpenBackend, SoakPlan, SoakResult, SoakSabotage } from './soak';
 import { describeLifetimes, runSoak } from './soak';
 
 const USAGE = `usage: tools/soak/run --backend memory|redis|scylla|all [--days N] [--short] [--seed N] [--keep] [--redis-db N] [--sabotage KIND] [--out DIR]
@@ -13,7 +13,10 @@ const USAGE = `usage: tools/soak/run --backend memory|redis|scylla|all [--days N
   --seed N            load generator seed (default 1): a run is repeatable
   --keep              leave the soak's Redis keys / Cassandra keyspace in place afterwards
   --redis-db N        Redis logical database of the soak (default 7; ignored when QIM_REDIS_URL names one)
-  --sabotage KIND     drop-entry | double-entry: the soak's devices lose / double every 400th entry (the run must FAIL)
+  --sabotage KIND     the run must FAIL: drop-entry | double-entry (the soak's devices lose / double every 400th entry),
+                      epoch-bump (at the mid-run mailbox epoch bump the devices jump to the new epoch's start),
+                      retention-decrease (after it, devices read on from a CURSOR_EXPIRED's boundary without resyncing),
+                      lost-writes (redis: when Redis loses the mailbox's last writes, the shard frontiers stay over the lost entries)
   --out DIR           where the table, JSON and chart go (default .infra/soak)
 Redis and Cassandra from the environment: eval "$(tools/infra/infra env)" (QIM_REDIS_URL, QIM_TEST_SCYLLA_ADDR, QIM_TEST_SCYLLA_DC).`;
 
@@ -24,9 +27,11 @@ interface Args {
   readonly seed: number;
   readonly keep: boolean;
   readonly redisDb: number;
-  readonly sabotage: 'drop-entry' | 'double-entry' | null;
+  readonly sabotage: SoakSabotage | null;
   readonly out: string;
 }
+
+const SABOTAGES: readonly SoakSabotage[] = ['drop-entry', 'double-entry', 'epoch-bump', 'retention-decrease', 'lost-writes'];
 
 function parseArgs(argv: readonly string[]): Args {
   let backend: string | null = null;
@@ -57,8 +62,8 @@ function parseArgs(argv: readonly string[]): Args {
     else if (a === '--redis-db') redisDb = int(value(), 0);
     else if (a === '--sabotage') {
       const v = value();
-      if (v !== 'drop-entry' && v !== 'double-entry') throw new Error(`--sabotage must be drop-entry or double-entry: ${v}`);
-      sabotage = v;
+      if (!(SABOTAGES as readonly string[]).includes(v)) throw new Error(`--sabotage must be one of ${SABOTAGES.join(', ')}: ${v}`);
+      sabotage = v as SoakSabotage;
     }
     else if (a === '--out') out = value();
     else if (a === '--help' || a === '-h') {
@@ -94,6 +99,12 @@ function planFor(backend: BackendKind, a: Args): SoakPlan {
     shards: 8,
     sendsPerDay: backend === 'scylla' ? (a.short ? 120 : 200) : a.short ? 200 : 300,
     seed: a.seed,
+    // the mailbox epoch bump, at noon of the middle day (short run included)
+    epochBumpDay: Math.max(1, Math.ceil(a.days / 2)),
+    // a retention decrease by one day on one of two sets of stores, both running from a third of the run
+    // redis: the mailbox's writes of the last hour of a day lost, after the devices read them
+    lostWritesDay: Math.max(1, Math.ceil(a.days * 0.7)),
+    retentionDecrease: { fromDay: Math.max(1, Math.floor(a.days / 3)), toDays: retentionDays - 1 },
     ...(a.sabotage ? { sabotage: a.sabotage } : {}),
   };
 }
@@ -129,15 +140,14 @@ async function main(): Promise<number> {
     const tag = `${process.pid}_${stamp.replace('T', '_')}`;
     const open: OpenBackend =
       backend === 'memory'
-        ? async (clock, life) => openMemory(clock, life, 1)
+        ? async (clock, life) => openMemory(clock, life)
         : backend === 'redis'
-          ? (clock, life) => openRedis(redisUrlWithDb(env('QIM_REDIS_URL'), a.redisDb), `qim_soak_${tag}`, clock, life, 1, a.keep)
+          ? (clock, life) => openRedis(redisUrlWithDb(env('QIM_REDIS_URL'), a.redisDb), `qim_soak_${tag}`, clock, life, a.keep)
           : (clock, life, dispatchCreatedAt) =>
               openScylla(
                 { contactPoint: env('QIM_TEST_SCYLLA_ADDR'), dataCenter: process.env['QIM_TEST_SCYLLA_DC'] ?? 'datacenter1', keyspace: `qim_soak_${process.pid}` },
                 clock,
                 life,
-                1,
                 dispatchCreatedAt,
                 a.keep,
               );
@@ -152,7 +162,7 @@ async function main(): Promise<number> {
     console.log(storageTable(result));
     const t = result.totals;
     console.log(
-      `   ${backend} totals: acked ${t['acked']}, replays ${t['replays']}, publish failures ${t['publishFailures']} (recovered by the loop ${t['recovered']}), syncs ${t['syncs']}, CURSOR_EXPIRED ${t['cursorExpired']}, ` +
+      `   ${backend} totals: acked ${t['acked']}, replays ${t['replays']}, publish failures ${t['publishFailures']} (recovered by the loop ${t['recovered']}), syncs ${t['syncs']}, CURSOR_EXPIRED ${t['cursorExpired']}, EPOCH_MISMATCH ${t['epochMismatch']}, ` +
         `router redeliveries ${t['routerRedeliveries']}, shard redeliveries ${t['shardRedeliveries']}, housekeeping reclaimed ${t['housekeepingReclaimed']}, membership changes ${t['membershipChanges']}`,
     );
     console.log(`   wall ms by phase: ${Object.entries(t).filter(([k]) => k.startsWith('wallMs.')).map(([k, v]) => `${k.slice(7)} ${v}`).join(', ')}`);

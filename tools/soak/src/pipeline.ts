@@ -47,6 +47,17 @@ export class OrderedLog {
     return { topic: this.topic, partition, fromOffset: records[0]!.offset, toOffset: records[records.length - 1]!.offset, records };
   }
 
+  /** The committed position of a partition (the next offset to consume). */
+  position(partition: number): bigint {
+    return this.committed[partition]!;
+  }
+
+  /** Moves a partition's committed position back to `nextOffset` (an offset reset to a lower offset). */
+  rewind(partition: number, nextOffset: bigint): void {
+    if (nextOffset < 0n || nextOffset > this.committed[partition]!) throw new Error(`${this.topic}[${partition}]: cannot rewind to ${nextOffset}`);
+    this.committed[partition] = nextOffset;
+  }
+
   commit(partition: number, nextOffset: bigint): void {
     if (nextOffset > this.committed[partition]!) this.committed[partition] = nextOffset;
   }

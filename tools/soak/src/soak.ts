@@ -3,7 +3,7 @@ import { ServiceMetrics } from '@qim/service-kit';
 import { HybridLogicalClock, MessageIdSource, MessageSender, housekeepingRound, replayAnswer, writerMetricsOf } from '@qim/writer-runtime';
 import { FrontierBoard, MailboxReader, MessageRouter, ShardWorker } from '@qim/mailbox-runtime';
 import type { Clock, HistoryAuthorizer, Id128, SendRequest } from '@qim/store-core';
-import { CursorExpiredError, DurableMessageCommitter, RecoveryRunner } from '@qim/store-core';
+import { CursorExpiredError, DurableMessageCommitter, EpochMismatchError, RecoveryRunner, epochStartSeq } from '@qim/store-core';
 import { ManualClock } from '@qim/store-core/testing';
 import type { BackendKind, SoakBackend, StoreLifetimes } from './backends';
 import { growsByDesign } from './structures';
@@ -23,12 +23,41 @@ export interface SoakPlan {
   readonly shards: number;
   readonly sendsPerDay: number;
   readonly seed: number;
+  readonly sabotage?: SoakSabotage;
   /**
-   * Proof that the checks bite, end to end: 'drop-entry' makes the soak's device lose every 400th
-   * entry it was given, 'double-entry' count every 400th twice; the run must then FAIL.
+   * A mailbox epoch bump (operator runbook: stop every mailbox, `QIM_MAILBOX_EPOCH=e+1`, start: new
+   * shard stores and frontiers over the dispatch log from then on) in the middle of this simulated
+   * day (at noon); devices keep their cursors of the old epoch. Absent: no bump.
    */
-  readonly sabotage?: 'drop-entry' | 'double-entry';
+  readonly epochBumpDay?: number;
+  /**
+   * A retention decrease during a rolling restart: from 6 a.m. of `fromDay` on, a second set of
+   * mailbox stores with `toDays` of retention runs on the same storage beside the first (pages and
+   * syncs alternate between the two); from 6 a.m. the next day (the restart done) only the second
+   * set runs. Absent: one retention.
+   */
+  readonly retentionDecrease?: { readonly fromDay: number; readonly toDays: number };
+  /**
+   * Redis: the server loses the mailbox's last writes: its keys are snapshot at 11 p.m. of this day
+   * and put back after the day's syncs (the last step's pages and the end-of-day drain are lost,
+   * after daily devices read them); the mailbox restarts and its shard check resets each shard's
+   * position to its frontier + 1 (the runbook's reset-offsets). Absent (or no `lostWrites`): none.
+   */
+  readonly lostWritesDay?: number;
 }
+
+/**
+ * Proof that the checks bite, end to end (the run must then FAIL): 'drop-entry' makes the soak's
+ * device lose every 400th entry it was given, 'double-entry' count every 400th twice; 'epoch-bump'
+ * makes every device move its cursor to the start of the new epoch at the bump, keeping what it
+ * holds (a client that skips to the new epoch instead of resyncing on EPOCH_MISMATCH: the old
+ * epoch's entries it had not synced yet are silently skipped); 'retention-decrease' makes devices,
+ * once the shorter retention runs, read on from the retained boundary a CURSOR_EXPIRED names
+ * without resyncing (what expired under the cursor is silently skipped); 'lost-writes' keeps the
+ * shard frontiers when Redis loses the mailbox's last writes, so they stand over the lost entries
+ * (what the store's run-id and frontier checks prevent).
+ */
+export type SoakSabotage = 'drop-entry' | 'double-entry' | 'epoch-bump' | 'retention-decrease' | 'lost-writes';
 
 /** What one backend's soak produced. */
 export interface SoakResult {
@@ -50,6 +79,7 @@ export interface DayLine {
   readonly recovered: number;
   readonly syncs: number;
   readonly cursorExpired: number;
+  readonly epochMismatch: number;
   readonly violations: number;
   readonly wallMs: number;
 }
@@ -80,7 +110,7 @@ const STEPS_PER_DAY = 24;
 const LOOP_EVERY_STEPS = 2;
 const DAY = 86_400_000n;
 const PAGE_RECORDS = 50;
-const EPOCH = 1;
+const FIRST_EPOCH = 1;
 /**
  * Start of the manual clock: the next UTC midnight of the real clock. Never in the real past: Redis
  * drops a key whose absolute expiry (PXAT, from the store clock) has passed on the server's clock.
@@ -191,12 +221,60 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
       replayOf: (request) => replayAnswer(backend.messages, committer, request),
     });
     const runner = new RecoveryRunner(backend.messages, committer, { graceMs: life.recoveryGraceMs, maxItems: 500, clock });
-    const board = new FrontierBoard();
     const mailboxMetrics = new ServiceMetrics('mailbox');
-    const worker = new ShardWorker({ storeFor: (s) => backend.storeFor(s), board, metrics: mailboxMetrics, log: quietLog, now: () => Number(clock.nowMs()) });
-    await worker.onAssigned(Array.from({ length: plan.shards }, (_, i) => i));
+    /** After the retention decrease: the gc of the second set of stores (both sets run, calls alternate). */
+    let shorter: typeof life.gc | null = null;
+    let shorterOnly = false;
+    let alternate = 0;
+    const storeOf = (shard: number, epoch: number) => (shorter !== null && (shorterOnly || alternate++ % 2 === 1) ? backend.storeFor(shard, epoch, shorter) : backend.storeFor(shard, epoch));
+    /** The retention the checks judge by: the shorter one once it runs (an entry may expire by it). */
+    const retentionMs = (): bigint => shorter?.entryRetentionMs ?? life.gc.entryRetentionMs;
+    const retentionDays = (): number => (shorter !== null ? plan.retentionDecrease!.toDays : plan.retentionDays);
+    /** The mailbox processes of one epoch: shard worker and reader over that epoch's stores, their board. */
+    const startMailbox = async (epoch: number, since = epoch === FIRST_EPOCH ? undefined : clock.nowMs()): Promise<{ epoch: number; since: bigint | undefined; worker: ShardWorker; reader: MailboxReader }> => {
+      const board = new FrontierBoard();
+      const worker = new ShardWorker({ storeFor: (s) => storeOf(s, epoch), board, metrics: mailboxMetrics, log: quietLog, now: () => Number(clock.nowMs()) });
+      await worker.onAssigned(Array.from({ length: plan.shards }, (_, i) => i));
+      const reader = new MailboxReader({ storeFor: (s) => storeOf(s, epoch), shardCount: plan.shards, epoch, board });
+      return { epoch, since, worker, reader };
+    };
+    let mailbox = await startMailbox(FIRST_EPOCH);
+    /**
+     * After Redis lost the mailbox's last writes: the mailbox restarts (new store instances) and its
+     * shard check resets every shard whose frontier is behind the group's position to frontier + 1
+     * (or the epoch's start when the frontier vanished).
+     */
+    const restartAfterLoss = async (): Promise<number> => {
+      mailbox.worker.onRevoked('soak: mailbox restart after lost writes');
+      await backend.restartMailboxStores();
+      mailbox = await startMailbox(mailbox.epoch, mailbox.since);
+      let reset = 0;
+      for (let shard = 0; shard < plan.shards; shard++) {
+        const { offset } = await (await backend.storeFor(shard, mailbox.epoch)).frontier();
+        const to = offset === null ? epochStart[shard]! : offset + 1n;
+        if (to < dispatchLog.position(shard)) {
+          dispatchLog.rewind(shard, to);
+          reset++;
+        }
+      }
+      return reset;
+    };
     const router = new MessageRouter({ producer: dispatchProducer, shardCount: plan.shards, metrics: mailboxMetrics, log: quietLog });
-    const reader = new MailboxReader({ storeFor: (s) => backend.storeFor(s), shardCount: plan.shards, epoch: EPOCH, board });
+    /**
+     * The runbook's epoch bump: every mailbox stops (the old epoch's worker is revoked), the new
+     * epoch's shard group reads the dispatch log on from the old group's positions into new stores
+     * and frontiers. Devices keep their cursors: the new epoch's stores answer an old epoch's cursor
+     * with EPOCH_MISMATCH (410, a resync like CURSOR_EXPIRED), then they sync from the new epoch's
+     * start (sabotage 'epoch-bump': they jump there at once, without the resync).
+     */
+    /** Where each shard's group started in the current epoch (a vanished frontier resets to it). */
+    let epochStart = Array.from({ length: plan.shards }, () => 0n);
+    const bumpEpoch = async (): Promise<void> => {
+      mailbox.worker.onRevoked('soak: mailbox epoch bump');
+      epochStart = epochStart.map((_, shard) => dispatchLog.position(shard));
+      mailbox = await startMailbox(mailbox.epoch + 1);
+      if (plan.sabotage === 'epoch-bump') for (const d of devices) if (d.cursor !== null) d.cursor = epochStartSeq(mailbox.epoch);
+    };
 
     // population
     const tenantId = hex(rand, 16) as Id128;
@@ -228,8 +306,8 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
     const byUser = new Map<string, AckedMessage[]>();
     const pending = new Set<string>();
     const retries: Array<{ request: SendRequest; ephemeralMs: bigint | null }> = [];
-    let counters = { acked: 0, replays: 0, publishFailures: 0, recovered: 0, syncs: 0, cursorExpired: 0 };
-    const totals: Record<string, number> = { acked: 0, replays: 0, publishFailures: 0, recovered: 0, syncs: 0, cursorExpired: 0, routerRedeliveries: 0, shardRedeliveries: 0, housekeepingReclaimed: 0, membershipChanges: 0 };
+    let counters = { acked: 0, replays: 0, publishFailures: 0, recovered: 0, syncs: 0, cursorExpired: 0, epochMismatch: 0 };
+    const totals: Record<string, number> = { acked: 0, replays: 0, publishFailures: 0, recovered: 0, syncs: 0, cursorExpired: 0, epochMismatch: 0, routerRedeliveries: 0, shardRedeliveries: 0, housekeepingReclaimed: 0, membershipChanges: 0 };
 
     const ack = (outcome: Awaited<ReturnType<MessageSender['send']>>, ephemeralMs: bigint | null): void => {
       const first = acked.get(outcome.messageId);
@@ -281,7 +359,7 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
         const r = await drainLog(messagesLog, router, PAGE_RECORDS, () => rand() < 0.03);
         totals['routerRedeliveries']! += r.redelivered;
         health.ran('router', r.failures.size > 0 ? [...r.failures.values()][0] : null);
-        const s = await drainLog(dispatchLog, worker, PAGE_RECORDS, () => rand() < 0.03);
+        const s = await drainLog(dispatchLog, mailbox.worker, PAGE_RECORDS, () => rand() < 0.03);
         totals['shardRedeliveries']! += s.redelivered;
         health.ran('shard-apply', s.failures.size > 0 ? [...s.failures.values()][0] : null);
         const now = clock.nowMs();
@@ -326,14 +404,21 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
       for (let guard = 0; guard < 10_000; guard++) {
         let page;
         try {
-          page = await reader.sync({ tenantId, actingUser: d.view.userId as Id128, userId: d.view.userId as Id128, after: d.cursor, limit: 200, maxBytes: 1 << 20, waitMs: 0 });
+          page = await mailbox.reader.sync({ tenantId, actingUser: d.view.userId as Id128, userId: d.view.userId as Id128, after: d.cursor, limit: 200, maxBytes: 1 << 20, waitMs: 0 });
         } catch (err) {
-          if (!(err instanceof CursorExpiredError)) throw err;
-          if (ids.length > 0) d.view.record({ kind: 'pages', messageIds: ids.splice(0), seqs: seqs.splice(0) }, now, life.gc.entryRetentionMs, marginFresh, owed);
-          d.view.record({ kind: 'cursor-expired' }, now, life.gc.entryRetentionMs, marginFresh, owed);
-          counters.cursorExpired++;
-          if (d.periodDays !== null && d.periodDays + 1 < plan.retentionDays) {
-            violations.push(`${d.view.name}: CURSOR_EXPIRED although it syncs every ${d.periodDays} day(s) and entries live ${plan.retentionDays} days`);
+          // 410 for the device (service-kit RESYNC_CODES): CURSOR_EXPIRED, or EPOCH_MISMATCH for a
+          // cursor of the epoch before a bump; either way it drops its state and resyncs
+          if (!(err instanceof CursorExpiredError) && !(err instanceof EpochMismatchError)) throw err;
+          if (plan.sabotage === 'retention-decrease' && shorter !== null && err instanceof CursorExpiredError) {
+            d.cursor = err.boundary;
+            continue;
+          }
+          if (ids.length > 0) d.view.record({ kind: 'pages', messageIds: ids.splice(0), seqs: seqs.splice(0) }, now, retentionMs(), marginFresh, owed, mailbox.since);
+          d.view.record({ kind: 'cursor-expired' }, now, retentionMs(), marginFresh, owed, mailbox.since);
+          if (err instanceof EpochMismatchError) counters.epochMismatch++;
+          else counters.cursorExpired++;
+          if (err instanceof CursorExpiredError && d.periodDays !== null && d.periodDays + 1 < retentionDays()) {
+            violations.push(`${d.view.name}: CURSOR_EXPIRED although it syncs every ${d.periodDays} day(s) and entries live ${retentionDays()} days`);
           }
           d.cursor = null;
           continue;
@@ -349,7 +434,7 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
         if (!page.hasMore) break;
       }
       const result: SyncResult = { kind: 'pages', messageIds: ids, seqs };
-      d.view.record(result, now, life.gc.entryRetentionMs, marginFresh, owed);
+      d.view.record(result, now, retentionMs(), marginFresh, owed, mailbox.since);
       counters.syncs++;
       violations.push(...d.view.expectations(owed, (id) => acked.has(id) || pending.has(id)));
     };
@@ -390,9 +475,24 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
       const dayStarted = Date.now();
       const phasesBefore = { ...phaseMs };
       const before = violations.length;
-      counters = { acked: 0, replays: 0, publishFailures: 0, recovered: 0, syncs: 0, cursorExpired: 0 };
+      counters = { acked: 0, replays: 0, publishFailures: 0, recovered: 0, syncs: 0, cursorExpired: 0, epochMismatch: 0 };
       for (let step = 0; step < STEPS_PER_DAY; step++) {
         await advanceTo(t0 + BigInt(day - 1) * dayMs + BigInt(step) * stepMs);
+        if (day === plan.lostWritesDay && step === STEPS_PER_DAY - 1 && backend.lostWrites) {
+          progress(`${plan.backend} day ${String(day).padStart(2)}: 11 p.m. snapshot of the mailbox's ${await backend.lostWrites.snapshot()} keys (the writes after it will be lost)`);
+        }
+        if (day === plan.retentionDecrease?.fromDay && step === STEPS_PER_DAY / 4) {
+          shorter = { ...life.gc, entryRetentionMs: BigInt(plan.retentionDecrease.toDays) * dayMs };
+          progress(`${plan.backend} day ${String(day).padStart(2)}: retention decrease at 6 a.m.: stores with ${plan.retentionDecrease.toDays} days run beside those with ${plan.retentionDays}`);
+        }
+        if (plan.retentionDecrease && day === plan.retentionDecrease.fromDay + 1 && step === STEPS_PER_DAY / 4) {
+          shorterOnly = true;
+          progress(`${plan.backend} day ${String(day).padStart(2)}: rolling restart done at 6 a.m.: only the stores with ${plan.retentionDecrease.toDays} days run`);
+        }
+        if (day === plan.epochBumpDay && step === STEPS_PER_DAY / 2) {
+          await bumpEpoch();
+          progress(`${plan.backend} day ${String(day).padStart(2)}: mailbox epoch bump at noon, now epoch ${mailbox.epoch}`);
+        }
         // clients retry what failed in the previous step (same client id, within the aux lifetime):
         // half before the loops run, half after the recovery loop had its chance to finish the commit
         const due = retries.splice(0);
@@ -450,13 +550,18 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
       await timed('syncs', async () => {
         for (const d of devices) if (d.periodDays !== null && day % d.periodDays === 0) await syncDevice(d);
       });
+      if (day === plan.lostWritesDay && backend.lostWrites) {
+        const keys = await backend.lostWrites.restore(plan.sabotage === 'lost-writes');
+        const reset = await restartAfterLoss();
+        progress(`${plan.backend} day ${String(day).padStart(2)}: after the syncs, Redis lost the mailbox's writes since 11 p.m. (${keys} keys of the snapshot put back); mailbox restarted, ${reset} shard position(s) reset to the frontier`);
+      }
       violations.push(...health.failures.splice(0));
       samples.push({ day, counts: await timed('census', () => backend.census(clock.nowMs())) });
       for (const k of Object.keys(counters) as (keyof typeof counters)[]) totals[k]! += counters[k];
       const line: DayLine = { day, ...counters, violations: violations.length - before, wallMs: Date.now() - dayStarted };
       daily.push(line);
       progress(
-        `${plan.backend} day ${String(day).padStart(2)}: acked ${line.acked} replays ${line.replays} publish-fail ${line.publishFailures} recovered ${line.recovered} syncs ${line.syncs} cursor-expired ${line.cursorExpired} violations ${line.violations} (${line.wallMs} ms: ${Object.entries(phaseMs)
+        `${plan.backend} day ${String(day).padStart(2)}: acked ${line.acked} replays ${line.replays} publish-fail ${line.publishFailures} recovered ${line.recovered} syncs ${line.syncs} cursor-expired ${line.cursorExpired} epoch-mismatch ${line.epochMismatch} violations ${line.violations} (${line.wallMs} ms: ${Object.entries(phaseMs)
           .map(([k, v]) => `${k} ${v - (phasesBefore[k] ?? 0)}`)
           .join(', ')})`,
       );
