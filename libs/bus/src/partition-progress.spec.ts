@@ -31,13 +31,13 @@ describe('PartitionProgress (stalled vs draining)', () => {
     see(0, 100n);
     see(4_000, 200n);
     see(8_000, 300n);
-    expect(progress.windowMs(0)).toBe(4_000 * STALL_GAP_FACTOR);
+    expect(progress.windowMs(0)).toBe(Math.min(4_000 * STALL_GAP_FACTOR, 5_000 * STALL_MAX_FACTOR));
     // Not moved for 7 s: a slow page, not a stall.
     expect(see(15_000, 300n)).toBe('draining');
     expect(see(16_000, 300n)).toBe('stalled');
     // The stall's own length is not remembered as a gap (nor is any wait longer than the window then in force).
     see(40_000, 400n);
-    expect(progress.windowMs(0)).toBe(4_000 * STALL_GAP_FACTOR);
+    expect(progress.windowMs(0)).toBe(Math.min(4_000 * STALL_GAP_FACTOR, 5_000 * STALL_MAX_FACTOR));
     // Slower and slower pages stretch it step by step, up to a ceiling.
     let t = 40_000;
     for (const gap of [7_000, 13_000, 20_000]) see((t += gap), BigInt(t));

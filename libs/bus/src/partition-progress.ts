@@ -13,8 +13,13 @@ export type PartitionMotion = 'caught-up' | 'draining' | 'stalled';
 
 /** The stall window stretches to this many times the longest recent gap between two moves of the position (slow heavy pages are not a stall)… */
 export const STALL_GAP_FACTOR = 2;
-/** …up to this many times the configured window. */
-export const STALL_MAX_FACTOR = 6;
+/**
+ * …up to this many times the configured window: with the default window (half the admission bound)
+ * a stall is recognised by 0.75 of the bound, before its age can close the gate. (It was 6: after a
+ * slow start under load the stretched window outlasted the bound, and the source-hole and
+ * refused-shard drills saw the gate close for a moment in a fresh-clone run.)
+ */
+export const STALL_MAX_FACTOR = 1.5;
 /** Gaps older than this (ms) are forgotten: the window comes back once heavy pages are over. */
 export const GAP_MEMORY_MS = 60_000;
 /** At most this many recent gaps are kept per partition. */
