@@ -1,7 +1,7 @@
 import type { DeliveryLag, WatchedGroup, createKafka } from '@qim/bus';
 import { DeliveryLagProbe, GroupOffsetsReader, MailboxGroupFinder } from '@qim/bus';
 import type { WriterConfig } from '@qim/service-kit';
-import { AdmissionGate, effectiveLagMs } from './admission';
+import { AdmissionGate, admissionDrainAfterMs, effectiveLagMs } from './admission';
 import { DeliveryAlarms, admissionProbeTimings } from './delivery-alarms';
 import type { WriterMetrics } from './writer-metrics';
 
@@ -49,9 +49,11 @@ export function admissionGate(
     watched = groups;
   };
   const probe = new DeliveryLagProbe(reader, new MailboxGroupFinder(reader, cfg.mailbox), Date.now, { ...admissionProbeTimings(cfg), onWatch });
+  const drainAfterMs = admissionDrainAfterMs(cfg);
   const gate = new AdmissionGate({
     maxLagMs: cfg.maxLagMs,
     pollMs: cfg.pollMs,
+    drainAfterMs,
     waitMs: cfg.waitMs,
     probe,
     onLag: (lag) => {
@@ -75,7 +77,7 @@ export function admissionGate(
     onChange: (closed, lag) => {
       m.admissionClosed.set(closed ? 1 : 0);
       const groups = lag === null ? undefined : groupsOf(lag);
-      const lagMs = lag === null ? null : effectiveLagMs(lag, cfg.maxLagMs);
+      const lagMs = lag === null ? null : effectiveLagMs(lag, cfg.maxLagMs, drainAfterMs);
       if (closed) log.warn({ lagMs, maxLagMs: cfg.maxLagMs, groups }, 'admission gate closed: delivery is behind, sends wait');
       else log.info({ lagMs, groups }, lag === null ? 'admission gate open (delivery lag unreadable, or stopping)' : 'admission gate open');
     },

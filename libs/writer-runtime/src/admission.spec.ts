@@ -1,6 +1,6 @@
 import type { DeliveryLag } from '@qim/bus';
 import type { SendOutcome, SendRequest } from '@qim/store-core';
-import { AdmissionGate, AdmissionRefusedError, AdmissionSender, PROBE_FAILURES_TO_OPEN, effectiveLagMs } from './admission';
+import { AdmissionGate, AdmissionRefusedError, AdmissionSender, PROBE_FAILURES_TO_OPEN, admissionDrainAfterMs, effectiveLagMs } from './admission';
 
 const lag = (ageMs: number, drainMs = 0): DeliveryLag => ({ ageMs, drainMs, groups: [] });
 
@@ -33,6 +33,14 @@ describe('effectiveLagMs', () => {
     expect(effectiveLagMs(lag(2_500, 60_000), 10_000)).toBe(60_000);
     expect(effectiveLagMs(lag(12_000, 3_000), 10_000)).toBe(12_000);
     expect(effectiveLagMs(lag(0, 0), 10_000)).toBe(0);
+    // with the drain counted only from 8 s of age: a partition that just stopped (tiny pace) does not close the gate
+    expect(effectiveLagMs(lag(4_300, 62_744), 10_000, 8_000)).toBe(4_300);
+    expect(effectiveLagMs(lag(8_000, 62_744), 10_000, 8_000)).toBe(62_744);
+  });
+
+  it('counts the drain only once a stall can have been recognised', () => {
+    expect(admissionDrainAfterMs({ maxLagMs: 10_000, stallMs: 5_000, pollMs: 500 })).toBe(8_000);
+    expect(admissionDrainAfterMs({ maxLagMs: 100_000, stallMs: 1_000, pollMs: 500 })).toBe(25_000);
   });
 });
 

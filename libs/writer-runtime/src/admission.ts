@@ -1,4 +1,5 @@
 import type { DeliveryLag } from '@qim/bus';
+import { STALL_MAX_FACTOR } from '@qim/bus';
 import type { PublicFailure } from '@qim/service-kit';
 import type { SendOutcome, SendRequest } from '@qim/store-core';
 import { UnavailableError } from '@qim/store-core';
@@ -12,6 +13,11 @@ export interface AdmissionGateOptions {
   readonly maxLagMs: number;
   /** Time between two probe reads (ms). */
   readonly pollMs: number;
+  /**
+   * The age (ms) from which the drain time counts too (`effectiveLagMs`); default a quarter of
+   * `maxLagMs`. Must not come before a stall can be recognised (`admissionDrainAfterMs`).
+   */
+  readonly drainAfterMs?: number;
   /** How long a send waits at a closed gate before it is refused (ms; 0: refused at once). */
   readonly waitMs: number;
   readonly probe: { read(): Promise<DeliveryLag> };
@@ -27,11 +33,22 @@ export interface AdmissionGateOptions {
 
 /**
  * The delivery lag the gate decides on: the age of the oldest waiting record, or — once that age is
- * a quarter of the bound, i.e. the consumers really are behind and not merely waiting for their next
- * commit — the time their backlog needs to drain at their measured pace, whichever is larger.
+ * `drainAfterMs` (default a quarter of the bound), i.e. the consumers really are behind and not merely
+ * waiting for their next commit — the time their backlog needs to drain at their measured pace,
+ * whichever is larger.
  */
-export function effectiveLagMs(lag: Pick<DeliveryLag, 'ageMs' | 'drainMs'>, maxLagMs: number): number {
-  return lag.ageMs * 4 >= maxLagMs ? Math.max(lag.ageMs, lag.drainMs) : lag.ageMs;
+export function effectiveLagMs(lag: Pick<DeliveryLag, 'ageMs' | 'drainMs'>, maxLagMs: number, drainAfterMs: number = maxLagMs / 4): number {
+  return lag.ageMs >= drainAfterMs ? Math.max(lag.ageMs, lag.drainMs) : lag.ageMs;
+}
+
+/**
+ * From which age the drain time may count: never before a stalled partition can have been recognised
+ * (its longest stall window, `stallMs × STALL_MAX_FACTOR`, plus one poll) — a partition that has just
+ * stopped moving has a tiny measured pace, so its drain time would close the gate for a stall, which
+ * is not load (ADR-0023 amendment). At least a quarter of the bound.
+ */
+export function admissionDrainAfterMs(cfg: { readonly maxLagMs: number; readonly stallMs: number; readonly pollMs: number }): number {
+  return Math.max(cfg.maxLagMs / 4, cfg.stallMs * STALL_MAX_FACTOR + cfg.pollMs);
 }
 
 /** A send the admission gate did not let in: nothing was written, a retry with the same client id is safe. */
@@ -109,7 +126,7 @@ export class AdmissionGate {
       return;
     }
     this.failures = 0;
-    this.lagMs = effectiveLagMs(lag, this.opts.maxLagMs);
+    this.lagMs = effectiveLagMs(lag, this.opts.maxLagMs, this.opts.drainAfterMs);
     this.opts.onLag?.(lag);
     if (!this.closed && this.lagMs > this.opts.maxLagMs) {
       this.closed = true;

@@ -11,4 +11,4 @@ export * from './writer-metrics';
 export * from './coordination';
 // Memory mode's membership, for the writer's and tools' in-process setups (apps reach backends only through the service libraries).
 export { MemoryMembership } from '@qim/store-memory';
-export { AdmissionGate, AdmissionRefusedError, AdmissionSender, effectiveLagMs } from './admission';
+export { AdmissionGate, AdmissionRefusedError, AdmissionSender, admissionDrainAfterMs, effectiveLagMs } from './admission';
