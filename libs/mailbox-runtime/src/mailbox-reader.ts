@@ -163,7 +163,7 @@ export class MailboxReader {
     const bounded = <T>(call: Promise<T>): Promise<T> => beforeDeadline(call, deadline + this.storeBoundMs, 'sync');
     const store = await bounded(this.opts.storeFor(shard));
     const userKey = userKeyOf(req.tenantId, req.userId);
-    let scan: Scan = this.provenCurrent(shard, userKey, req) ?? (await bounded<Scan>(this.frontierOf(shard, store).then((f) => this.scan(store, req, f))));
+    let scan: Scan = this.provenCurrent(shard, userKey, req) ?? (await bounded<Scan>(this.firstFrontier(shard, store, req).then((f) => this.scan(store, req, f))));
     const held = this.heldUntil(userKey, req.after, scan.page);
     if (held > deadline) {
       deadline = held;
@@ -185,6 +185,15 @@ export class MailboxReader {
     } finally {
       unwatch?.();
     }
+  }
+
+  /**
+   * The frontier a sync first reads up to. A long poll of a shard applied elsewhere takes the shared
+   * poller's (at most `pollMs` old): entries above it wake the poll at the poller's next read, as they
+   * would a waiter; a sync that does not wait reads the store, so it sees all that is applied now.
+   */
+  private firstFrontier(shard: number, store: MailboxStore, req: SyncRequest): Promise<Frontier> {
+    return req.waitMs > 0 && this.opts.board.known(shard) === undefined ? this.poller.current(shard) : this.frontierOf(shard, store);
   }
 
   /** The frontier after a wait: in memory for a shard applied here, else the shared poller's (at most `pollMs` old, one read per shard). */
