@@ -123,7 +123,8 @@ async function runOnce(build: string): Promise<Result> {
   const board = new FrontierBoard();
   board.own(Array.from({ length: owned }, (_, i) => i));
   for (let s = 0; s < owned; s++) board.learn(s, (await (await backend.storeFor(s)).frontier()).offset);
-  const reader = new MailboxReader({ storeFor, shardCount: shards, epoch: EPOCH, board, pollMs });
+  // A generous store bound: on a shared, overloaded machine a starved process would otherwise turn slow answers into 503s and retries.
+  const reader = new MailboxReader({ storeFor, shardCount: shards, epoch: EPOCH, board, pollMs, storeBoundMs: 60_000 });
 
   let stop = false;
   let answered = 0;
@@ -138,7 +139,8 @@ async function runOnce(build: string): Promise<Result> {
         const page = await reader.sync({ tenantId, actingUser: user, userId: user, after, limit: 100, maxBytes: 1 << 20, waitMs: after === null ? 0 : waitMs });
         after = page.nextAfter;
         answered += 1;
-      } catch {
+      } catch (err) {
+        if (failed === 0) console.error(`first failed sync: ${String(err)}`);
         failed += 1;
         await new Promise((r) => setTimeout(r, 100));
       }
