@@ -4,7 +4,7 @@
  * One mailbox reader in this process over a real Redis, `--polls` devices (default 10,000) spread
  * over `--shards` shards (default 8), of which `--owned` (default 4) are owned here (their frontier
  * in memory, as the shard worker keeps it) and the rest applied "elsewhere" (read from the store).
- * Nothing is written while it measures: every device long-polls (`--wait-ms`, default 10,000) from
+ * Nothing is written while it measures: every device long-polls (`--wait-ms`, default 30,000) from
  * its cursor and asks again when answered, like an idle app. Prints one JSON line per run: store
  * reads per second by kind (`frontier`, `rangeScan`; counted on the store object), syncs answered
  * and failed per second, CPU of this process (ms per second), and the Redis server's CPU (INFO cpu
@@ -13,7 +13,7 @@
  *   --ab <git-ref> [--rounds N]  A/B in one sitting: exports <git-ref> (e.g. main) to a temp folder,
  *       starts a private redis-server, then alternates that build and this tree, N rounds (default 3),
  *       this same script run by each build's own code; prints every round and the medians.
- *   --redis-url URL  (default QIM_REDIS_URL)  --seconds S (measured window, default 15)
+ *   --redis-url URL  (default QIM_REDIS_URL)  --seconds S (measured window, default 20)
  *   --poll-ms MS (the reader's pollMs, default 100)
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -82,8 +82,8 @@ async function runOnce(build: string): Promise<Result> {
   const polls = num('polls', 10_000);
   const shards = num('shards', 8);
   const owned = num('owned', 4);
-  const waitMs = num('wait-ms', 10_000);
-  const seconds = num('seconds', 15);
+  const waitMs = num('wait-ms', 30_000);
+  const seconds = num('seconds', 20);
   const pollMs = num('poll-ms', 100);
   const namespace = `lpb${randomBytes(4).toString('hex')}`;
   const binding = { epoch: EPOCH, gc: { entryRetentionMs: 86_400_000n, dispatchDedupeMs: 86_400_000n }, applyConcurrency: 4 };
@@ -142,7 +142,7 @@ async function runOnce(build: string): Promise<Result> {
       } catch (err) {
         if (failed === 0) console.error(`first failed sync: ${String(err)}`);
         failed += 1;
-        await new Promise((r) => setTimeout(r, 100));
+        await new Promise((r) => setTimeout(r, 1_000)); // a device backs off after a failure
       }
     }
   };
