@@ -52,7 +52,7 @@ describe('wake-ups are spread or targeted', () => {
   });
 
   it('a page with known users wakes only them; the others keep waiting, and a later page for them wakes them', async () => {
-    const board = new FrontierBoard({ wakeBatch: 100, wakeGapMs: 10 });
+    const board = new FrontierBoard({ wakeBatch: 100, wakeGapMs: 300 }); // a gap no loaded machine's setImmediate outlasts
     board.own([0]);
     board.learn(0, 1n);
     const { ends, all } = waiters(board);
