@@ -24,7 +24,8 @@ export type BoardEvent =
   | { readonly kind: 'released' }
   | { readonly kind: 'closed' };
 
-export type BoardListener = (e: BoardEvent) => void;
+/** A waiter's listener; returns true when the event ended its wait (it woke), which counts against the wake budget. */
+export type BoardListener = (e: BoardEvent) => boolean | void;
 
 export interface FrontierBoardOptions {
   /**
@@ -32,6 +33,14 @@ export interface FrontierBoardOptions {
    * between them; a shard's least recently served users are forgotten into its floor beyond its share.
    */
   readonly trackedUsers?: number;
+  /**
+   * Waiters one event may wake at once (default 256): the waiters after them get the event
+   * `wakeGapMs` later, the next `wakeBatch` woken, and so on, so an advance whose users are unknown
+   * (or a page for a large room) never sends every waiter of a shard to the store at the same instant.
+   */
+  readonly wakeBatch?: number;
+  /** The pause between two batches of wake-ups of one event (ms, default 5). */
+  readonly wakeGapMs?: number;
 }
 
 /** What this process knows of an owned shard's pages since it started following its frontier. */
@@ -55,11 +64,21 @@ export class FrontierBoard {
   private readonly values = new Map<number, bigint | null>();
   private readonly listeners = new Map<number, Set<BoardListener>>();
   private readonly touches = new Map<number, ShardTouches>();
+  /** Frontiers of shards not owned here, as last read by the shared poller (`announce`). */
+  private readonly polled = new Map<number, Frontier>();
+  /** Deliveries of events to waiters beyond a wake batch, not yet made. */
+  private readonly deferred = new Set<NodeJS.Timeout>();
   private readonly trackedUsers: number;
+  private readonly wakeBatch: number;
+  private readonly wakeGapMs: number;
   private isClosed = false;
 
   constructor(opts: FrontierBoardOptions = {}) {
     this.trackedUsers = opts.trackedUsers ?? 131_072;
+    this.wakeBatch = opts.wakeBatch ?? 256;
+    this.wakeGapMs = opts.wakeGapMs ?? 5;
+    if (!Number.isInteger(this.wakeBatch) || this.wakeBatch < 1) throw new RangeError(`wakeBatch must be an integer ≥ 1: ${this.wakeBatch}`);
+    if (!Number.isInteger(this.wakeGapMs) || this.wakeGapMs < 0) throw new RangeError(`wakeGapMs must be an integer ≥ 0: ${this.wakeGapMs}`);
   }
 
   /** The shards assigned to this process after a rebalance; waiters of the others re-read the store. */
@@ -83,15 +102,41 @@ export class FrontierBoard {
     return this.owned.has(shard) ? this.values.get(shard) : undefined;
   }
 
-  /** Records a frontier read from the store for an owned shard (never lowers what is known). */
+  /**
+   * The highest frontier of `shard` known here without a read: an owned shard's, else the one the
+   * shared poller last read (it may lag the store by a poll interval); undefined: none.
+   */
+  latest(shard: number): Frontier | undefined {
+    const known = this.known(shard);
+    return known !== undefined ? known : this.polled.get(shard);
+  }
+
+  /**
+   * Records a frontier read from the store for an owned shard (never lowers what is known); a raise
+   * wakes the shard's waiters below it (pages up to it were applied elsewhere or before: who they
+   * served is unknown here).
+   */
   learn(shard: number, frontier: Frontier): void {
     if (!this.owned.has(shard)) return;
     const current = this.values.get(shard);
     if (current === undefined || frontierAbove(frontier, current)) {
       this.values.set(shard, frontier);
-      // Pages up to it were applied elsewhere (or before): who they served is unknown here.
       this.follow(shard, frontier);
+      if (frontier !== null) this.emit(shard, { kind: 'advanced', prior: current, frontier, users: null });
     }
+  }
+
+  /**
+   * A frontier the shared poller read from the store: for an owned shard, `learn`; for another, a
+   * rise above the last one read wakes the shard's waiters below it (who it served is unknown: the
+   * wake-ups are spread, `wakeBatch`).
+   */
+  announce(shard: number, frontier: Frontier): void {
+    if (this.owned.has(shard)) return this.learn(shard, frontier);
+    const prior = this.polled.get(shard);
+    if (prior !== undefined && !frontierAbove(frontier, prior)) return;
+    this.polled.set(shard, frontier);
+    if (frontier !== null) this.emit(shard, { kind: 'advanced', prior, frontier, users: null });
   }
 
   /**
@@ -173,12 +218,38 @@ export class FrontierBoard {
   /** Shutdown: wakes every waiter and makes later waits return at once. */
   close(): void {
     this.isClosed = true;
+    for (const t of this.deferred) clearTimeout(t);
+    this.deferred.clear();
     for (const shard of [...this.listeners.keys()]) this.emit(shard, { kind: 'closed' });
+  }
+
+  /** Wake-ups of events not yet delivered to every waiter (beyond a wake batch). */
+  get deferredDeliveries(): number {
+    return this.deferred.size;
   }
 
   private emit(shard: number, e: BoardEvent): void {
     const set = this.listeners.get(shard);
-    if (!set) return;
-    for (const l of [...set]) l(e);
+    if (set) this.deliver(set, [...set], 0, e);
+  }
+
+  /**
+   * Gives `e` to the listeners of `list` from `from` on that are still registered; once `wakeBatch`
+   * of them woke, the rest get it `wakeGapMs` later. A listener that gets an older event after a
+   * newer one still decides right: it wakes on any event whose `prior` is above what it has seen.
+   */
+  private deliver(set: Set<BoardListener>, list: readonly BoardListener[], from: number, e: BoardEvent): void {
+    let woke = 0;
+    for (let i = from; i < list.length; i++) {
+      const l = list[i]!;
+      if (!set.has(l) || l(e) !== true) continue;
+      if (++woke < this.wakeBatch || i + 1 === list.length || e.kind === 'closed') continue;
+      const t = setTimeout(() => {
+        this.deferred.delete(t);
+        this.deliver(set, list, i + 1, e);
+      }, this.wakeGapMs);
+      this.deferred.add(t);
+      return;
+    }
   }
 }

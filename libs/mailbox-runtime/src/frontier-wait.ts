@@ -17,29 +17,31 @@ export interface FrontierWaitRequest {
 /**
  * Waits until the board shows that the caller may have new entries beyond `scanned`: an advance of
  * the shard whose page gave this user an entry (or whose content is unknown), a frontier already
- * above `scanned` when the wait starts, or the shard changing owner. Advances that gave the user
+ * above `scanned` when the wait starts (owned, or as the shared poller last read it), or the shard changing owner. Advances that gave the user
  * nothing only move the caller's `scanned` along, without a re-read.
  */
 export function waitForFrontier(board: FrontierBoard, req: FrontierWaitRequest): Promise<WaitEnd> {
   if (board.closed) return Promise.resolve('closed');
   if (req.signal?.aborted) return Promise.resolve('aborted');
-  const known = board.known(req.shard);
-  if (known !== undefined && frontierAbove(known, req.scanned)) return Promise.resolve('advanced');
+  const latest = board.latest(req.shard);
+  if (latest !== undefined && frontierAbove(latest, req.scanned)) return Promise.resolve('advanced');
   return new Promise((resolve) => {
     let seen = req.scanned;
-    const finish = (end: WaitEnd): void => {
+    const finish = (end: WaitEnd): true => {
       clearTimeout(timer);
       unsubscribe();
       req.signal?.removeEventListener('abort', onAbort);
       resolve(end);
+      return true;
     };
-    const onAbort = (): void => finish('aborted');
-    const onEvent = (e: BoardEvent): void => {
+    const onAbort = (): void => void finish('aborted');
+    const onEvent = (e: BoardEvent): boolean => {
       if (e.kind === 'closed') return finish('closed');
       if (e.kind === 'released') return finish('advanced');
-      if (!frontierAbove(e.frontier, seen)) return;
+      if (!frontierAbove(e.frontier, seen)) return false;
       if (e.prior === undefined || frontierAbove(e.prior, seen) || e.users === null || e.users.has(req.userKey)) return finish('advanced');
       seen = e.frontier;
+      return false;
     };
     const unsubscribe = board.subscribe(req.shard, onEvent);
     const timer = setTimeout(() => finish('timeout'), Math.max(0, req.timeoutMs));

@@ -4,6 +4,7 @@ import { ShardPlacements } from '@qim/bus';
 import { CursorExpiredError, ForbiddenError, InvalidInputError, epochStartSeq, seqForWatermark, splitMailboxSeq } from '@qim/store-core';
 import type { Frontier, FrontierBoard } from './frontier-board';
 import { frontierAbove, userKeyOf } from './frontier-board';
+import { FrontierPoller } from './frontier-poller';
 import { waitForFrontier } from './frontier-wait';
 import { beforeDeadline } from './store-deadline';
 
@@ -37,8 +38,13 @@ export interface MailboxReaderOptions {
   readonly epoch: number;
   /** The shard worker's frontiers and wake-ups (shared with the worker of this process). */
   readonly board: FrontierBoard;
-  /** How often a wait on a shard owned by another process re-reads the frontier (ms). */
+  /**
+   * How often the frontier of a shard owned by another process is read while syncs wait on it (ms,
+   * default 100): one read per shard and interval, shared by all its waiters (`FrontierPoller`).
+   */
   readonly pollMs?: number;
+  /** Each frontier read of the shared poller (the waiters of shards applied elsewhere). */
+  readonly onPoll?: () => void;
   /** Each range scan a sync needed: `read` from the store, or `skipped` (the cursor proven current). */
   readonly onScan?: (result: 'read' | 'skipped') => void;
   /**
@@ -75,7 +81,9 @@ interface Scan {
  * `up_to = seqForWatermark(epoch, F)`, F read in O(1) — from memory for a shard this process applies,
  * else one `frontier()` read. A user reads only their own mailbox. With `waitMs`, an empty answer
  * waits until the shard worker applies a page that gives this user an entry (in-process wake-up), or
- * — for a shard applied elsewhere — until a frontier re-read every `pollMs` shows progress.
+ * — for a shard applied elsewhere — until the shared poller (`FrontierPoller`: one frontier read per
+ * shard and `pollMs` for all its waiters) reads a higher frontier; then the waiters below it re-read,
+ * spread over time (`FrontierBoard` wake batches), never all at the same instant.
  *
  * A cursor the board proves current is not read: when this process applied every page of the shard
  * above the cursor and none gave the user an entry (`FrontierBoard.quietSince`), a scan up to the
@@ -105,6 +113,7 @@ export class MailboxReader {
   private readonly answers = new Map<string, number>();
   /** A device syncs again and again: its shard is remembered, not hashed each time. */
   private readonly placements: ShardPlacements;
+  private readonly poller: FrontierPoller;
 
   constructor(private readonly opts: MailboxReaderOptions) {
     this.pollMs = opts.pollMs ?? 100;
@@ -115,6 +124,12 @@ export class MailboxReader {
     this.maxAnswers = opts.maxRememberedAnswers ?? 131_072;
     if (!Number.isInteger(this.maxAnswers) || this.maxAnswers < 1) throw new InvalidInputError(`maxRememberedAnswers must be an integer ≥ 1: ${this.maxAnswers}`);
     this.placements = new ShardPlacements(opts.shardCount);
+    this.poller = new FrontierPoller({ board: opts.board, storeFor: opts.storeFor, pollMs: this.pollMs, onRead: opts.onPoll });
+  }
+
+  /** Shards whose waiters the shared poller serves now. */
+  get polledShards(): number {
+    return this.poller.watchedShards;
   }
 
   /** Answers the repeat hold remembers now (bounded by `maxRememberedAnswers`, and by the hold: older ones are forgotten). */
@@ -148,27 +163,43 @@ export class MailboxReader {
     const bounded = <T>(call: Promise<T>): Promise<T> => beforeDeadline(call, deadline + this.storeBoundMs, 'sync');
     const store = await bounded(this.opts.storeFor(shard));
     const userKey = userKeyOf(req.tenantId, req.userId);
-    let scan: Scan = this.provenCurrent(shard, userKey, req) ?? (await bounded<Scan>(this.frontierOf(shard, store).then((f) => this.scan(store, req, f))));
+    let scan: Scan = this.provenCurrent(shard, userKey, req) ?? (await bounded<Scan>(this.firstFrontier(shard, store, req).then((f) => this.scan(store, req, f))));
     const held = this.heldUntil(userKey, req.after, scan.page);
     if (held > deadline) {
       deadline = held;
       this.opts.onHold?.();
     }
-    for (;;) {
-      const remaining = deadline - Date.now();
-      if (scan.page.entries.length > 0 || scan.page.hasMore || remaining <= 0 || this.opts.board.closed || req.signal?.aborted) return this.answered(userKey, scan.page);
-      const owned = this.opts.board.owns(shard);
-      const end = await waitForFrontier(this.opts.board, {
-        shard,
-        scanned: scan.frontier,
-        userKey,
-        timeoutMs: owned ? remaining : Math.min(remaining, this.pollMs),
-        signal: req.signal,
-      });
-      if (end === 'aborted' || end === 'closed') return this.answered(userKey, scan.page);
-      const frontier = await bounded(this.frontierOf(shard, store));
-      if (end === 'advanced' || frontierAbove(frontier, scan.frontier)) scan = this.provenCurrent(shard, userKey, req) ?? (await bounded<Scan>(this.scan(store, req, frontier)));
+    let unwatch: (() => void) | null = null;
+    try {
+      for (;;) {
+        const remaining = deadline - Date.now();
+        if (scan.page.entries.length > 0 || scan.page.hasMore || remaining <= 0 || this.opts.board.closed || req.signal?.aborted) return this.answered(userKey, scan.page);
+        // Watched whatever the owner: a shard released mid-wait is then polled without a gap.
+        unwatch ??= this.poller.watch(shard);
+        const end = await waitForFrontier(this.opts.board, { shard, scanned: scan.frontier, userKey, timeoutMs: remaining, signal: req.signal });
+        if (end === 'aborted' || end === 'closed') return this.answered(userKey, scan.page);
+        // No entry is visible above the frontier scanned until the frontier moves: nothing to read before then.
+        const frontier = await bounded(this.waitedFrontier(shard));
+        if (frontierAbove(frontier, scan.frontier)) scan = this.provenCurrent(shard, userKey, req) ?? (await bounded<Scan>(this.scan(store, req, frontier)));
+      }
+    } finally {
+      unwatch?.();
     }
+  }
+
+  /**
+   * The frontier a sync first reads up to. A long poll of a shard applied elsewhere takes the shared
+   * poller's (at most `pollMs` old): entries above it wake the poll at the poller's next read, as they
+   * would a waiter; a sync that does not wait reads the store, so it sees all that is applied now.
+   */
+  private firstFrontier(shard: number, store: MailboxStore, req: SyncRequest): Promise<Frontier> {
+    return req.waitMs > 0 && this.opts.board.known(shard) === undefined ? this.poller.current(shard) : this.frontierOf(shard, store);
+  }
+
+  /** The frontier after a wait: in memory for a shard applied here, else the shared poller's (at most `pollMs` old, one read per shard). */
+  private waitedFrontier(shard: number): Promise<Frontier> {
+    const known = this.opts.board.known(shard);
+    return known !== undefined ? Promise.resolve(known) : this.poller.current(shard);
   }
 
   /** Until when (Date.now() ms) the repeat hold keeps this sync waiting; 0: not held. */

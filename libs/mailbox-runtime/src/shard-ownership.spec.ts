@@ -98,6 +98,27 @@ describe('shard ownership follows the consumer (crash, stop, rebalance)', () => 
     expect(board.known(0)).toBe(1n);
   });
 
+  it('a long poll waiting on an owned shard keeps its promise across a crash: the shared poller finds what another process applied', async () => {
+    const { store, board, worker, driven, reader, join } = await setup();
+    await join([0]);
+    await worker.handlePage({ topic: 'd', partition: 0, fromOffset: 0n, toOffset: 0n, records: [rec(0n, dispatch(1n))] });
+    const first = await reader.sync({ tenantId: T, actingUser: alice, userId: alice, after: null, limit: 10, maxBytes: 1 << 20, waitMs: 0 });
+    const t0 = Date.now();
+    const poll = reader.sync({ tenantId: T, actingUser: alice, userId: alice, after: first.nextAfter, limit: 10, maxBytes: 1 << 20, waitMs: 5_000 });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(board.waiterCount(0)).toBe(1);
+
+    driven.emit(EVENTS.CRASH, { error: new Error('The coordinator is not aware of this member'), restart: true });
+    expect(board.owns(0)).toBe(false);
+    // Another process applies the next page; nothing in this process announces it: only a store read finds it.
+    await store.applyPage({ fromOffset: 1n, toOffset: 1n, records: [{ offset: 1n, record: dispatch(2n) }] });
+    const page = await poll;
+    expect(page.entries).toHaveLength(1);
+    expect(page.entries[0]!.mailboxSeq > first.nextAfter).toBe(true);
+    expect(Date.now() - t0).toBeLessThan(4_000);
+    expect(reader.polledShards).toBe(0);
+  });
+
   it.each([
     ['a stop', EVENTS.STOP, {}],
     ['a rebalance', EVENTS.REBALANCING, { groupId: 'g', memberId: 'm' }],

@@ -87,7 +87,7 @@ describe('ShardWorker', () => {
     const { worker, store, board, metrics } = await setup();
     await worker.onAssigned([0]);
     const events: BoardEvent[] = [];
-    board.subscribe(0, (e) => events.push(e));
+    board.subscribe(0, (e) => void events.push(e));
     await worker.handlePage(page([rec(0n, dispatch(1n)), rec(1n, dispatch(2n)), rec(2n, dispatch(1n))]));
     expect((await store.frontier()).offset).toBe(2n);
     expect(board.known(0)).toBe(2n);
