@@ -25,7 +25,7 @@ def load(path):
 
 
 def ms(v):
-    return 0 if v is None else v
+    return float("nan") if v is None else v
 
 
 def bars(ax, labels, series, title, ylabel, log=False):
