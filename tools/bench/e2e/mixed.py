@@ -35,7 +35,7 @@ def bars(ax, labels, series, title, ylabel, log=False):
         xs = [x + (i - (n - 1) / 2) * width for x in range(len(labels))]
         ax.bar(xs, values, width, label=name)
     ax.set_xticks(range(len(labels)))
-    ax.set_xticklabels(labels, fontsize=7, rotation=15)
+    ax.set_xticklabels(labels, fontsize=7, rotation=30)
     ax.set_title(title, fontsize=10)
     ax.set_ylabel(ylabel)
     if log:
@@ -70,7 +70,8 @@ def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     runs = [load(p) for p in sys.argv[2:]]
-    labels = [f"{i + 1}: {n}" for i, (n, _) in enumerate(runs)]
+    # A note "before (main abc) r1" is labelled "1: before r1": the text up to " (" and its last word.
+    labels = [f"{i + 1}: {n.split(' (')[0]}" + (f" {n.split()[-1]}" if " (" in n else "") for i, (n, _) in enumerate(runs)]
     rows = 1 + math.ceil(len(runs) / 2)
     fig = plt.figure(figsize=(15, 4 * rows))
     a = fig.add_subplot(rows, 3, 1)
@@ -83,7 +84,7 @@ def main():
         ax = fig.add_subplot(rows, 2, 3 + i)
         timeline(ax, labels[i], m)
     fig.suptitle("tools/bench/e2e --mixed: a light sender beside a flooder of huge conversations", fontsize=11)
-    fig.tight_layout()
+    fig.subplots_adjust(hspace=0.45, wspace=0.3, top=0.93)
     fig.savefig(sys.argv[1], dpi=90)
 
 
