@@ -9,35 +9,52 @@ async function writerMetric(stack: ServiceStack, name: string): Promise<number> 
   return [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'gm'))].reduce((sum, m) => sum + Number(m[1]), 0);
 }
 
+/** A writer metric's sample with one label (e.g. `outcome="light"`), 0 when absent. */
+async function writerMetricWith(stack: ServiceStack, name: string, label: string): Promise<number> {
+  const text = await (await fetch(`${stack.writerUrl}/metrics`)).text();
+  const m = new RegExp(`^${name}\\{[^}]*${label}[^}]*\\} ([0-9.e+-]+)$`, 'm').exec(text);
+  return m ? Number(m[1]) : 0;
+}
+
 /**
  * The writer's admission gate over a real deployment (ADR-0023): the mailbox is frozen (SIGSTOP:
  * it stays a member of its consumer groups), so records wait behind its committed positions. With a
  * stall window longer than the test (`QIM_ADMISSION_STALL_MS`), that reads as a mailbox too slow for
  * its load: once the records are older than the bound the writer holds new sends, refuses them (503,
  * nothing written) after its wait, and lets them in again when the mailbox, running again, has
- * caught up. Every accepted message is delivered exactly once.
+ * caught up. Meanwhile a send to a conversation small enough to be light (`QIM_ADMISSION_LIGHT_FANOUT`,
+ * decision 10) passes the closed gate at once. Every accepted message is delivered exactly once.
  */
 describe('admission by delivery lag (redis backend, kafka)', () => {
-  const stack = new ServiceStack({ QIM_ADMISSION_MAX_LAG_MS: '1500', QIM_ADMISSION_POLL_MS: '100', QIM_ADMISSION_WAIT_MS: '300', QIM_ADMISSION_STALL_MS: '600000' });
+  const stack = new ServiceStack({
+    QIM_ADMISSION_MAX_LAG_MS: '1500',
+    QIM_ADMISSION_POLL_MS: '100',
+    QIM_ADMISSION_WAIT_MS: '300',
+    QIM_ADMISSION_STALL_MS: '600000',
+    // CONV (3 members) is heavy, LIGHT (2) is light.
+    QIM_ADMISSION_LIGHT_FANOUT: '2',
+  });
   const T = hex(0xad31);
   const CONV = hex(0xad0c);
-  const members = [hex(0xad01), hex(0xad02)];
+  const LIGHT = hex(0xad0d);
+  const members = [hex(0xad01), hex(0xad02), hex(0xad03)];
   const sent: string[] = [];
   let n = 0;
-  const send = () => stack.client(T, members[0], { retry: NO_RETRY }).send({ conversationId: CONV, body: `m${n}`, clientMessageId: hex(0xae000 + n++) });
+  const send = (conversationId = CONV) => stack.client(T, members[0], { retry: NO_RETRY }).send({ conversationId, body: `m${n}`, clientMessageId: hex(0xae000 + n++) });
   const entriesOf = async (u: string) => (await stack.client(T, u).syncPage({ limit: 500 })).entries.map((e) => e.events[0]!.message!.messageId);
   const metric = (name: string): Promise<number> => writerMetric(stack, name);
 
   beforeAll(async () => {
     await stack.up();
     expect(await stack.client(T).addMembers(CONV, members)).toBe(members.length);
+    expect(await stack.client(T).addMembers(LIGHT, members.slice(0, 2))).toBe(2);
   });
   afterAll(async () => {
     stack.mailbox?.signal('SIGCONT');
     await stack.down();
   });
 
-  it('holds and refuses sends while the mailbox is behind, admits them again once it caught up, and delivers every accepted one once', async () => {
+  it('holds and refuses heavy sends while the mailbox is behind, lets light ones through, admits all again once it caught up, and delivers every accepted one once', async () => {
     // Caught up: the mailbox has committed positions (with their record timestamps).
     sent.push((await send()).messageId);
     await eventually('the first message delivered', async () => (await entriesOf(members[1]!)).length === 1, 30_000);
@@ -60,6 +77,10 @@ describe('admission by delivery lag (redis backend, kafka)', () => {
     expect(await metric('qim_admission_waits_total')).toBeGreaterThanOrEqual(1);
     // Accepted before the gate closed: at least one message waited behind the frozen mailbox.
     expect(sent.length).toBeGreaterThan(1);
+    // The gate is still closed, yet a send to the 2-member conversation passes it at once: light.
+    sent.push((await send(LIGHT)).messageId);
+    expect(await metric('qim_admission_closed')).toBe(1);
+    expect(await writerMetricWith(stack, 'qim_admission_waits_total', 'outcome="light"')).toBe(1);
 
     stack.mailbox!.signal('SIGCONT');
     // A send held at the gate when it opens is let in (no 503): retried until the gate has opened.

@@ -26,6 +26,10 @@ class SlowMembership implements MembershipDirectory {
     return this.inner.members(tenantId, conversationId);
   }
 
+  count(tenantId: Id128, conversationId: Id128): Promise<number> {
+    return this.inner.count(tenantId, conversationId);
+  }
+
   async isMember(tenantId: Id128, conversationId: Id128, userId: Id128): Promise<boolean> {
     this.checks++;
     this.maxInFlight = Math.max(this.maxInFlight, ++this.inFlight);

@@ -33,7 +33,7 @@ export function describeCoordinationContract(backend: string, open: () => Promis
     }, HOOK_TIMEOUT_MS);
 
     describe('membership', () => {
-      it('adds (a repeated user counts once), lists ascending, checks and removes', async () => {
+      it('adds (a repeated user counts once), lists ascending, counts, checks and removes', async () => {
         const [t, c] = randomIds(2);
         const users = sorted(randomIds(3));
         const [u1, u2, u3] = [users[0]!, users[1]!, users[2]!];
@@ -41,9 +41,11 @@ export function describeCoordinationContract(backend: string, open: () => Promis
         expect(await h.membership.members(t!, c!)).toEqual([u1, u3]);
         expect(await h.membership.add(t!, c!, [u2], 3)).toBe(3);
         expect(await h.membership.members(t!, c!)).toEqual([u1, u2, u3]);
+        expect(await h.membership.count(t!, c!)).toBe(3);
         expect([await h.membership.isMember(t!, c!, u2), await h.membership.isMember(t!, c!, randomId())]).toEqual([true, false]);
         expect(await h.membership.remove(t!, c!, [u2, randomId()])).toBe(2);
         expect(await h.membership.members(t!, c!)).toEqual([u1, u3]);
+        expect(await h.membership.count(t!, c!)).toBe(2);
       });
 
       it('refuses to grow past the cap with FanoutLimitError and adds nothing; up to the cap is fine', async () => {
@@ -58,10 +60,12 @@ export function describeCoordinationContract(backend: string, open: () => Promis
       it('an unknown conversation has no members; a tenant sees only its own conversation', async () => {
         const [t, other, c, u] = randomIds(4);
         expect(await h.membership.members(t!, c!)).toEqual([]);
+        expect(await h.membership.count(t!, c!)).toBe(0);
         expect(await h.membership.remove(t!, c!, [u!])).toBe(0);
         await h.membership.add(t!, c!, [u!], 10);
         expect(await h.membership.members(other!, c!)).toEqual([]);
         expect(await h.membership.isMember(other!, c!, u!)).toBe(false);
+        expect(await h.membership.count(other!, c!)).toBe(0);
       });
     });
 

@@ -55,6 +55,7 @@ export function admissionGate(
     pollMs: cfg.pollMs,
     drainAfterMs,
     waitMs: cfg.waitMs,
+    light: cfg.light,
     probe,
     onLag: (lag) => {
       for (const g of lag.groups) {

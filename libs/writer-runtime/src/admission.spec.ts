@@ -160,3 +160,77 @@ describe('AdmissionSender', () => {
     expect(started).toHaveLength(1);
   });
 });
+
+describe('AdmissionGate: light sends at a closed gate (fan-out cost, ADR-0023 decision 10)', () => {
+  const closedGate = async (opts: { maxFanout: number; entriesPerSecond: number } | null, now?: () => number, waitMs = 40) => {
+    const waited: string[] = [];
+    const gate = new AdmissionGate({ maxLagMs: 1_000, pollMs: 50, waitMs, probe: scripted(5_000), light: opts, now, onWaited: (o) => void waited.push(o) });
+    await gate.poll();
+    expect(gate.state().closed).toBe(true);
+    return { gate, waited };
+  };
+
+  it('lets a send to a small conversation through at once while the gate holds and refuses one to a huge conversation', async () => {
+    const { gate, waited } = await closedGate({ maxFanout: 20, entriesPerSecond: 1_000 });
+    expect(await settled(gate.admit(async () => 3))).toBe('resolved');
+    const heavy = gate.admit(async () => 10_000);
+    expect(await settled(heavy)).toBe('pending');
+    await expect(heavy).rejects.toBeInstanceOf(AdmissionRefusedError);
+    expect(waited).toEqual(['light', 'refused']);
+  });
+
+  it('spends at most entriesPerSecond mailbox entries a second on light sends; beyond the budget they wait like the others', async () => {
+    let t = 0;
+    const { gate, waited } = await closedGate({ maxFanout: 5, entriesPerSecond: 10 }, () => t, 60_000);
+    const light = () => gate.admit(async () => 3);
+    expect(await settled(light())).toBe('resolved');
+    expect(await settled(light())).toBe('resolved');
+    expect(await settled(light())).toBe('resolved');
+    const fourth = light(); // 9 of 10 entries spent: 3 more do not fit
+    expect(await settled(fourth)).toBe('pending');
+    t = 1_000; // a second later the budget is full again, for new sends (the held one waits for the gate)
+    expect(await settled(light())).toBe('resolved');
+    expect(await settled(fourth)).toBe('pending');
+    await gate.stop();
+    await expect(fourth).resolves.toBeUndefined();
+    expect(waited).toEqual(['light', 'light', 'light', 'light', 'admitted']);
+  });
+
+  it('treats a send whose fan-out cannot be read as heavy (it waits)', async () => {
+    const { gate } = await closedGate({ maxFanout: 20, entriesPerSecond: 1_000 });
+    const p = gate.admit(async () => {
+      throw new Error('membership read failed');
+    });
+    expect(await settled(p)).toBe('pending');
+    await expect(p).rejects.toBeInstanceOf(AdmissionRefusedError);
+  });
+
+  it('does not read the fan-out while the gate is open, and holds every send when the light lane is off', async () => {
+    const gate = new AdmissionGate({ maxLagMs: 1_000, pollMs: 50, waitMs: 40, probe: scripted(0), light: { maxFanout: 20, entriesPerSecond: 1_000 } });
+    await gate.poll();
+    let reads = 0;
+    await gate.admit(async () => (reads++, 3));
+    expect(reads).toBe(0);
+    const off = await closedGate(null);
+    const small = off.gate.admit(async () => 2);
+    expect(await settled(small)).toBe('pending');
+    await expect(small).rejects.toBeInstanceOf(AdmissionRefusedError);
+  });
+
+  it('refuses a light lane that is not made of positive integers', () => {
+    const probe = scripted(0);
+    expect(() => new AdmissionGate({ maxLagMs: 10, pollMs: 10, waitMs: 0, probe, light: { maxFanout: 0, entriesPerSecond: 10 } })).toThrow(RangeError);
+    expect(() => new AdmissionGate({ maxLagMs: 10, pollMs: 10, waitMs: 0, probe, light: { maxFanout: 3, entriesPerSecond: 2 } })).toThrow(RangeError);
+  });
+});
+
+describe('AdmissionSender with a fan-out reader', () => {
+  it('asks the gate with the conversation of the request', async () => {
+    const asked: string[] = [];
+    const inner = { send: async () => ({ seq: 1n }) as unknown as SendOutcome };
+    const gate = { admit: async (fanout?: () => Promise<number>) => void asked.push(String(await fanout?.())) };
+    const sender = new AdmissionSender(inner, gate, async (r) => (r.conversationId === 'c1' ? 7 : 0));
+    await sender.send({ conversationId: 'c1' } as unknown as SendRequest);
+    expect(asked).toEqual(['7']);
+  });
+});

@@ -27,8 +27,53 @@ export interface AdmissionGateOptions {
   readonly onChange?: (closed: boolean, lag: DeliveryLag | null) => void;
   /** A failed read and how many failed in a row. */
   readonly onProbeError?: (err: unknown, failures: number) => void;
-  /** A send that found the gate closed: let in when it opened (`admitted`) or `refused` after `waitMs`. */
-  readonly onWaited?: (outcome: 'admitted' | 'refused') => void;
+  /**
+   * A send that found the gate closed: let in at once as a `light` send (within the light lane's
+   * budget), let in when the gate opened (`admitted`), or `refused` after `waitMs`.
+   */
+  readonly onWaited?: (outcome: 'light' | 'admitted' | 'refused') => void;
+  /** Sends to small conversations that pass a closed gate at once (ADR-0023 decision 10); null or absent: none. */
+  readonly light?: LightLane | null;
+  /** Clock of the light lane's budget (ms; default `performance.now`). */
+  readonly now?: () => number;
+}
+
+/**
+ * The light lane of a closed gate: a send whose conversation has at most `maxFanout` members costs the
+ * mailbox at most that many entries, so it passes a closed gate at once — as long as the light sends
+ * let through stay within `entriesPerSecond` mailbox entries a second (one per member; a token
+ * bucket holding at most one second of budget). Beyond it they wait like any other send.
+ */
+export interface LightLane {
+  /** The largest conversation (members) whose sends are light; at least 1. */
+  readonly maxFanout: number;
+  /** Mailbox entries a second light sends may add while the gate is closed (and the burst); at least `maxFanout`. */
+  readonly entriesPerSecond: number;
+}
+
+/** The light lane's budget: a token bucket of mailbox entries, full (one second's worth) when unused. */
+export class LightBudget {
+  private tokens: number;
+  private at: number;
+
+  constructor(
+    private readonly lane: LightLane,
+    private readonly now: () => number,
+  ) {
+    this.tokens = lane.entriesPerSecond;
+    this.at = now();
+  }
+
+  /** True (and the entries spent) when a send of `fanout` members is light and fits the budget now. */
+  take(fanout: number): boolean {
+    if (!(fanout >= 1 && fanout <= this.lane.maxFanout)) return false;
+    const t = this.now();
+    this.tokens = Math.min(this.lane.entriesPerSecond, this.tokens + ((t - this.at) / 1000) * this.lane.entriesPerSecond);
+    this.at = t;
+    if (this.tokens < fanout) return false;
+    this.tokens -= fanout;
+    return true;
+  }
 }
 
 /**
@@ -81,10 +126,16 @@ export class AdmissionGate {
   private wakeLoop: (() => void) | null = null;
   private loop: Promise<void> | null = null;
 
+  private readonly light: LightBudget | null;
+
   constructor(private readonly opts: AdmissionGateOptions) {
-    for (const [name, v, min] of [['maxLagMs', opts.maxLagMs, 1], ['pollMs', opts.pollMs, 1], ['waitMs', opts.waitMs, 0]] as const) {
+    const lane = opts.light ?? null;
+    const bounds = [['maxLagMs', opts.maxLagMs, 1], ['pollMs', opts.pollMs, 1], ['waitMs', opts.waitMs, 0]] as [string, number, number][];
+    if (lane !== null) bounds.push(['light.maxFanout', lane.maxFanout, 1], ['light.entriesPerSecond', lane.entriesPerSecond, lane.maxFanout]);
+    for (const [name, v, min] of bounds) {
       if (!Number.isSafeInteger(v) || v < min) throw new RangeError(`AdmissionGate ${name} must be an integer ≥ ${min}, got ${v}`);
     }
+    this.light = lane === null ? null : new LightBudget(lane, opts.now ?? (() => performance.now()));
   }
 
   /** Reads the probe now and then every `pollMs` until `stop`. */
@@ -136,9 +187,25 @@ export class AdmissionGate {
     }
   }
 
-  /** Resolves at once while the gate is open; else when it opens, or rejects after `waitMs`. */
-  admit(): Promise<void> {
-    if (!this.closed) return Promise.resolve();
+  /**
+   * Resolves at once while the gate is open; else when it opens, or rejects after `waitMs`. With a
+   * light lane, a closed gate first asks `fanout` (the conversation's member count; read only then) and
+   * lets a light send that fits the budget through at once; a fan-out that cannot be read counts as heavy.
+   */
+  async admit(fanout?: () => Promise<number>): Promise<void> {
+    if (!this.closed) return;
+    if (this.light !== null && fanout !== undefined) {
+      const members = await fanout().catch(() => Infinity);
+      if (!this.closed) return;
+      if (this.light.take(members)) {
+        this.opts.onWaited?.('light');
+        return;
+      }
+    }
+    return this.hold();
+  }
+
+  private hold(): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const admitted = (): void => {
         clearTimeout(timer);
@@ -169,15 +236,21 @@ export class AdmissionGate {
   }
 }
 
-/** A sender that lets a send start only through the admission gate (outside the send deadline: a wait at the gate writes nothing). */
+/**
+ * A sender that lets a send start only through the admission gate (outside the send deadline: a wait
+ * at the gate writes nothing). `fanoutOf` (the conversation's member count) is asked by a closed gate
+ * with a light lane only.
+ */
 export class AdmissionSender implements Sender {
   constructor(
     private readonly inner: Sender,
     private readonly gate: Pick<AdmissionGate, 'admit'>,
+    private readonly fanoutOf?: (request: SendRequest) => Promise<number>,
   ) {}
 
   async send(request: SendRequest): Promise<SendOutcome> {
-    await this.gate.admit();
+    const fanoutOf = this.fanoutOf;
+    await this.gate.admit(fanoutOf === undefined ? undefined : () => fanoutOf(request));
     return this.inner.send(request);
   }
 }

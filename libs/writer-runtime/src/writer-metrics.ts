@@ -21,7 +21,10 @@ export class WriterMetrics {
   readonly commitSteps: CommitStepObserver;
   /** 1 while the admission gate holds sends (delivery too far behind), else 0. */
   readonly admissionClosed: Gauge;
-  /** Sends that found the admission gate closed, by outcome: `admitted` once it opened, or `refused` (503) after the wait. */
+  /**
+   * Sends that found the admission gate closed, by outcome: `light` let through at once (a small
+   * conversation within the light lane's budget), `admitted` once it opened, or `refused` (503) after the wait.
+   */
   readonly admissionWaits: Counter<'outcome'>;
   /** The age of the oldest record waiting, as the admission gate last read it, per watched consumer group (seconds; -1: unknown). */
   readonly deliveryLagSeconds: Gauge<'group'>;

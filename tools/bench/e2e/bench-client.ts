@@ -27,7 +27,7 @@ export function benchClient(e: Endpoints, timeoutMs: number, tenant?: Id128): Qi
 
 /**
  * The error code of a failed call as the report counts it: status and service code
- * ("503 UNAVAILABLE"), or the client's own with the network error's code when there is one
+ * ("503 UNAVAILABLE", with " (admission)" or " (deadline)" when its message says which), or the client's own with the network error's code when there is one
  * ("TRANSPORT ECONNRESET", "TIMEOUT").
  */
 export function errorCode(err: unknown): string {
@@ -35,7 +35,11 @@ export function errorCode(err: unknown): string {
     const system = systemCode(err.cause);
     return system === null ? err.code : `${err.code} ${system}`;
   }
-  if (err instanceof QimError) return err.status === null ? err.code : `${err.status} ${err.code}`;
+  if (err instanceof QimError) {
+    // A 503 says why: held at the admission gate and refused, or the send deadline passed (ADR-0023).
+    const why = err.status !== 503 ? '' : /not admitted/.test(err.message) ? ' (admission)' : /not finished within/.test(err.message) ? ' (deadline)' : '';
+    return err.status === null ? err.code : `${err.status} ${err.code}${why}`;
+  }
   const e = err as { code?: string; name?: string } | null;
   return e?.code ?? e?.name ?? 'unknown';
 }

@@ -34,6 +34,8 @@ import { Sender } from './senders';
 import { ensureStack } from './stack';
 import { bySecond, outsideWindows, sleep, summarize } from './stats';
 import { Visibility } from './visibility';
+import type { MixedResult } from './mixed';
+import { mixedPhase, renderMixed } from './mixed';
 
 const say = (s: string): boolean => process.stderr.write(`[e2e] ${s}\n`);
 
@@ -47,12 +49,31 @@ async function main(): Promise<void> {
   const baselines: BaselineResult[] = [];
   const load0 = loadavg();
   let mode: SyncMode | null = null;
+  let mixed: MixedResult | null = null;
   try {
     say(`client: @qim/client over ${o.fetch ? "Node's fetch (--fetch)" : 'node:http'}`);
     mode = await syncMode(endpoints, o);
     const procs = watchedProcesses(root, { writer: Number(new URL(o.writerUrl).port), mailbox: Number(new URL(o.mailboxUrl).port) });
     say(`watching CPU of ${procs.map((p) => `${p.name} (${p.pid})`).join(', ')}`);
-    for (const size of o.sizes) {
+    if (o.mixed !== null) {
+      const m = o.mixed;
+      mixed = await mixedPhase(
+        endpoints,
+        mode,
+        {
+          heavy: { ...m.heavy, concurrency: o.saturation },
+          light: { ...m.light, devices: m.light.members * m.light.conversations },
+          seconds: o.seconds,
+          drainSeconds: o.drainSeconds,
+          maxSends: o.maxSends,
+          payloadBytes: o.payloadBytes,
+          warmupSeconds: o.warmupSeconds,
+        },
+        procs,
+        say,
+      );
+    }
+    for (const size of o.mixed === null ? o.sizes : []) {
       const count = o.conversations.get(size)!;
       const pop = await createPopulation(endpoints, size, count);
       const vis = new Visibility();
@@ -173,11 +194,16 @@ async function main(): Promise<void> {
     sync: mode,
     options: { ...o, token: undefined, rates: Object.fromEntries(o.rates), conversations: Object.fromEntries(o.conversations) },
   };
-  writeFileSync(out, `${JSON.stringify({ meta, phases, baselines }, null, 2)}\n`);
+  writeFileSync(out, `${JSON.stringify(mixed === null ? { meta, phases, baselines } : { meta, mixed }, null, 2)}\n`);
   const syncText = mode?.kind === 'long-poll' ? `long-poll wait_ms=${mode.waitMs}` : `SHORT polling every ${mode?.kind === 'short-poll' ? mode.intervalMs : '?'} ms`;
   const load = (l: number[]): string => l.map((v) => v.toFixed(1)).join(' ');
-  process.stdout.write(`${renderTable(phases, baselines)}\n\nsync: ${syncText}; load average before ${load(load0)}, after ${load(meta.loadavgAfter)} (${meta.cores} cores); result: ${out}\n`);
-  if (python) {
+  process.stdout.write(`${mixed === null ? renderTable(phases, baselines) : renderMixed(mixed)}\n\nsync: ${syncText}; load average before ${load(load0)}, after ${load(meta.loadavgAfter)} (${meta.cores} cores); result: ${out}\n`);
+  if (python && mixed !== null) {
+    const png = out.replace(/\.json$/, '') + '.png';
+    const r = spawnSync(python, [join(root, 'tools/bench/e2e/mixed.py'), png, out], { stdio: 'inherit' });
+    if (r.status === 0) process.stdout.write(`chart: ${png}\n`);
+    else say('plotting failed (see above)');
+  } else if (python) {
     const png = out.replace(/\.json$/, '') + '.png';
     const r = spawnSync(python, [join(root, 'tools/bench/e2e/plot.py'), out, png], { stdio: 'inherit' });
     if (r.status === 0) process.stdout.write(`chart: ${png}\n`);

@@ -39,6 +39,8 @@ export interface BenchOptions {
   readonly plot: boolean;
   /** Free text recorded in the result and the chart (e.g. which build the services run). */
   readonly note: string;
+  /** `--mixed`: only the mixed phase (a flooder of huge conversations beside a light sender; mixed.ts). */
+  readonly mixed: { readonly heavy: { members: number; conversations: number; devices: number }; readonly light: { members: number; conversations: number; rate: number } } | null;
 }
 
 const USAGE = `usage: tools/bench/run.sh e2e [options]
@@ -68,7 +70,14 @@ const USAGE = `usage: tools/bench/run.sh e2e [options]
   --no-start                 fail instead of starting the stack with tools/scenario/qim-local up
   --keep-stack               leave a stack this run started running
   --no-plot                  no PNG
-  --note <text>              recorded in the result and the chart title (e.g. which build runs)`;
+  --note <text>              recorded in the result and the chart title (e.g. which build runs)
+  --mixed                    only the mixed phase (issue 28 item 4): one tenant floods huge conversations at
+                             saturation (--saturation in flight) while another sends to small ones at a fixed
+                             rate, both for --seconds; per sender: accepted, refused (503/429), send and
+                             send → visible latency; the writer's admission gate sampled every 250 ms
+  --mixed-heavy 10000x2      the flooder's conversations: members x count
+  --mixed-heavy-devices 20   syncing devices among the flooder's members (send → visible measured for them)
+  --mixed-light 3x20@20      the light sender: members x conversations @ msg/s (every member has a device)`;
 
 const DEFAULT_RATES: [number, number][] = [
   [2, 500],
@@ -90,11 +99,11 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv, st
     if (a === '-h' || a === '--help') fail('');
     if (!a.startsWith('--')) fail(`unexpected argument ${a}`);
     const name = a.slice(2);
-    if (['short-poll', 'fetch', 'no-start', 'keep-stack', 'no-plot'].includes(name)) flags.set(name, 'true');
+    if (['short-poll', 'fetch', 'no-start', 'keep-stack', 'no-plot', 'mixed'].includes(name)) flags.set(name, 'true');
     else if (i + 1 < argv.length) flags.set(name, argv[++i]!);
     else fail(`${a} needs a value`);
   }
-  const known = ['sizes', 'rate', 'conversations', 'saturation', 'phases', 'seconds', 'drain', 'max-sends', 'payload', 'wait-ms', 'poll-ms', 'short-poll', 'devices', 'fetch', 'baseline-seconds', 'idle-seconds', 'warmup-seconds', 'out', 'no-start', 'keep-stack', 'no-plot', 'note'];
+  const known = ['sizes', 'rate', 'conversations', 'saturation', 'phases', 'seconds', 'drain', 'max-sends', 'payload', 'wait-ms', 'poll-ms', 'short-poll', 'devices', 'fetch', 'baseline-seconds', 'idle-seconds', 'warmup-seconds', 'out', 'no-start', 'keep-stack', 'no-plot', 'note', 'mixed', 'mixed-heavy', 'mixed-heavy-devices', 'mixed-light'];
   for (const k of flags.keys()) if (!known.includes(k)) fail(`unknown option --${k}`);
   const num = (k: string, d: number, min: number, max: number): number => {
     const v = flags.has(k) ? Number(flags.get(k)) : d;
@@ -131,7 +140,19 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv, st
     keepStack: flags.has('keep-stack'),
     plot: !flags.has('no-plot'),
     note: flags.get('note') ?? '',
+    mixed: flags.has('mixed') ? mixedOf(flags, num) : null,
   };
+}
+
+function mixedOf(flags: ReadonlyMap<string, string>, num: (k: string, d: number, min: number, max: number) => number): NonNullable<BenchOptions['mixed']> {
+  const heavy = /^(\d+)x(\d+)$/.exec(flags.get('mixed-heavy') ?? '10000x2');
+  const light = /^(\d+)x(\d+)@(\d+(?:\.\d+)?)$/.exec(flags.get('mixed-light') ?? '3x20@20');
+  if (!heavy) fail('--mixed-heavy: <members>x<conversations>, e.g. 10000x2');
+  if (!light) fail('--mixed-light: <members>x<conversations>@<msg/s>, e.g. 3x20@20');
+  const [hm, hc, lm, lc, rate] = [Number(heavy[1]), Number(heavy[2]), Number(light[1]), Number(light[2]), Number(light[3])];
+  if (hm < 2 || hm > 10_000 || lm < 2 || lm > 10_000 || hc < 1 || lc < 1 || rate <= 0) fail('--mixed-heavy/--mixed-light: members in 2…10000, at least one conversation, a positive rate');
+  const devices = Math.min(num('mixed-heavy-devices', 20, 1, 10_000), hm * hc);
+  return { heavy: { members: hm, conversations: hc, devices }, light: { members: lm, conversations: lc, rate } };
 }
 
 function perSize(arg: string | undefined, defaults: [number, number][], sizes: readonly number[], what: string): Map<number, number> {

@@ -17,6 +17,8 @@ export interface SendRun {
   readonly windowMs: number;
   /** Sends not issued because `maxInFlight` sends were already waiting (fixed rate only). */
   readonly skipped: number;
+  /** Each send's intended start (performance.now() ms) and outcome: null = accepted, else its error code (the mixed phase's timeline). */
+  readonly outcomes: [number, string | null][];
 }
 
 /**
@@ -146,25 +148,29 @@ export class Sender {
   }
 
   private newRun(): SendRun & { attempted: number; accepted: number; skipped: number; windowMs: number } {
-    return { attempted: 0, accepted: 0, latencies: [], errors: new Tally(), windowMs: 0, skipped: 0 };
+    return { attempted: 0, accepted: 0, latencies: [], errors: new Tally(), windowMs: 0, skipped: 0, outcomes: [] };
   }
 
-  private async one(run: { attempted: number; accepted: number; latencies: number[]; errors: Tally }, start: number, signal: AbortSignal): Promise<void> {
+  private async one(run: { attempted: number; accepted: number; latencies: number[]; errors: Tally; outcomes: [number, string | null][] }, start: number, signal: AbortSignal): Promise<void> {
     run.attempted++;
     const c = this.pop.conversations[this.next++ % this.pop.conversations.length]!;
     const sender = c.members[Math.floor(Math.random() * c.members.length)]!;
     if (!(await this.slots.take(signal))) {
       run.errors.add('abandoned at phase end');
+      run.outcomes.push([start, 'abandoned at phase end']);
       return;
     }
     try {
       const sent = await this.as(sender).send({ conversationId: c.id, body: this.body }, signal);
       run.accepted++;
       run.latencies.push(performance.now() - start);
+      run.outcomes.push([start, null]);
       const watchers = c.members.filter((m) => this.synced.has(m));
       if (watchers.length > 0) this.visibility.expect(sent.messageId, start, watchers);
     } catch (err) {
-      run.errors.add(signal.aborted ? 'abandoned at phase end' : errorCode(err));
+      const code = signal.aborted ? 'abandoned at phase end' : errorCode(err);
+      run.errors.add(code);
+      run.outcomes.push([start, code]);
     } finally {
       this.slots.give();
     }

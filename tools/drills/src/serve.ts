@@ -23,7 +23,8 @@ function envOf(ctx: DrillContext, mode: ServeMode): Record<string, string> {
  * `tools/drills/run serve <mode>`: one writer and one mailbox of a drill deployment (own namespace,
  * topics and keyspace) on fixed ports (`QIM_DRILLS_SERVE_PORTS`, default 18180,18181), kept running
  * until SIGINT/SIGTERM. Prints the variables the end-to-end benchmark reads (`tools/bench/e2e`
- * with `--no-start`), so it can measure the services on the 3-node cluster.
+ * with `--no-start`), so it can measure the services on the 3-node cluster. `QIM_ADMISSION_*` variables
+ * of its own environment are passed on to the services.
  */
 export async function serve(ctx: DrillContext, mode: ServeMode): Promise<number> {
   const [wp, mp] = (process.env['QIM_DRILLS_SERVE_PORTS'] ?? '18180,18181').split(',').map(Number);
@@ -32,6 +33,8 @@ export async function serve(ctx: DrillContext, mode: ServeMode): Promise<number>
   // The drills' short lease, deadline and recovery timings make faults bite fast; a benchmark runs
   // the services' own defaults (a 3 s lease lapses on a saturated 2-core machine and stops sends).
   for (const k of DRILL_TIMINGS) delete d.env[k];
+  // The admission settings of this shell reach the services (an A/B of a gate setting, tools/bench/e2e --mixed).
+  for (const [k, v] of Object.entries(process.env)) if (k.startsWith('QIM_ADMISSION_') && v !== undefined) d.env[k] = v;
   const stop = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

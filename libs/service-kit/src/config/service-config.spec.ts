@@ -184,6 +184,7 @@ describe('mailbox environment', () => {
       pollMs: 500,
       waitMs: 1_000,
       stallMs: 5_000,
+      light: { maxFanout: 20, entriesPerSecond: 2_000 },
       mailbox: { clientId: 'qim-mailbox', messagesTopic: 'qim.messages', dispatchTopic: 'qim.mailbox.dispatch' },
     });
     // One environment for both services: the mailbox's client id is the shared one; the epoch is not the writer's business.
@@ -194,6 +195,11 @@ describe('mailbox environment', () => {
     expect([set?.maxLagMs, set?.pollMs, set?.waitMs, set?.stallMs]).toEqual([2_000, 250, 0, 1_000]);
     expect(parseEnv(writerEnvSchema, { ...base, QIM_ADMISSION_STALL_MS: '60000' }).admission?.stallMs).toBe(60_000);
     expect(parseEnv(writerEnvSchema, { ...base, QIM_ADMISSION_MAX_LAG_MS: '0' }).admission).toBeNull();
+    // The light lane of a closed gate (decision 10): 0 turns it off; its budget must fit its largest send.
+    expect(parseEnv(writerEnvSchema, { ...base, QIM_ADMISSION_LIGHT_FANOUT: '0' }).admission?.light).toBeNull();
+    expect(parseEnv(writerEnvSchema, { ...base, QIM_ADMISSION_LIGHT_FANOUT: '5', QIM_ADMISSION_LIGHT_ENTRIES_PER_S: '50' }).admission?.light).toEqual({ maxFanout: 5, entriesPerSecond: 50 });
+    expect(variables(refusal(writerEnvSchema, { ...base, QIM_ADMISSION_LIGHT_FANOUT: '100', QIM_ADMISSION_LIGHT_ENTRIES_PER_S: '99' }))).toEqual(['QIM_ADMISSION_LIGHT_ENTRIES_PER_S']);
+    expect(variables(refusal(writerEnvSchema, { ...base, QIM_ADMISSION_LIGHT_FANOUT: '-1', QIM_ADMISSION_LIGHT_ENTRIES_PER_S: '0' })).sort()).toEqual(['QIM_ADMISSION_LIGHT_ENTRIES_PER_S', 'QIM_ADMISSION_LIGHT_FANOUT']);
     const bad = { QIM_ADMISSION_MAX_LAG_MS: '-1', QIM_ADMISSION_POLL_MS: '99', QIM_ADMISSION_WAIT_MS: '1.5', QIM_ADMISSION_STALL_MS: '-5' };
     expect(variables(refusal(writerEnvSchema, { ...base, ...bad }))).toEqual(Object.keys(bad).sort());
     // Writer-only, but one environment may serve both services: the mailbox takes and ignores them.

@@ -33,6 +33,12 @@ export const writerEnvShape = {
   QIM_ADMISSION_STALL_MS: intField(0, 3_600_000, 0).describe(
     'admission: a mailbox partition whose position has not moved this long (ms) while records wait is stalled and not counted for admission; 0 = half of `QIM_ADMISSION_MAX_LAG_MS`',
   ),
+  QIM_ADMISSION_LIGHT_FANOUT: intField(0, 1_000_000, 20).describe(
+    'admission (ADR-0023 decision 10): a send to a conversation of at most this many members is light: while the gate is closed it passes at once (its member count read then, one O(1) Redis read), within `QIM_ADMISSION_LIGHT_ENTRIES_PER_S`; only heavier sends wait and are refused; 0 = every send waits at a closed gate',
+  ),
+  QIM_ADMISSION_LIGHT_ENTRIES_PER_S: intField(1, 10_000_000, 2_000).describe(
+    "admission: mailbox entries (one per member) a second that light sends may add while the gate is closed, per writer (also the burst); beyond it light sends wait like the others. Keep it well below what the mailbox applies a second, so a backlog still drains; at least `QIM_ADMISSION_LIGHT_FANOUT`",
+  ),
 } as const;
 
 export interface WriterConfig extends CommonConfig {
@@ -78,6 +84,11 @@ export interface WriterConfig extends CommonConfig {
      */
     readonly stallMs: number;
     /**
+     * Sends to conversations of at most `maxFanout` members pass a closed gate at once, within
+     * `entriesPerSecond` mailbox entries a second (`LightLane`, ADR-0023 decision 10); null: none.
+     */
+    readonly light: { readonly maxFanout: number; readonly entriesPerSecond: number } | null;
+    /**
      * How to find the mailbox's consumer groups on the broker (`MailboxGroupFinder` in `@qim/bus`):
      * its client id (groups `<client id>-router`, `<client id>-shards-e<epoch>`) and topics. The
      * epoch is read from the broker (the live shard groups), never configured here.
@@ -100,6 +111,7 @@ function admissionOf(raw: WriterRaw): WriterConfig['admission'] {
     pollMs: raw.QIM_ADMISSION_POLL_MS,
     waitMs: raw.QIM_ADMISSION_WAIT_MS,
     stallMs: raw.QIM_ADMISSION_STALL_MS === 0 ? Math.max(1, Math.floor(raw.QIM_ADMISSION_MAX_LAG_MS / 2)) : raw.QIM_ADMISSION_STALL_MS,
+    light: raw.QIM_ADMISSION_LIGHT_FANOUT === 0 ? null : { maxFanout: raw.QIM_ADMISSION_LIGHT_FANOUT, entriesPerSecond: raw.QIM_ADMISSION_LIGHT_ENTRIES_PER_S },
     mailbox: {
       clientId: raw.QIM_ADMISSION_MAILBOX_CLIENT_ID ?? raw.QIM_KAFKA_CLIENT_ID ?? 'qim-mailbox',
       messagesTopic: raw.QIM_TOPIC_MESSAGES,
@@ -152,6 +164,13 @@ export const writerEnvSchema = z.object(writerEnvShape).transform((raw, ctx): Wr
     ctx.addIssue({ code: 'custom', path: ['QIM_REDIS_URL'], message: 'required by the writer in scylla mode (leases, membership)' });
   }
   checkTimeBounds(raw, ctx);
+  if (raw.QIM_ADMISSION_LIGHT_FANOUT > 0 && raw.QIM_ADMISSION_LIGHT_ENTRIES_PER_S < raw.QIM_ADMISSION_LIGHT_FANOUT) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['QIM_ADMISSION_LIGHT_ENTRIES_PER_S'],
+      message: `must be at least QIM_ADMISSION_LIGHT_FANOUT (${raw.QIM_ADMISSION_LIGHT_ENTRIES_PER_S} < ${raw.QIM_ADMISSION_LIGHT_FANOUT}): the largest light send would never fit the budget`,
+    });
+  }
   if (backend === null) return z.NEVER;
   return {
     ...commonConfigOf(raw, backend, serviceTokensOf(raw), { port: 8080, clientId: 'qim-writer' }),

@@ -7,6 +7,8 @@ import type { Id128 } from '../model/ids';
 export interface MembershipDirectory {
   /** Members of the conversation, ascending, unique; empty when unknown. */
   members(tenantId: Id128, conversationId: Id128): Promise<Id128[]>;
+  /** How many members the conversation has (0 when unknown), without listing them: one O(1) read. */
+  count(tenantId: Id128, conversationId: Id128): Promise<number>;
   /** True when `userId` is a member. */
   isMember(tenantId: Id128, conversationId: Id128, userId: Id128): Promise<boolean>;
   /**

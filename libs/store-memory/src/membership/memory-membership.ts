@@ -16,6 +16,10 @@ export class MemoryMembership implements MembershipDirectory {
     return [...this.set(tenantId, conversationId)].sort(compareId128);
   }
 
+  async count(tenantId: Id128, conversationId: Id128): Promise<number> {
+    return this.byConversation.get(`${tenantId}:${conversationId}`)?.size ?? 0;
+  }
+
   async isMember(tenantId: Id128, conversationId: Id128, userId: Id128): Promise<boolean> {
     return this.set(tenantId, conversationId).has(userId);
   }

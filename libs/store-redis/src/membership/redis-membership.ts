@@ -20,6 +20,11 @@ export class RedisMembershipDirectory implements MembershipDirectory {
     return (raw as Buffer[]).map((b) => b.toString('latin1') as Id128).sort(compareId128);
   }
 
+  async count(tenantId: Id128, conversationId: Id128): Promise<number> {
+    const [raw] = await this.io.commands([['SCARD', this.keys.membership(tenantId, conversationId)]], 'read');
+    return Number(raw);
+  }
+
   async isMember(tenantId: Id128, conversationId: Id128, userId: Id128): Promise<boolean> {
     const [raw] = await this.io.commands([['SISMEMBER', this.keys.membership(tenantId, conversationId), userId]], 'read');
     return Number(raw) === 1;

@@ -43,6 +43,7 @@ describe('redis writer coordination after its connection is gone', () => {
     const id = '0'.repeat(32) as never;
     const calls: Promise<unknown>[] = [
       c.membership.members(id, id),
+      c.membership.count(id, id),
       c.membership.isMember(id, id, id),
       c.membership.add(id, id, [id], 10),
       c.membership.remove(id, id, [id]),
