@@ -46,8 +46,9 @@ export async function serve(ctx: DrillContext, mode: ServeMode): Promise<number>
     const w = await d.add('writer', 'writer-1', wp);
     const m = await d.add('mailbox', 'mailbox-1', mp);
     for (let i = 2; i <= replicas; i += 1) {
-      await d.add('writer', `writer-${i}`);
-      await d.add('mailbox', `mailbox-${i}`);
+      // A mailbox joining takes a consumer-group rebalance: slow on a loaded machine.
+      await d.add('writer', `writer-${i}`, undefined, 300_000);
+      await d.add('mailbox', `mailbox-${i}`, undefined, 300_000);
     }
     const urls = (kind: 'writer' | 'mailbox'): string => d.of(kind).map((i) => i.url).join(',');
     process.stdout.write(`export WRITER_URL=${w.url}\nexport MAILBOX_URL=${m.url}\nexport WRITER_URLS=${urls('writer')}\nexport MAILBOX_URLS=${urls('mailbox')}\n`);

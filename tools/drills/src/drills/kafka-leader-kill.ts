@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { NO_RETRY } from '@qim/client';
 import { Kafka, logLevel } from 'kafkajs';
@@ -83,8 +83,21 @@ interface Round {
   restartMs: number;
 }
 
+/**
+ * The Kafka classpath the shared state dir already resolved (Maven), copied into the private one:
+ * `tools/infra` re-checks every jar of it and resolves again if one is missing.
+ */
+function reuseClasspath(): void {
+  const from = path.join(process.env['QIM_INFRA_STATE_DIR'] ?? path.join(workspaceRoot, '.infra'), 'classpath');
+  const to = path.join(STATE_DIR, 'classpath');
+  if (existsSync(path.join(to, 'kafka.txt')) || !existsSync(path.join(from, 'kafka.txt'))) return;
+  mkdirSync(to, { recursive: true });
+  for (const f of ['kafka.txt', 'kafka.pom.sha256']) if (existsSync(path.join(from, f))) copyFileSync(path.join(from, f), path.join(to, f));
+}
+
 /** Brings the private Redis and cluster up; a failed start is stopped and tried once more on fresh log dirs. */
 async function privateInfraUp(ctx: DrillContext): Promise<void> {
+  reuseClasspath();
   const first = await infra(['up', 'redis', 'kafka3'], PRIVATE);
   if (first.code === 0) {
     ctx.log(`private redis + kafka3 ready in ${(first.ms / 1000).toFixed(1)} s`);
