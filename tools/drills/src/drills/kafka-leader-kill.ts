@@ -103,7 +103,8 @@ async function privateInfraUp(ctx: DrillContext): Promise<void> {
     ctx.log(`private redis + kafka3 ready in ${(first.ms / 1000).toFixed(1)} s`);
     return;
   }
-  ctx.log(`private kafka3 start failed (${(first.ms / 1000).toFixed(1)} s): stopping it and starting on fresh log dirs`);
+  ctx.log(`private kafka3 start failed (${(first.ms / 1000).toFixed(1)} s):\n${first.stderr.split('\n').slice(-15).join('\n')}`);
+  ctx.log('stopping it and starting on fresh log dirs');
   await infra(['down', 'kafka3'], PRIVATE);
   rmSync(path.join(STATE_DIR, 'kafka3'), { recursive: true, force: true });
   const second = await infraOk(['up', 'redis', 'kafka3'], PRIVATE);
