@@ -6,6 +6,7 @@
 #   eval "$(tools/infra/infra env)"; tools/bench/run.sh redis-mailbox     # applyPage vs raw ZADD + ZADD GT
 #   tools/bench/run.sh e2e --help      (tools/bench/e2e/README.md)
 #   tools/bench/run.sh long-poll --ab main   # idle long polls: store reads/s and CPU, main vs this tree (long-poll.ts)
+#   tools/bench/run.sh replicas 20 16 A   (WRITER_URLS/MAILBOX_URLS from tools/drills/run serve; docs/scaling.md)
 # BENCH_NODE_ARGS (word-split) go to node, e.g. "--cpu-prof --cpu-prof-dir=DIR" to profile the benchmark itself.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)

@@ -24,11 +24,15 @@ function envOf(ctx: DrillContext, mode: ServeMode): Record<string, string> {
  * topics and keyspace) on fixed ports (`QIM_DRILLS_SERVE_PORTS`, default 18180,18181), kept running
  * until SIGINT/SIGTERM. Prints the variables the end-to-end benchmark reads (`tools/bench/e2e`
  * with `--no-start`), so it can measure the services on the 3-node cluster. `QIM_ADMISSION_*` variables
- * of its own environment are passed on to the services.
+ * of its own environment are passed on to the services. With `QIM_DRILLS_SERVE_REPLICAS=N` it runs
+ * N writers and N mailboxes (the others on free ports; all listed in `WRITER_URLS` / `MAILBOX_URLS`,
+ * read by `tools/bench/replicas.ts`).
  */
 export async function serve(ctx: DrillContext, mode: ServeMode): Promise<number> {
   const [wp, mp] = (process.env['QIM_DRILLS_SERVE_PORTS'] ?? '18180,18181').split(',').map(Number);
   if (!Number.isInteger(wp) || !Number.isInteger(mp)) throw new Error('QIM_DRILLS_SERVE_PORTS must be "<writer port>,<mailbox port>"');
+  const replicas = Number(process.env['QIM_DRILLS_SERVE_REPLICAS'] ?? '1');
+  if (!Number.isInteger(replicas) || replicas < 1 || replicas > 8) throw new Error('QIM_DRILLS_SERVE_REPLICAS must be an integer 1…8');
   const d = new Deployment(ctx.bundles, envOf(ctx, mode));
   // The drills' short lease, deadline and recovery timings make faults bite fast; a benchmark runs
   // the services' own defaults (a 3 s lease lapses on a saturated 2-core machine and stops sends).
@@ -44,7 +48,14 @@ export async function serve(ctx: DrillContext, mode: ServeMode): Promise<number>
     await d.createTopics();
     const w = await d.add('writer', 'writer-1', wp);
     const m = await d.add('mailbox', 'mailbox-1', mp);
-    process.stdout.write(`export WRITER_URL=${w.url}\nexport MAILBOX_URL=${m.url}\nexport QIM_SERVICE_TOKEN=${DRILL_TOKEN}\nexport QIM_STORE_BACKEND=${d.env['QIM_STORE_BACKEND']}\n`);
+    for (let i = 2; i <= replicas; i += 1) {
+      // A mailbox joining takes a consumer-group rebalance: slow on a loaded machine.
+      await d.add('writer', `writer-${i}`, undefined, 300_000);
+      await d.add('mailbox', `mailbox-${i}`, undefined, 300_000);
+    }
+    const urls = (kind: 'writer' | 'mailbox'): string => d.of(kind).map((i) => i.url).join(',');
+    process.stdout.write(`export WRITER_URL=${w.url}\nexport MAILBOX_URL=${m.url}\nexport WRITER_URLS=${urls('writer')}\nexport MAILBOX_URLS=${urls('mailbox')}\n`);
+    process.stdout.write(`export QIM_SERVICE_TOKEN=${DRILL_TOKEN}\nexport QIM_STORE_BACKEND=${d.env['QIM_STORE_BACKEND']}\n`);
     ctx.log(`ready (${mode}${d.env['QIM_SCYLLA_HOSTS'] ? `: ${d.env['QIM_SCYLLA_HOSTS']} RF ${d.env['QIM_SCYLLA_RF']}, keyspace ${d.env['QIM_SCYLLA_KEYSPACE']}` : ''}); SIGINT/SIGTERM stops it`);
     await stop;
     return 0;

@@ -60,6 +60,11 @@ export class Load {
     return rec;
   }
 
+  /** The population's conversations (a fault may probe each of them). */
+  get conversations(): readonly Id128[] {
+    return this.pop.conversations;
+  }
+
   /** Resolves once `fraction` of the sends have started (a fault's trigger). */
   at(fraction: number): Promise<void> {
     if (this.started >= fraction * this.opts.sends) return Promise.resolve();
@@ -162,11 +167,11 @@ export class Load {
 
   /**
    * One send by a stable member outside the regular load, through `client` as given (e.g. without
-   * retries), recorded like every other send. Returns the code answered (`OK` or the error's) and
-   * how long the answer took.
+   * retries), recorded like every other send; in `conversationId` when given, else a random one.
+   * Returns the code answered (`OK` or the error's) and how long the answer took.
    */
-  async probeSend(retry?: Partial<RetryPolicy>): Promise<{ code: string; ms: number }> {
-    const conv = this.pop.conversations[random(this.pop.conversations.length)]!;
+  async probeSend(retry?: Partial<RetryPolicy>, conversationId?: Id128): Promise<{ code: string; ms: number }> {
+    const conv = conversationId ?? this.pop.conversations[random(this.pop.conversations.length)]!;
     const sender = this.pop.stableMembers.get(conv)![0]!;
     const rec = this.record(conv, sender, false);
     const t0 = Date.now();

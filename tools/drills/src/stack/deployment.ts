@@ -91,11 +91,11 @@ export class Deployment {
   }
 
   /** Declares an instance (on `fixedPort`, or a port reserved now) and starts it. */
-  async add(kind: ServiceKind, name: string, fixedPort?: number): Promise<Instance> {
+  async add(kind: ServiceKind, name: string, fixedPort?: number, readyTimeoutMs?: number): Promise<Instance> {
     const port = fixedPort ?? (await freePort());
     const inst: Instance = { name, kind, port, url: `http://127.0.0.1:${port}`, process: null };
     this.instances.push(inst);
-    await this.start(inst);
+    await this.start(inst, readyTimeoutMs);
     return inst;
   }
 
