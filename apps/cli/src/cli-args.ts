@@ -17,6 +17,8 @@ const OPTIONS = {
   control: { type: 'boolean' },
   ttl: { type: 'string' },
   'client-id': { type: 'string' },
+  file: { type: 'string' },
+  'batch-size': { type: 'string' },
   direction: { type: 'string' },
   anchor: { type: 'string' },
   'page-size': { type: 'string' },

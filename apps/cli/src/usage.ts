@@ -4,6 +4,9 @@ commands:
   send <conversation> <text...>        send a message as the acting user
        [--kind normal|edited|recalled|system] [--content-type T] [--control]
        [--ttl SECONDS] (ephemeral) [--client-id ID] (repeat a send whose outcome is unknown)
+  send --file FILE                     one message per JSON line (FILE - : standard input): conversation_id,
+       text or body (base64), optional client_message_id, kind, content_type, control, ttl_seconds;
+       sent in batches of [--batch-size N] (100); prints each line's outcome and client id
   history <conversation>               newest first; [--direction older|newer] [--anchor SEQ]
        [--page-size N] [--limit N] (messages printed, default 50) [--all]
   sync                                 the acting user's mailbox from [--after SEQ] (default: the start)

@@ -12,6 +12,8 @@ export interface WriterAppOptions {
   readonly membership: MembershipDirectory;
   readonly authorizer: HistoryAuthorizer;
   readonly maxFanout: number;
+  /** `POST /v1/messages/batch`: most sends per batch (`QIM_SEND_BATCH_MAX`) and that route's body limit (bytes, `QIM_SEND_BATCH_BODY_LIMIT_BYTES`). */
+  readonly sendBatch: { readonly maxItems: number; readonly bodyLimit: number };
   /** The process's bound on page bytes read at once (`QIM_READ_BUDGET_BYTES`): a history page holds its `max_bytes` while the store reads. */
   readonly readBudget: ReadBudget;
   readonly metrics: ServiceMetrics;

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { WriterAppOptions } from './app-options';
 import { registerHistoryRoute } from './routes/history-route';
 import { registerMembersRoute } from './routes/members-route';
+import { registerSendBatchRoute } from './routes/send-batch-route';
 import { registerSendRoute } from './routes/send-route';
 import { registerSummariesRoute } from './routes/summaries-route';
 
@@ -24,6 +25,7 @@ export async function writerApp(app: FastifyInstance, opts: WriterAppOptions): P
   await app.register(async (api) => {
     requireBearerToken(api, opts.serviceTokens);
     registerSendRoute(api, opts);
+    registerSendBatchRoute(api, opts);
     registerHistoryRoute(api, opts);
     registerSummariesRoute(api, opts);
     registerMembersRoute(api, opts);

@@ -36,6 +36,7 @@ async function main(): Promise<void> {
     membership: runtime.membership,
     authorizer: runtime.authorizer,
     maxFanout: config.maxFanout,
+    sendBatch: config.sendBatch,
     readBudget: new ReadBudget({ totalBytes: config.readBudget.bytes, waitMs: config.readBudget.waitMs, onRefused: () => runtime.metrics.readBudgetRefused.inc() }),
     metrics: runtime.metrics,
     readiness: runtime.readiness,

@@ -31,6 +31,7 @@ describe('writer: routes defined once, documented from their schemas', () => {
         'GET /metrics',
         'GET /openapi.json',
         'POST /v1/messages',
+        'POST /v1/messages/batch',
         'GET /v1/conversations/{id}/messages',
         'POST /v1/summaries',
         'PUT /v1/conversations/{id}/members',
@@ -41,6 +42,12 @@ describe('writer: routes defined once, documented from their schemas', () => {
     expect(undocumentedRoutes(routes, doc)).toEqual([]);
     const statuses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses).sort();
     expect(statuses('/v1/messages', 'post')).toEqual(['200', '400', '401', '403', '409', '413', '415', '422', '500', '503']);
+    expect(statuses('/v1/messages/batch', 'post')).toEqual(['200', '400', '401', '413', '415', '500', '503']);
+    const batch = doc.paths['/v1/messages/batch'].post;
+    expect(batch.responses['413'].description).toBe('BATCH_TOO_LARGE | PAYLOAD_TOO_LARGE');
+    const items = batch.requestBody.content['application/json'].schema.properties.messages.items;
+    expect(items.anyOf[0].properties.client_message_id).toBeDefined();
+    expect(batch.responses['200'].content['application/json'].schema.properties.results.items.anyOf).toHaveLength(2);
     expect(statuses('/v1/conversations/{id}/members', 'get')).toEqual(['200', '400', '401', '500', '503']);
     const members = doc.paths['/v1/conversations/{id}/members'].get.responses['200'].content['application/json'].schema;
     expect(members.properties.members).toMatchObject({ type: 'array' });

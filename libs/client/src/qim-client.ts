@@ -9,12 +9,13 @@ import { syncPage, truncateMailbox } from './mailbox/sync-page';
 import { syncPages } from './mailbox/sync-pages';
 import type { SyncOptions, SyncPage, SyncPageOptions } from './model/mailbox-model';
 import type { Readiness, ShardStatus } from './model/ops-model';
-import type { ConversationSummary, HistoryOptions, HistoryPage, SendInput, SendResult, SummaryRequest } from './model/writer-model';
+import type { ConversationSummary, HistoryOptions, HistoryPage, SendInput, SendManyItem, SendResult, SummaryRequest } from './model/writer-model';
 import { readiness } from './ops/readiness';
 import type { Id128 } from './wire/ids';
 import { requireId128 } from './wire/ids';
 import { historyPage, historyPages } from './writer/history';
 import { changeMembers, listMembers } from './writer/members';
+import { sendMany } from './writer/send-many';
 import { sendMessage } from './writer/send-message';
 import { conversationSummaries } from './writer/summaries';
 
@@ -76,6 +77,7 @@ export class QimClient {
   readonly mailbox: HttpTransport;
   private readonly who: ActingIdentity;
   private readonly sendTimeoutMs: number;
+  private readonly retry: RetryPolicy;
 
   constructor(private readonly options: QimClientOptions) {
     if (typeof options.token !== 'string' || options.token.length === 0) throw new QimArgumentError('token is required');
@@ -85,6 +87,7 @@ export class QimClient {
     if (!Number.isInteger(sendTimeoutMs) || sendTimeoutMs < 1) throw new QimArgumentError(`sendTimeoutMs must be a positive integer, got ${sendTimeoutMs}`);
     this.sendTimeoutMs = sendTimeoutMs;
     const retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.retry = retry;
     if (!Number.isInteger(retry.attempts) || retry.attempts < 1) throw new QimArgumentError(`retry.attempts must be ≥ 1, got ${retry.attempts}`);
     const maxSockets = options.maxSockets ?? DEFAULT_MAX_SOCKETS;
     if (!Number.isInteger(maxSockets) || maxSockets < 1) throw new QimArgumentError(`maxSockets must be a positive integer, got ${maxSockets}`);
@@ -113,6 +116,15 @@ export class QimClient {
   /** Sends a message as the acting user (see `sendMessage`: one client id, safe retries, typed 409/403). */
   send(input: SendInput, signal?: AbortSignal): Promise<SendResult> {
     return sendMessage(this.writer, this.who, input, signal, this.sendTimeoutMs);
+  }
+
+  /**
+   * Sends several messages as the acting user in one request (`POST /v1/messages/batch`, at most the
+   * writer's `QIM_SEND_BATCH_MAX`): each answered on its own in input order, with a send's idempotency
+   * and typed errors (see `sendMany`); items answered 503 are sent again with the same ids.
+   */
+  sendMany(inputs: readonly SendInput[], signal?: AbortSignal): Promise<SendManyItem[]> {
+    return sendMany(this.writer, this.who, inputs, this.retry, signal, this.sendTimeoutMs);
   }
 
   /** One page of a conversation's history. */

@@ -5,6 +5,7 @@ export * from './membership-authorizer';
 export * from './message-sender';
 export * from './writer-runtime';
 export * from './send-deadline';
+export * from './send-batch';
 export * from './replay-answer';
 export * from './housekeeping';
 export * from './writer-metrics';

@@ -82,7 +82,7 @@ async function main(): Promise<void> {
       await devices.start(synced);
       say(`${size} members × ${count} conversations: ${synced.length} of ${pop.users.length} members have a syncing device`);
       // Sends on the wire at once: the saturation level (at least 256) plus headroom, as a connection pool of that size would allow.
-      const sender = new Sender(endpoints, pop, vis, o.payloadBytes, Math.max(o.saturation, 256) + 64, new Set(synced));
+      const sender = new Sender(endpoints, pop, vis, o.payloadBytes, Math.max(o.saturation, 256) + 64, new Set(synced), o.batch);
       // Every accepted message writes one entry per member: the mailbox has applied all sent so far once it wrote this many.
       const applied = new AppliedEntries(o.mailboxUrl, (await scrapeStages(o.mailboxUrl)).entriesWritten);
       if (size === o.sizes[0] && o.warmupSeconds > 0) await warmUp(sender, vis, applied, size, o);
@@ -128,7 +128,7 @@ async function main(): Promise<void> {
           size,
           conversations: count,
           devices: synced.length,
-          mode: phase === 'fixed' ? `fixed ${rate}/s` : `saturation ${o.saturation}`,
+          mode: `${phase === 'fixed' ? `fixed ${rate}/s` : `saturation ${o.saturation}`}${o.batch > 0 ? ` batch ${o.batch}` : ''}`,
           offeredPerSecond: phase === 'fixed' ? rate : null,
           attempted: run.attempted,
           accepted: run.accepted,

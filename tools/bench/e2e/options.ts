@@ -11,6 +11,11 @@ export interface BenchOptions {
   readonly conversations: ReadonlyMap<number, number>;
   /** Sends in flight in the saturation phase. */
   readonly saturation: number;
+  /**
+   * 0: each send is one `POST /v1/messages`; N ≥ 1: sends go in batches of N (`sendMany`, one
+   * `POST /v1/messages/batch` each), ceil(saturation / N) batches in flight, the fixed rate in batches.
+   */
+  readonly batch: number;
   readonly phases: readonly ('fixed' | 'saturation')[];
   /** Length of each phase's sending window (s). */
   readonly seconds: number;
@@ -48,6 +53,8 @@ const USAGE = `usage: tools/bench/run.sh e2e [options]
   --rate 2=500,3=500,20=100,1000=2   offered msg/s of the fixed-rate phase per size
   --conversations 2=100,3=100,20=10,1000=1
   --saturation 64            sends in flight in the saturation phase
+  --batch 0                  0: one POST /v1/messages per send; N: batches of N sends (POST /v1/messages/batch,
+                             sendMany), saturation/N batches in flight (at least 1), the fixed rate as batches
   --phases fixed,saturation  which phases to run
   --seconds 5                sending window per phase
   --drain 10                 after the window: max wait for the last answers and visibility
@@ -103,7 +110,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv, st
     else if (i + 1 < argv.length) flags.set(name, argv[++i]!);
     else fail(`${a} needs a value`);
   }
-  const known = ['sizes', 'rate', 'conversations', 'saturation', 'phases', 'seconds', 'drain', 'max-sends', 'payload', 'wait-ms', 'poll-ms', 'short-poll', 'devices', 'fetch', 'baseline-seconds', 'idle-seconds', 'warmup-seconds', 'out', 'no-start', 'keep-stack', 'no-plot', 'note', 'mixed', 'mixed-heavy', 'mixed-heavy-devices', 'mixed-light'];
+  const known = ['sizes', 'rate', 'conversations', 'saturation', 'batch', 'phases', 'seconds', 'drain', 'max-sends', 'payload', 'wait-ms', 'poll-ms', 'short-poll', 'devices', 'fetch', 'baseline-seconds', 'idle-seconds', 'warmup-seconds', 'out', 'no-start', 'keep-stack', 'no-plot', 'note', 'mixed', 'mixed-heavy', 'mixed-heavy-devices', 'mixed-light'];
   for (const k of flags.keys()) if (!known.includes(k)) fail(`unknown option --${k}`);
   const num = (k: string, d: number, min: number, max: number): number => {
     const v = flags.has(k) ? Number(flags.get(k)) : d;
@@ -122,6 +129,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv, st
     rates: perSize(flags.get('rate'), DEFAULT_RATES, sizes, 'rate'),
     conversations: perSize(flags.get('conversations'), DEFAULT_CONVERSATIONS, sizes, 'conversations'),
     saturation: num('saturation', 64, 1, 1024),
+    batch: num('batch', 0, 0, 10_000),
     phases: phases as ('fixed' | 'saturation')[],
     seconds: num('seconds', 5, 1, 600),
     drainSeconds: num('drain', 10, 0, 600),

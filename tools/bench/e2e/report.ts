@@ -95,6 +95,13 @@ const f = (v: number | null): string => (v === null ? '–' : v >= 100 ? v.toFix
 const tri = (s: LatencySummary): string => `${f(s.p50)} / ${f(s.p99)} / ${f(s.p999)}`;
 const pad = (s: string, n: number): string => s.padEnd(n);
 
+/** The benchmark client's CPU as a share of the machine's busy CPU over the phase: how much of the box measured the client, not the services. */
+function benchShare(p: PhaseResult): string {
+  const own = p.cpu['bench-client']?.corePercent;
+  if (own === undefined || p.machineCorePercent === undefined || p.machineCorePercent <= 0) return '–';
+  return `${f((100 * own) / p.machineCorePercent)}%`;
+}
+
 /** The human-readable table printed at the end of a run. */
 export function renderTable(phases: readonly PhaseResult[], baselines: readonly BaselineResult[]): string {
   const lines: string[] = [];
@@ -108,12 +115,12 @@ export function renderTable(phases: readonly PhaseResult[], baselines: readonly 
   lines.push('');
   lines.push('server CPU, % of one core over each phase (sending + drain; a process with its forked children, e.g. a Redis AOF rewrite; machine = every process and the kernel):');
   const names = [...new Set(phases.flatMap((p) => Object.keys(p.cpu)))];
-  lines.push(`${pad('phase', 26)}${names.map((n) => pad(n, 13)).join('')}${pad('machine', 10)}${pad('sync req/s', 12)}event-loop delay ms p99 / max: writer, mailbox, bench client`);
+  lines.push(`${pad('phase', 26)}${names.map((n) => pad(n, 13)).join('')}${pad('machine', 10)}${pad('bench share', 13)}${pad('sync req/s', 12)}event-loop delay ms p99 / max: writer, mailbox, bench client`);
   for (const p of phases) {
     const d = (l: LoopDelay | null | undefined): string => (l ? `${f(l.p99)} / ${f(l.max)}` : '–');
     const loop = `${d(p.serviceLoopDelayMs?.writer)}, ${d(p.serviceLoopDelayMs?.mailbox)}, ${d(p.clientLoopDelayMs)}`;
     const machine = p.machineCorePercent === undefined ? '–' : `${f(p.machineCorePercent)}%`;
-    lines.push(`${pad(`${p.size}m ${p.mode}`, 26)}${names.map((n) => pad(p.cpu[n] ? `${f(p.cpu[n]!.corePercent)}%` : '–', 13)).join('')}${pad(machine, 10)}${pad(f(p.syncRequestsPerSecond), 12)}${loop}`);
+    lines.push(`${pad(`${p.size}m ${p.mode}`, 26)}${names.map((n) => pad(p.cpu[n] ? `${f(p.cpu[n]!.corePercent)}%` : '–', 13)).join('')}${pad(machine, 10)}${pad(benchShare(p), 13)}${pad(f(p.syncRequestsPerSecond), 12)}${loop}`);
   }
   const forked = phases.filter((p) => (p.redisForks ?? 0) > 0);
   if (forked.length > 0) {

@@ -82,6 +82,8 @@ export class Sender {
     maxOnWire: number,
     /** Members with a syncing device: visibility is expected from these only (a message with none is not tracked). */
     private readonly synced: ReadonlySet<string>,
+    /** 0: single sends; N: batches of N sends of one member to one conversation (`sendMany`). */
+    private readonly batch = 0,
   ) {
     this.body = randomBytes(payloadBytes);
     // A send is bounded by 60 s (or abandoned at the phase's end).
@@ -102,11 +104,12 @@ export class Sender {
   async fixedRate(rate: number, seconds: number, maxSends: number, deadline: number, maxInFlight = 2_000): Promise<SendRun> {
     const run = this.newRun();
     const abandon = this.abandonAt(deadline);
-    const total = Math.min(maxSends, Math.floor(rate * seconds));
+    const per = Math.max(1, this.batch);
+    const total = Math.floor(Math.min(maxSends, Math.floor(rate * seconds)) / per);
     const t0 = performance.now();
     const inFlight = new Set<Promise<void>>();
     for (let k = 0; k < total; k++) {
-      const due = t0 + (k * 1000) / rate;
+      const due = t0 + (k * per * 1000) / rate;
       const wait = due - performance.now();
       if (wait > 1) await sleep(wait);
       if (inFlight.size >= maxInFlight) {
@@ -135,7 +138,9 @@ export class Sender {
     const worker = async (): Promise<void> => {
       while (performance.now() < end && run.attempted < maxSends) await this.one(run, performance.now(), abandon.signal);
     };
-    await Promise.all(Array.from({ length: concurrency }, worker));
+    // In batch mode `concurrency` counts sends: that many in flight as batches (at least one batch).
+    const workers = this.batch === 0 ? concurrency : Math.max(1, Math.ceil(concurrency / this.batch));
+    await Promise.all(Array.from({ length: workers }, worker));
     clearTimeout(abandon.timer);
     run.windowMs = performance.now() - t0;
     return run;
@@ -152,14 +157,15 @@ export class Sender {
   }
 
   private async one(run: { attempted: number; accepted: number; latencies: number[]; errors: Tally; outcomes: [number, string | null][] }, start: number, signal: AbortSignal): Promise<void> {
-    run.attempted++;
     const c = this.pop.conversations[this.next++ % this.pop.conversations.length]!;
     const sender = c.members[Math.floor(Math.random() * c.members.length)]!;
+    run.attempted += Math.max(1, this.batch);
     if (!(await this.slots.take(signal))) {
-      run.errors.add('abandoned at phase end');
+      run.errors.add('abandoned at phase end', Math.max(1, this.batch));
       run.outcomes.push([start, 'abandoned at phase end']);
       return;
     }
+    if (this.batch > 0) return this.many(run, c, sender, start, signal);
     try {
       const sent = await this.as(sender).send({ conversationId: c.id, body: this.body }, signal);
       run.accepted++;
@@ -171,6 +177,27 @@ export class Sender {
       const code = signal.aborted ? 'abandoned at phase end' : errorCode(err);
       run.errors.add(code);
       run.outcomes.push([start, code]);
+    } finally {
+      this.slots.give();
+    }
+  }
+
+  /** One batch of `batch` sends from `sender` to `c` (a slot already held): each item counted as a send, its latency the batch's. */
+  private async many(run: { accepted: number; latencies: number[]; errors: Tally }, c: Population['conversations'][number], sender: string, start: number, signal: AbortSignal): Promise<void> {
+    try {
+      const inputs = Array.from({ length: this.batch }, () => ({ conversationId: c.id, body: this.body }));
+      const items = await this.as(sender).sendMany(inputs, signal);
+      const now = performance.now();
+      const watchers = c.members.filter((m) => this.synced.has(m));
+      for (const item of items) {
+        if (!item.ok) {
+          run.errors.add(signal.aborted ? 'abandoned at phase end' : errorCode(item.error));
+          continue;
+        }
+        run.accepted++;
+        run.latencies.push(now - start);
+        if (watchers.length > 0) this.visibility.expect(item.result.messageId, start, watchers);
+      }
     } finally {
       this.slots.give();
     }

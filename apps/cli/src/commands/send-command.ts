@@ -2,12 +2,18 @@ import type { MessageKind, Retention } from '@qim/client';
 import { UsageError, allowOnly, intOption } from '../cli-args';
 import { jsonLine } from '../format';
 import type { CommandContext } from './command-context';
+import { sendFileCommand } from './send-file';
 
 const KINDS: readonly MessageKind[] = ['normal', 'edited', 'recalled', 'system'];
 
-/** `qim send <conversation> <text...>`: one message as the acting user. */
+/** `qim send <conversation> <text...>`: one message as the acting user; `qim send --file FILE`: one per JSON line, in batches. */
 export async function sendCommand(ctx: CommandContext): Promise<number> {
   const o = ctx.line.options;
+  if (o.file !== undefined) {
+    allowOnly('send --file', o, ['file', 'batch-size']);
+    if (ctx.args.length > 0) throw new UsageError('send --file takes no <conversation> <text...>');
+    return sendFileCommand(ctx, o.file);
+  }
   allowOnly('send', o, ['kind', 'content-type', 'control', 'ttl', 'client-id']);
   const [conversationId, ...words] = ctx.args;
   if (conversationId === undefined || words.length === 0) throw new UsageError('send needs <conversation> <text...>');

@@ -16,6 +16,7 @@ import type { ReadinessCheck } from '@qim/service-kit';
 import fastify from 'fastify';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { writerApp } from '../app';
+import type { WriterAppOptions } from '../app';
 
 export const TOKEN = 'test-token-0123456789abcdef';
 export const hex = (n: number): Id128 => n.toString(16).padStart(32, '0') as Id128;
@@ -74,6 +75,8 @@ export interface WriterTestOptions {
   readonly routes?: RouteOptions[];
   /** The process's read budget (default: 64 MiB, no wait, as `QIM_READ_BUDGET_*` with a 0 wait). */
   readonly readBudget?: ReadBudget;
+  /** `POST /v1/messages/batch` bounds (default 100 sends, 4 MiB, as in production). */
+  readonly sendBatch?: WriterAppOptions['sendBatch'];
 }
 
 /** The writer plugin over the Memory backend, in-process membership and a recording publisher, with the process's server options. */
@@ -139,6 +142,7 @@ export async function writerTestApp(opts: WriterTestOptions = {}): Promise<Write
     membership,
     authorizer: new MembershipAuthorizer(membership),
     maxFanout: opts.maxFanout ?? 100,
+    sendBatch: opts.sendBatch ?? { maxItems: 100, bodyLimit: 4 * 1024 * 1024 },
     readBudget: opts.readBudget ?? new ReadBudget({ totalBytes: 64 * 1024 * 1024, waitMs: 0 }),
     metrics,
     readiness: opts.readiness ?? [{ name: 'store', check: async () => ({ ok: true }) }],

@@ -36,6 +36,16 @@ export abstract class QimError extends Error {
   }
 }
 
+/**
+ * A copy of `err` (same class, fields, message, stack and cause) carrying `clientMessageId`: one
+ * failure of a whole batch request, given to each of its sends.
+ */
+export function withClientMessageId<E extends QimError>(err: E, clientMessageId: string): E {
+  const copy = Object.create(Object.getPrototypeOf(err) as object, Object.getOwnPropertyDescriptors(err)) as E;
+  copy.clientMessageId = clientMessageId;
+  return copy;
+}
+
 /** A caller's argument was refused before anything was sent (a malformed id, an empty list). */
 export class QimArgumentError extends QimError {
   readonly code = 'INVALID_ARGUMENT' as const;

@@ -6,6 +6,7 @@ export interface ExchangeRequest {
   readonly method: string;
   /** Path and query, e.g. `/v1/messages` or `/v1/mailboxes/…/entries?after=1`. */
   readonly path: string;
+  /** Sent as they are: with a body, they include its `content-length`. */
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string | undefined;
   /** Bound of the whole exchange (ms): connect, send, and the complete answer. */
@@ -74,8 +75,7 @@ export function nodeExchange(baseUrl: string, maxSockets: number): Exchange {
   return (r) =>
     new Promise<Exchanged>((resolve, reject) => {
       if (r.signal?.aborted) return reject(r.signal.reason);
-      const headers: Record<string, string> = r.body === undefined ? { ...r.headers } : { ...r.headers, 'content-length': String(Buffer.byteLength(r.body)) };
-      const req = request({ ...target, method: r.method, path: `${prefix}${r.path}`, headers });
+      const req = request({ ...target, method: r.method, path: `${prefix}${r.path}`, headers: r.headers });
       let settled = false;
       const settle = (err: unknown, answer?: Exchanged): void => {
         if (settled) return;

@@ -49,10 +49,13 @@ export interface Answer {
 }
 
 function pathWithQuery(spec: CallSpec): string {
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) q.set(k, String(v));
-  const s = q.toString();
-  return s.length > 0 ? `${spec.path}?${s}` : spec.path;
+  if (spec.query === undefined) return spec.path;
+  let s = '';
+  for (const k in spec.query) {
+    const v = spec.query[k];
+    if (v !== undefined) s += `${s.length === 0 ? '?' : '&'}${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`;
+  }
+  return `${spec.path}${s}`;
 }
 
 type Attempt = { kind: 'answer'; status: number; text: string; retryAfter: string | null; requestId: string } | { kind: 'failed'; cause: unknown; timedOut: boolean };
@@ -89,6 +92,8 @@ export class HttpTransport {
     if (spec.auth) headers['authorization'] = `Bearer ${this.options.token}`;
     if (spec.body !== undefined) headers['content-type'] = 'application/json';
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    // The exchange sends these headers as they are (no copy per attempt).
+    if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
     for (let attempt = 1; ; attempt++) {
       const a = await this.attempt(spec, path, headers, body, requestId);
       const call: CallSite = { method: spec.method, path, requestId: a.kind === 'answer' ? a.requestId : requestId };

@@ -1,3 +1,4 @@
+import type { QimError } from '../errors/qim-error';
 import type { Id128 } from './id128';
 import type { Message, MessageKind, Retention } from './message';
 
@@ -30,6 +31,14 @@ export interface SendResult {
   /** The client message id that was sent. */
   readonly clientMessageId: Id128;
 }
+
+/**
+ * One send of `sendMany`, in input order: its result, or the typed error a single send of it would
+ * have failed with (the error carries the same `clientMessageId`).
+ */
+export type SendManyItem =
+  | { readonly ok: true; readonly clientMessageId: Id128; readonly result: SendResult }
+  | { readonly ok: false; readonly clientMessageId: Id128; readonly error: QimError };
 
 export type HistoryDirection = 'older' | 'newer';
 

@@ -26,7 +26,8 @@ export function messageOf(r: JsonReader): Message {
     kind: m.kind,
     control: m.control,
     contentType: m.content_type,
-    body: new Uint8Array(Buffer.from(m.body, 'base64')),
+    // A Buffer is a Uint8Array: no second copy of every body.
+    body: Buffer.from(m.body, 'base64'),
     createdAt: BigInt(m.created_at),
     retention: retentionOf(m.retention),
   };

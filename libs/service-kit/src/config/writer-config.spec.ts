@@ -70,3 +70,12 @@ describe('writer time bounds', () => {
     expect(refusal({ ...base, ...bad }).issues.map((i) => i.variable).sort()).toEqual(Object.keys(bad).sort());
   });
 });
+
+describe('writer batch sends', () => {
+  it('defaults to 100 sends and 4 MiB per batch; reads both; refuses a bound out of range', () => {
+    expect(parseEnv(writerEnvSchema, base).sendBatch).toEqual({ maxItems: 100, bodyLimit: 4 * 1024 * 1024 });
+    expect(parseEnv(writerEnvSchema, { ...base, QIM_SEND_BATCH_MAX: '7', QIM_SEND_BATCH_BODY_LIMIT_BYTES: '65536' }).sendBatch).toEqual({ maxItems: 7, bodyLimit: 65_536 });
+    expect(refusal({ ...base, QIM_SEND_BATCH_MAX: '0' }).issues.map((i) => i.variable)).toEqual(['QIM_SEND_BATCH_MAX']);
+    expect(refusal({ ...base, QIM_SEND_BATCH_BODY_LIMIT_BYTES: '10' }).issues.map((i) => i.variable)).toEqual(['QIM_SEND_BATCH_BODY_LIMIT_BYTES']);
+  });
+});

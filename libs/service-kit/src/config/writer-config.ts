@@ -13,6 +13,12 @@ export const writerEnvShape = {
   QIM_SEND_DEADLINE_MS: intField(100, 600_000, 10_000).describe(
     "most time a send may take before `503 UNAVAILABLE` (ms); the commit goes on in the background or in recovery; also the life of a recovery claim",
   ),
+  QIM_SEND_BATCH_MAX: intField(1, 10_000, 100).describe(
+    '`POST /v1/messages/batch`: most sends in one batch; a larger batch is refused whole (413 `BATCH_TOO_LARGE`, nothing sent)',
+  ),
+  QIM_SEND_BATCH_BODY_LIMIT_BYTES: intField(1024, 64 * 1024 * 1024, 4 * 1024 * 1024).describe(
+    '`POST /v1/messages/batch`: request body limit in bytes (413 `PAYLOAD_TOO_LARGE` beyond, nothing sent); other routes keep `QIM_BODY_LIMIT_BYTES`',
+  ),
   QIM_RECOVERY_INTERVAL_MS: intField(100, 600_000, 3_000).describe('recovery loop: time between two scans (ms)'),
   QIM_RECOVERY_GRACE_MS: intField(0, 3_600_000, 20_000).describe('recovery loop: only commits older than this are resumed (ms); must be longer than `QIM_SEND_DEADLINE_MS`'),
   QIM_RECOVERY_BATCH: intField(1, 10_000, 200).describe('recovery loop: commits examined per scan'),
@@ -51,6 +57,8 @@ export interface WriterConfig extends CommonConfig {
    * the background or is finished by recovery; it is also the publish bound recovery waits out.
    */
   readonly sendDeadlineMs: number;
+  /** `POST /v1/messages/batch`: most sends per batch, and the request body limit of that route (bytes). */
+  readonly sendBatch: { readonly maxItems: number; readonly bodyLimit: number };
   readonly recovery: {
     readonly intervalMs: number;
     /** Only commits older than this are recovered (ms); always longer than `sendDeadlineMs`. */
@@ -178,6 +186,7 @@ export const writerEnvSchema = z.object(writerEnvShape).transform((raw, ctx): Wr
     redisUrl: backend.kind === 'memory' ? null : raw.QIM_REDIS_URL ?? null,
     maxFanout: raw.QIM_MAX_FANOUT,
     sendDeadlineMs: raw.QIM_SEND_DEADLINE_MS,
+    sendBatch: { maxItems: raw.QIM_SEND_BATCH_MAX, bodyLimit: raw.QIM_SEND_BATCH_BODY_LIMIT_BYTES },
     recovery: {
       intervalMs: raw.QIM_RECOVERY_INTERVAL_MS,
       graceMs: raw.QIM_RECOVERY_GRACE_MS,

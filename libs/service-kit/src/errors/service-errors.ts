@@ -12,3 +12,7 @@ export class LeaseLostError extends StoreError {
 export class RouteNotFoundError extends StoreError {
   readonly code = 'NOT_FOUND' as const;
 }
+/** A batch of sends with more items than the writer takes in one request (`QIM_SEND_BATCH_MAX`): refused whole, nothing sent. */
+export class BatchTooLargeError extends StoreError {
+  readonly code = 'BATCH_TOO_LARGE' as const;
+}
