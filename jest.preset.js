@@ -30,6 +30,7 @@ module.exports = {
     '^@qim/wire$': alias('libs/wire/src/index.ts'),
     '^@qim/client$': alias('libs/client/src/index.ts'),
     '^@qim/client/testing$': alias('libs/client/src/testing.ts'),
+    '^@qim/service-stack$': alias('libs/service-stack/src/index.ts'),
   },
   testMatch: ['**/*.spec.ts'],
 };

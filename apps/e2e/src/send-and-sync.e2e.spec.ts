@@ -5,7 +5,7 @@ import type { Id128 } from '@qim/store-core';
 import { shardOf } from '@qim/store-core';
 import { hex } from './support/e2e-env';
 import { eventually } from './support/eventually';
-import { serviceNode } from './support/service-process';
+import { serviceNode } from '@qim/service-stack';
 import { ServiceStack } from './support/service-stack';
 
 /**
