@@ -52,13 +52,12 @@ describe('Deployment', () => {
       await d.down();
     }
     expect(d.instances.every((i) => i.process?.running === false)).toBe(true);
-    // Three node start-ups and a readiness poll each: seconds on a loaded 2-core machine, not Jest's default 5 s.
-  }, 60_000);
+  });
 
   it('fails readiness at once, with the output, when the process exits before it is ready', async () => {
     const d = new Deployment({ entries: { writer: command, mailbox: command }, env: { EXIT_CODE: '7' } });
     const started = Date.now();
     await expect(d.add('mailbox', 'm')).rejects.toThrow(/m exited \(\{"code":7,"signal":null\}\) before ready:[\s\S]*last line/);
     expect(Date.now() - started).toBeLessThan(20_000);
-  }, 30_000);
+  });
 });
