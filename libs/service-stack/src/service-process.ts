@@ -106,7 +106,8 @@ export class ServiceProcess {
     while (Date.now() < deadline) {
       if (this.exit) throw new Error(`${this.name} exited (${JSON.stringify(this.exit)}) before ready:\n${this.text.slice(-4000)}`);
       try {
-        const r = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+        // A slow answer is waited for (a loaded machine's readiness can take seconds), up to the deadline.
+        const r = await fetch(url, { signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())) });
         if (r.status === 200) return;
       } catch {
         // not listening yet
