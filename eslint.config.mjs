@@ -73,9 +73,13 @@ export default [
             { sourceTag: 'scope:writer', notDependOnLibsWithTags: ['scope:mailbox'] },
             // the client speaks HTTP/JSON only: of ours just the wire forms it decodes answers with, no driver, no server stack.
             { sourceTag: 'type:client', onlyDependOnLibsWithTags: ['type:wire'], bannedExternalImports: [...drivers, ...httpStack] },
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:core', 'type:service', 'type:runtime', 'type:wire', 'type:bus', 'type:testing', 'type:client'], bannedExternalImports: drivers },
-            // tools (drills, infra checks) drive the product from outside: through the HTTP client only.
-            { sourceTag: 'type:tools', onlyDependOnLibsWithTags: ['type:client'] },
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:core', 'type:service', 'type:runtime', 'type:wire', 'type:bus', 'type:testing', 'type:client', 'type:harness'], bannedExternalImports: drivers },
+            // the service-stack harness starts the built services as processes (the e2e specs and the drills): nothing of ours,
+            // no driver, no server stack; of the apps only the e2e specs use it.
+            { sourceTag: 'type:harness', onlyDependOnLibsWithTags: [], bannedExternalImports: [...drivers, ...httpStack] },
+            { sourceTag: 'scope:writer', notDependOnLibsWithTags: ['type:harness'] },
+            // tools (drills, infra checks) drive the product from outside: through the HTTP client and the service-stack harness only.
+            { sourceTag: 'type:tools', onlyDependOnLibsWithTags: ['type:client', 'type:harness'] },
             // the benchmarks (tools/bench) measure the stores, drivers and services side by side with raw baselines: any library.
             { sourceTag: 'type:bench', onlyDependOnLibsWithTags: ['*'] },
             // the soak (tools/soak) runs the real store and worker code in-process: it builds the stores itself; drivers only through the backends.

@@ -1,7 +1,7 @@
 import { hex } from './support/e2e-env';
 import { eventually } from './support/eventually';
 import { KafkaProbe, adminEntry } from './support/kafka-probe';
-import { runToExit } from './support/service-process';
+import { runToExit } from '@qim/service-stack';
 import { ServiceStack } from './support/service-stack';
 
 /**
@@ -139,7 +139,7 @@ describe('the shard group ahead of the store (another backend, a restored store)
     await stack.mailbox!.stop('SIGTERM');
 
     const run = await runToExit('admin', admin, { ...stack.env, ...emptyStore }, ['reset-mailbox-offsets']);
-    expect(run.exit.code).toBe(0);
+    expect(run.code).toBe(0);
     expect(run.output).toMatch(new RegExp(`shard ${refusedShard}: frontier none, committed \\d+, partition 0…\\d+ → moved the group to 0`));
 
     await stack.startMailbox(emptyStore);

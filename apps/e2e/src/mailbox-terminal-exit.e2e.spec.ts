@@ -1,5 +1,5 @@
 import { KafkaProbe } from './support/kafka-probe';
-import type { Exit } from './support/service-process';
+import type { Exit } from '@qim/service-stack';
 import { ServiceStack } from './support/service-stack';
 
 /**

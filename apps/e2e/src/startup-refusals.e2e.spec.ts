@@ -1,7 +1,7 @@
 import { requireEnv, runEnv } from './support/e2e-env';
 import { serviceEntries } from './support/build-services';
 import { redisKeys } from './support/redis-probe';
-import { runToExit } from './support/service-process';
+import { runToExit } from '@qim/service-stack';
 
 /**
  * Fail-closed start-up: each refusal exits non-zero, names its reason, and writes nothing to Redis
@@ -24,8 +24,8 @@ describe('start-up refusals', () => {
 
   it.each(cases)('refuses %s (%s)', async (_name, service, overrides, code, reason) => {
     const env = runEnv(overrides);
-    const { exit, output } = await runToExit(service, entries[service], env, [], 90_000);
-    expect({ code: exit.code, reason: reason.test(output) ? 'named' : output.slice(-2000) }).toEqual({ code, reason: 'named' });
+    const { code: exitCode, output } = await runToExit(service, entries[service], env, [], 90_000);
+    expect({ code: exitCode, reason: reason.test(output) ? 'named' : output.slice(-2000) }).toEqual({ code, reason: 'named' });
     expect(await redisKeys(redisUrl, `${env['QIM_REDIS_NAMESPACE']}:*`)).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import { createTopicsWithLeaders } from '@qim/bus';
 import { requireEnv } from './support/e2e-env';
 import { KafkaProbe } from './support/kafka-probe';
 import { redisCommand } from './support/redis-probe';
-import { runToExit } from './support/service-process';
+import { runToExit } from '@qim/service-stack';
 import { ServiceStack } from './support/service-stack';
 
 /**
@@ -58,10 +58,11 @@ describe('production start-up verifies topic durability', () => {
 
   it('refuses the writer in production while the Redis runs appendfsync everysec, naming the setting', async () => {
     await redisCommand(redisUrl, 'CONFIG', 'SET', 'appendfsync', 'everysec');
-    let exit: Awaited<ReturnType<typeof runToExit>>['exit'];
+    let exit: Awaited<ReturnType<typeof runToExit>>;
     let output: string;
     try {
-      ({ exit, output } = await runToExit('writer', stack.entry.writer, { ...stack.env, QIM_HTTP_HOST: '127.0.0.1', QIM_HTTP_PORT: '0' }, [], 60_000));
+      exit = await runToExit('writer', stack.entry.writer, { ...stack.env, QIM_HTTP_HOST: '127.0.0.1', QIM_HTTP_PORT: '0' }, [], 60_000);
+      output = exit.output;
     } finally {
       await redisCommand(redisUrl, 'CONFIG', 'SET', 'appendfsync', 'always');
     }
@@ -71,9 +72,9 @@ describe('production start-up verifies topic durability', () => {
 
   it.each(['writer', 'mailbox'] as const)('refuses (%s) a messages topic whose min.insync.replicas differs from the configuration', async (service) => {
     await setMinInsync('2');
-    const { exit, output } = await runToExit(service, stack.entry[service], { ...stack.env, QIM_HTTP_HOST: '127.0.0.1', QIM_HTTP_PORT: '0' }, [], 60_000);
+    const { code: exitCode, output } = await runToExit(service, stack.entry[service], { ...stack.env, QIM_HTTP_HOST: '127.0.0.1', QIM_HTTP_PORT: '0' }, [], 60_000);
     const reason = new RegExp(`start-up refused: topic ${messagesTopic.replace(/\./g, '\\.')} has min\\.insync\\.replicas=2, required 1 for replication 1`);
-    expect({ code: exit.code, reason: reason.test(output) ? 'named' : output.slice(-3000) }).toEqual({ code: 1, reason: 'named' });
+    expect({ code: exitCode, reason: reason.test(output) ? 'named' : output.slice(-3000) }).toEqual({ code: 1, reason: 'named' });
   });
 
   it('starts the writer in production once the topic has the configured setting', async () => {

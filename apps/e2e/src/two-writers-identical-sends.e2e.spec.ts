@@ -1,6 +1,6 @@
 import type { Message, SendResult } from '@qim/client';
 import { hex } from './support/e2e-env';
-import type { ServiceProcess } from './support/service-process';
+import type { ServiceProcess } from '@qim/service-stack';
 import { ServiceStack } from './support/service-stack';
 
 /**

@@ -27,10 +27,6 @@ function timedSync(t: MailboxTestApp, user: string, query: string) {
   return t.app.inject({ url: `/v1/mailboxes/${user}/entries${query}`, headers: headers(T, user as never) }).then((r) => ({ r, ms: Date.now() - started }));
 }
 
-// A woken poll (wait_ms=5000) must answer well before its wait ends; how far before depends on the
-// machine's load (a loaded CI box took 1.7 s), so the line sits between the two outcomes, not near the first.
-const WOKEN_BEFORE_MS = 4_000;
-
 describe('long-poll sync (wait_ms)', () => {
   let t: MailboxTestApp;
   afterEach(() => t.app.close());
@@ -39,13 +35,15 @@ describe('long-poll sync (wait_ms)', () => {
 
   it('returns as soon as a page gives the user an entry, not at wait_ms', async () => {
     t = await mailboxTestApp();
-    const pending = poll(alice, '?wait_ms=5000');
+    const pending = poll(alice, `?wait_ms=${SYNC_MAX_WAIT_MS}`);
     await until('the sync to wait', () => t.board.waiterCount(shard) === 1);
     await t.deliver(messageRecord(T, 1n, neighbour, t.clock.nowMs()), [alice]);
     const { r, ms } = await pending;
     expect(r.statusCode).toBe(200);
     expect(r.json().entries.map((e: { events: { message: { seq: string } }[] }) => e.events[0]!.message.seq)).toEqual(['1']);
-    expect(ms).toBeLessThan(WOKEN_BEFORE_MS);
+    // Answered before its wait ended (a sync that waited it out answers at ≥ wait_ms, entry or not);
+    // no tighter bound: on a loaded machine the wake-up took 1.5 s.
+    expect(ms).toBeLessThan(SYNC_MAX_WAIT_MS);
     expect(t.board.waiterCount()).toBe(0);
   });
 
@@ -77,7 +75,7 @@ describe('long-poll sync (wait_ms)', () => {
     await t.deliver(messageRecord(T, 1n, alice, t.clock.nowMs()), [alice]);
     const { r, ms } = await poll(alice, '?wait_ms=5000');
     expect(r.json().entries).toHaveLength(1);
-    expect(ms).toBeLessThan(WOKEN_BEFORE_MS);
+    expect(ms).toBeLessThan(1_000);
   });
 
   it('refuses a wait above QIM_SYNC_MAX_WAIT_MS with 400 and accepts the maximum', async () => {
@@ -95,7 +93,7 @@ describe('long-poll sync (wait_ms)', () => {
     await t.applyElsewhere(messageRecord(T, 1n, neighbour, t.clock.nowMs()), [alice]);
     const { r, ms } = await pending;
     expect(r.json().entries).toHaveLength(1);
-    expect(ms).toBeLessThan(WOKEN_BEFORE_MS);
+    expect(ms).toBeLessThan(1_500);
   });
 });
 

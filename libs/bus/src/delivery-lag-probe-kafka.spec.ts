@@ -8,6 +8,7 @@ import { createKafka } from './kafka-factory';
 import { MailboxGroupFinder } from './mailbox-groups';
 import type { PageHandler } from './page-handler';
 import { PartitionConsumer } from './partition-consumer';
+import { specBrokers, until } from './testing/kafka-spec';
 import { ensureTopics } from './topics';
 
 /**
@@ -17,19 +18,9 @@ import { ensureTopics } from './topics';
  * epoch's group delivered does not count; a read of a broker that does not answer is bounded.
  * The probe's clock is the test's: the stall window passes when the test says so.
  */
-const brokers = process.env['QIM_KAFKA_BROKERS'];
-if (!brokers) throw new Error('QIM_KAFKA_BROKERS is not set: run `tools/infra/infra up kafka` and `eval "$(tools/infra/infra env)"`');
+const brokers = specBrokers();
 
 jest.setTimeout(90_000);
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 describe('DeliveryLagProbe (real Kafka)', () => {
   let kafka: Kafka;
@@ -42,7 +33,7 @@ describe('DeliveryLagProbe (real Kafka)', () => {
 
   beforeEach(async () => {
     run = randomBytes(4).toString('hex');
-    kafka = createKafka({ brokers: brokers.split(','), clientId: `qimtest-${run}` });
+    kafka = createKafka({ brokers, clientId: `qimtest-${run}` });
     producer = kafka.producer();
     await producer.connect();
     reader = new GroupOffsetsReader(kafka);

@@ -1,43 +1,26 @@
-import { randomUUID } from 'node:crypto';
 import { encodeDispatchRecord, messageEventOf } from '@qim/store-core';
 import type { Kafka } from 'kafkajs';
 import { DispatchProducer } from './dispatch-producer';
 import { createKafka } from './kafka-factory';
 import { dispatchRecordsOf } from './router-plan';
 import { falseAcks } from './testing/burst';
+import { createSpecTopic, deleteSpecTopic, specBrokers } from './testing/kafka-spec';
 import { sampleIntent } from './testing/sample-intent';
 import { readTopic } from './testing/topic-reader';
-import { createTopicsWithLeaders } from './topics';
 
 jest.setTimeout(120_000);
 
 const SHARDS = 8;
-
-function requireBrokers(): string[] {
-  const v = process.env['QIM_KAFKA_BROKERS'];
-  if (!v) throw new Error('QIM_KAFKA_BROKERS is not set: tools/infra/infra up kafka && eval "$(tools/infra/infra env)"');
-  return v.split(',');
-}
 
 describe('DispatchProducer (real Kafka)', () => {
   let kafka: Kafka;
   let topic: string;
 
   beforeAll(async () => {
-    kafka = createKafka({ brokers: requireBrokers(), clientId: 'bus-dispatch-spec' });
-    topic = `qim-bus-dispatch-${randomUUID()}`;
-    const admin = kafka.admin();
-    await admin.connect();
-    await createTopicsWithLeaders(admin, { topics: [{ topic, numPartitions: SHARDS, replicationFactor: 1 }] });
-    await admin.disconnect();
+    kafka = createKafka({ brokers: specBrokers(), clientId: 'bus-dispatch-spec' });
+    topic = await createSpecTopic(kafka, 'qim-bus-dispatch', { numPartitions: SHARDS, replicationFactor: 1 });
   });
-
-  afterAll(async () => {
-    const admin = kafka.admin();
-    await admin.connect();
-    await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
-    await admin.disconnect();
-  });
+  afterAll(() => deleteSpecTopic(kafka, topic));
 
   it('sends many records to many shards in few requests; each record is acknowledged at its shard with its own offset', async () => {
     const producer = new DispatchProducer(kafka, topic);

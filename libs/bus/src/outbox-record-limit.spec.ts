@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { FanoutLimitError, encodeMessageEvent, messageEventOf } from '@qim/store-core';
 import type { CommitIntent, Publication } from '@qim/store-core';
 import type { Kafka } from 'kafkajs';
@@ -6,9 +5,9 @@ import { createKafka } from './kafka-factory';
 import { KafkaOutboxPublisher } from './outbox-publisher';
 import { RECORD_BATCH_OVERHEAD_BYTES, RECORD_OVERHEAD_BYTES } from './record-limit';
 import { falseAcks } from './testing/burst';
+import { createSpecTopic, deleteSpecTopic, specBrokers } from './testing/kafka-spec';
 import { sampleIntent } from './testing/sample-intent';
 import { readTopic } from './testing/topic-reader';
-import { createTopicsWithLeaders } from './topics';
 
 /**
  * Issue 28 item 11, over the real Kafka of `tools/infra`: the outbox knows its topic's record limit
@@ -18,8 +17,6 @@ import { createTopicsWithLeaders } from './topics';
 jest.setTimeout(120_000);
 
 const LIMIT = 16_384;
-const brokers = process.env['QIM_KAFKA_BROKERS'];
-if (!brokers) throw new Error('QIM_KAFKA_BROKERS is not set: tools/infra/infra up kafka && eval "$(tools/infra/infra env)"');
 
 const eventBytes = (i: CommitIntent): number => encodeMessageEvent(messageEventOf(i)).length;
 
@@ -37,20 +34,10 @@ describe('KafkaOutboxPublisher record limit (real Kafka, a topic with max.messag
   let topic: string;
 
   beforeAll(async () => {
-    kafka = createKafka({ brokers: brokers.split(','), clientId: 'bus-outbox-limit-spec' });
-    topic = `qim-bus-outbox-limit-${randomUUID()}`;
-    const admin = kafka.admin();
-    await admin.connect();
-    await createTopicsWithLeaders(admin, { topics: [{ topic, numPartitions: 2, replicationFactor: 1, configEntries: [{ name: 'max.message.bytes', value: String(LIMIT) }] }] });
-    await admin.disconnect();
+    kafka = createKafka({ brokers: specBrokers(), clientId: 'bus-outbox-limit-spec' });
+    topic = await createSpecTopic(kafka, 'qim-bus-outbox-limit', { numPartitions: 2, replicationFactor: 1, configEntries: [{ name: 'max.message.bytes', value: String(LIMIT) }] });
   });
-
-  afterAll(async () => {
-    const admin = kafka.admin();
-    await admin.connect();
-    await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
-    await admin.disconnect();
-  });
+  afterAll(() => deleteSpecTopic(kafka, topic));
 
   it('reads the limit at connect; the largest event it allows is appended, one byte more is FanoutLimitError and nothing is sent', async () => {
     const publisher = new KafkaOutboxPublisher(kafka, topic);

@@ -6,6 +6,7 @@ import { createKafka } from './kafka-factory';
 import type { ConsumedPage, PageHandler } from './page-handler';
 import type { PartitionConsumerOptions } from './partition-consumer';
 import { PartitionConsumer, fetchPauseMs, parseCommitPositionMetadata } from './partition-consumer';
+import { specBrokers, sleep, until } from './testing/kafka-spec';
 import { ensureTopics } from './topics';
 
 /**
@@ -13,19 +14,9 @@ import { ensureTopics } from './topics';
  * handled in order and committed once each; a failing page pauses only its partition and is read
  * again, never skipped; a page longer than the session timeout keeps the group (no rebalance).
  */
-const brokers = process.env['QIM_KAFKA_BROKERS'];
-if (!brokers) throw new Error('QIM_KAFKA_BROKERS is not set: run `tools/infra/infra up kafka` and `eval "$(tools/infra/infra env)"`');
+const brokers = specBrokers();
 
 jest.setTimeout(90_000);
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 describe('fetchPauseMs (fetch pacing)', () => {
   const batch = (records: number, lastOffset: bigint, highWatermark: bigint) => ({
@@ -64,7 +55,7 @@ describe('PartitionConsumer (real Kafka)', () => {
     const run = randomBytes(4).toString('hex');
     topic = `qimtest.consumer.${run}`;
     group = `qimtest-consumer-${run}`;
-    kafka = createKafka({ brokers: brokers.split(','), clientId: `qimtest-${run}` });
+    kafka = createKafka({ brokers, clientId: `qimtest-${run}` });
     await ensureTopics(kafka, [{ topic, partitions: 2, replicationFactor: 1 }]);
     producer = kafka.producer();
     await producer.connect();

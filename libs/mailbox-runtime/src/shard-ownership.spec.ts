@@ -7,6 +7,7 @@ import { ServiceMetrics, memoryMailboxBackend } from '@qim/service-kit';
 import { FrontierBoard } from './frontier-board';
 import { MailboxReader } from './mailbox-reader';
 import { ShardWorker } from './shard-worker';
+import { specMessage } from './testing/spec-message';
 
 const hex = (n: number) => n.toString(16).padStart(32, '0') as Id128;
 const T = hex(0xa1);
@@ -14,22 +15,7 @@ const alice = hex(1);
 const EPOCH = 2;
 const clock = new ManualClock(1_700_000_000_000n);
 
-function message(seq: bigint): MessageRecord {
-  return {
-    tenantId: T,
-    conversationId: hex(0xc1),
-    seq,
-    messageId: hex(0xe000 + Number(seq)),
-    senderId: alice,
-    clientMessageId: hex(0xd000 + Number(seq)),
-    kind: 'normal',
-    control: false,
-    contentType: 'text/plain',
-    body: Buffer.from(`m${seq}`),
-    createdAt: clock.nowMs(),
-    retention: { kind: 'default' },
-  };
-}
+const message = (seq: bigint): MessageRecord => specMessage(T, alice, seq, clock.nowMs());
 const dispatch = (seq: bigint): DispatchRecord => dispatchRecordsOf({ record: message(seq), recipients: [alice] }, 1)[0]!;
 const rec = (offset: bigint, d: DispatchRecord): ConsumedRecord => ({ topic: 'd', partition: 0, offset, key: null, value: encodeDispatchRecord(d) });
 

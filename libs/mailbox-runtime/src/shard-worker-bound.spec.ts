@@ -6,28 +6,14 @@ import { ManualClock } from '@qim/store-core/testing';
 import { ServiceMetrics, memoryMailboxBackend } from '@qim/service-kit';
 import { FrontierBoard } from './frontier-board';
 import { ShardWorker } from './shard-worker';
+import { specMessage } from './testing/spec-message';
 
 const hex = (n: number) => n.toString(16).padStart(32, '0') as Id128;
 const T = hex(0xa1);
 const alice = hex(1);
 const clock = new ManualClock(1_700_000_000_000n);
 
-function message(seq: bigint): MessageRecord {
-  return {
-    tenantId: T,
-    conversationId: hex(0xc1),
-    seq,
-    messageId: hex(0xe000 + Number(seq)),
-    senderId: alice,
-    clientMessageId: hex(0xd000 + Number(seq)),
-    kind: 'normal',
-    control: false,
-    contentType: 'text/plain',
-    body: Buffer.from(`m${seq}`),
-    createdAt: clock.nowMs(),
-    retention: { kind: 'default' },
-  };
-}
+const message = (seq: bigint): MessageRecord => specMessage(T, alice, seq, clock.nowMs());
 const page = (offset: bigint): ConsumedPage => ({
   topic: 'd',
   partition: 0,

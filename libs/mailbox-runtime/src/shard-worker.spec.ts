@@ -7,6 +7,7 @@ import { ServiceMetrics, memoryMailboxBackend } from '@qim/service-kit';
 import type { BoardEvent } from './frontier-board';
 import { FrontierBoard } from './frontier-board';
 import { ShardWorker } from './shard-worker';
+import { specMessage } from './testing/spec-message';
 
 const hex = (n: number) => n.toString(16).padStart(32, '0') as Id128;
 const T = hex(0xa1);
@@ -14,22 +15,7 @@ const users = Array.from({ length: 5 }, (_, i) => hex(i + 1));
 const EPOCH = 2;
 const clock = new ManualClock(1_700_000_000_000n);
 
-function message(seq: bigint, body = `m${seq}`): MessageRecord {
-  return {
-    tenantId: T,
-    conversationId: hex(0xc1),
-    seq,
-    messageId: hex(0xe000 + Number(seq)),
-    senderId: users[0]!,
-    clientMessageId: hex(0xd000 + Number(seq)),
-    kind: 'normal',
-    control: false,
-    contentType: 'text/plain',
-    body: Buffer.from(body),
-    createdAt: clock.nowMs(),
-    retention: { kind: 'default' },
-  };
-}
+const message = (seq: bigint, body = `m${seq}`): MessageRecord => specMessage(T, users[0]!, seq, clock.nowMs(), body);
 /** All users live in shard 0 of a 1-shard deployment. */
 const dispatch = (seq: bigint, body?: string): DispatchRecord => dispatchRecordsOf({ record: message(seq, body), recipients: users }, 1)[0]!;
 const raw = (offset: bigint, value: Buffer, partition = 0): ConsumedRecord => ({ topic: 'd', partition, offset, key: null, value });

@@ -1,6 +1,6 @@
 import { buildServiceBundles, existingBundles } from './stack/bundles';
 import { infraOk, parseExports } from './stack/infra';
-import { killAllServiceProcesses } from './stack/service-process';
+import { killAllServiceProcesses } from '@qim/service-stack';
 import type { Drill, DrillSize } from './drills/drill';
 import { dualInstance, kafkaKill, kill9, redisRestart } from './drills/redis-drills';
 import { kill9Scylla, nodeDown, rfDcFaults, twoNodesDown } from './drills/scylla-drills';

@@ -1,5 +1,5 @@
 import { CursorExpiredError, DAY_MS, composeMailboxSeq, dayOf, decodeActiveLedger } from '@qim/store-core';
-import type { Id128, MailboxEntryInput } from '@qim/store-core';
+import type { Id128 } from '@qim/store-core';
 import { LUA_SCRIPTS } from '../generated/lua-scripts';
 import { RedisKeys } from '../keys/redis-keys';
 import type { UserKeys } from '../keys/redis-keys';
@@ -22,13 +22,6 @@ describe('RedisMailboxStore append: retention meta only when the ledger must cha
     await f.close();
   }, 120_000);
 
-  const entry = (user: Id128, offset: bigint, createdAt: bigint): MailboxEntryInput => ({
-    tenantId: f.tenantId,
-    userId: user,
-    mailboxSeq: f.seq(offset),
-    createdAt,
-    events: [{ ordinal: 0, eventId: rid(), payload: Buffer.from(`at ${offset}`) }],
-  });
   const userKeys = (user: Id128): UserKeys => new RedisKeys(f.namespace).user(f.tenantId, user);
   const metaOf = async (user: Id128): Promise<{ gen: string | null; days: number[] }> => {
     const [gen = null, ledger = null] = await f.admin.hmgetBuffer(userKeys(user).meta, 'gen', 'ledger');
@@ -50,14 +43,14 @@ describe('RedisMailboxStore append: retention meta only when the ledger must cha
     const store = f.open();
     const u = rid();
     const now = f.clock.nowMs();
-    await store.appendBatch([entry(u, 1n, now)]);
+    await store.appendBatch([f.entry(u, 1n, now)]);
     const first = await metaOf(u);
     expect(first.days).toEqual([dayOf(now)]);
-    await store.appendBatch([entry(u, 2n, now)]);
-    await f.open().appendBatch([entry(u, 3n, now)]);
+    await store.appendBatch([f.entry(u, 2n, now)]);
+    await f.open().appendBatch([f.entry(u, 3n, now)]);
     expect(await metaOf(u)).toEqual(first);
     expect((await proofOf(u, dayOf(now)))?.slice(0, 16)).toBe(f.seq(3n).toString(16).padStart(16, '0'));
-    await store.appendBatch([entry(u, 4n, now + DAY_MS)]);
+    await store.appendBatch([f.entry(u, 4n, now + DAY_MS)]);
     const second = await metaOf(u);
     expect(second.days).toEqual([dayOf(now), dayOf(now) + 1]);
     expect(second.gen).not.toBe(first.gen);
@@ -71,10 +64,10 @@ describe('RedisMailboxStore append: retention meta only when the ledger must cha
     const yesterday = todayStart - DAY_MS + 1_000n;
     const store = f.open({ entryRetentionMs: retentionMs, dispatchDedupeMs: DAY_MS });
     const u = rid();
-    await store.appendBatch([entry(u, 10n, yesterday), entry(u, 30n, now)]);
-    await store.appendBatch([entry(u, 20n, yesterday)]);
+    await store.appendBatch([f.entry(u, 10n, yesterday), f.entry(u, 30n, now)]);
+    await store.appendBatch([f.entry(u, 20n, yesterday)]);
     f.clock.set(now + 1_000n);
-    await store.appendBatch([entry(u, 40n, todayStart + DAY_MS + 1_000n)]);
+    await store.appendBatch([f.entry(u, 40n, todayStart + DAY_MS + 1_000n)]);
     expect((await metaOf(u)).days).toEqual([dayOf(now), dayOf(now) + 1]);
     const err = await store.rangeScan(f.tenantId, u, f.seq(10n), f.top, 10).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CursorExpiredError);
@@ -85,24 +78,24 @@ describe('RedisMailboxStore append: retention meta only when the ledger must cha
   it('a store that never saw the user registers a new day after one lost compare-and-set', async () => {
     const u = rid();
     const now = f.clock.nowMs();
-    await f.open().appendBatch([entry(u, 1n, now)]);
+    await f.open().appendBatch([f.entry(u, 1n, now)]);
     const fresh = f.open();
     const writes = fresh.io.writes;
-    expect(await fresh.appendBatch([entry(u, 2n, now + DAY_MS)])).toEqual({ written: 1, expired: 0 });
+    expect(await fresh.appendBatch([f.entry(u, 2n, now + DAY_MS)])).toEqual({ written: 1, expired: 0 });
     expect(fresh.io.writes - writes).toBe(2);
     expect((await metaOf(u)).days).toEqual([dayOf(now), dayOf(now) + 1]);
     const known = fresh.io.writes;
-    await fresh.appendBatch([entry(u, 3n, now + 2n * DAY_MS)]);
+    await fresh.appendBatch([f.entry(u, 3n, now + 2n * DAY_MS)]);
     expect(fresh.io.writes - known).toBe(1);
   });
 
   it('a call whose later user carries a header with a non-hex seq is refused before anything is written (fail closed)', async () => {
     const u = rid();
     const now = f.clock.nowMs();
-    await f.open().appendBatch([entry(u, 1n, now)]);
+    await f.open().appendBatch([f.entry(u, 1n, now)]);
     const keys = userKeys(u);
     // the first user's entry would take the fast path (its day is registered)
-    const good = prepareEntry(entry(u, 2n, now), f.shardEpoch.epoch, SPEC_GC.entryRetentionMs, 1_000n);
+    const good = prepareEntry(f.entry(u, 2n, now), f.shardEpoch.epoch, SPEC_GC.entryRetentionMs, 1_000n);
     const badHead = `${good.head.slice(0, 4)}zz${good.head.slice(6)}`;
     const bad = { ...good, head: badHead, liveHeader: entryHeader(badHead, good.tail, true) };
     const call = appendEntriesCall(new RedisKeys(f.namespace).mailboxBucket(keys.bucket), { now, horizon: now }, f.shardEpoch.epoch, 'add', [
@@ -116,9 +109,9 @@ describe('RedisMailboxStore append: retention meta only when the ledger must cha
   it('a header whose seq belongs to another epoch than the call is refused before anything is written', async () => {
     const u = rid();
     const now = f.clock.nowMs();
-    await f.open().appendBatch([entry(u, 1n, now)]);
+    await f.open().appendBatch([f.entry(u, 1n, now)]);
     const keys = userKeys(u);
-    const good = prepareEntry(entry(u, 2n, now), f.shardEpoch.epoch, SPEC_GC.entryRetentionMs, 1_000n);
+    const good = prepareEntry(f.entry(u, 2n, now), f.shardEpoch.epoch, SPEC_GC.entryRetentionMs, 1_000n);
     // the same offset in the next epoch (its lowest epoch bit is bit 47 of the seq) and in an epoch two above
     for (const epoch of [f.shardEpoch.epoch + 1, f.shardEpoch.epoch + 2]) {
       const otherHead = `${composeMailboxSeq(epoch, 2n).toString(16).padStart(16, '0')}${good.head.slice(16)}`;
@@ -138,8 +131,8 @@ describe('RedisMailboxStore append: retention meta only when the ledger must cha
     const [a, b] = [f.open(), f.open()];
     await Promise.all(
       Array.from({ length: 8 }, (_, i) => BigInt(i)).flatMap((i) => [
-        a.appendBatch([entry(u, 2n * i + 1n, now + i * DAY_MS)]),
-        b.appendBatch([entry(u, 2n * i + 2n, now + i * DAY_MS + 1n)]),
+        a.appendBatch([f.entry(u, 2n * i + 1n, now + i * DAY_MS)]),
+        b.appendBatch([f.entry(u, 2n * i + 2n, now + i * DAY_MS + 1n)]),
       ]),
     );
     expect((await metaOf(u)).days).toHaveLength(8);

@@ -1,6 +1,6 @@
 import { CursorExpiredError, DAY_MS, applyInspect, dayOf } from '@qim/store-core';
 import { ManualClock } from '@qim/store-core/testing';
-import type { Id128, MailboxEntryInput, MailboxGcConfig } from '@qim/store-core';
+import type { MailboxGcConfig } from '@qim/store-core';
 import { LUA_SCRIPTS } from '../generated/lua-scripts';
 import { RedisKeys } from '../keys/redis-keys';
 import { RedisMailboxFixture, rid } from '../testing/redis-mailbox-fixture';
@@ -35,13 +35,6 @@ describe('RedisMailboxStore: an append racing the inspection of its day', () => 
     stores.push(store);
     return store;
   };
-  const entry = (user: Id128, offset: bigint, createdAt: bigint): MailboxEntryInput => ({
-    tenantId: f.tenantId,
-    userId: user,
-    mailboxSeq: f.seq(offset),
-    createdAt,
-    events: [{ ordinal: 0, eventId: rid(), payload: Buffer.from(`at ${offset}`) }],
-  });
 
   /** Yesterday's entries expire at `expiry` (a second from now); the reader is 1 ms past it, the appender 1 ms before. */
   function world(): { gc: MailboxGcConfig; yesterday: bigint; expiry: bigint } {
@@ -54,12 +47,12 @@ describe('RedisMailboxStore: an append racing the inspection of its day', () => 
   it('an appender whose clock is just before the expiry writes while the inspector is between its read and its compare-and-set: the entry is returned or the cursor expires', async () => {
     const { gc, yesterday, expiry } = world();
     const u = rid();
-    await open(new ManualClock(f.clock.nowMs()), gc).appendBatch([entry(u, 10n, yesterday), entry(u, 30n, yesterday + DAY_MS)]);
+    await open(new ManualClock(f.clock.nowMs()), gc).appendBatch([f.entry(u, 10n, yesterday), f.entry(u, 30n, yesterday + DAY_MS)]);
     const appender = open(new ManualClock(expiry - 1n), gc);
     let raced = 0;
     const reader = open(new ManualClock(expiry + 1n), gc, {
       beforeInspectWrite: async () => {
-        if (raced++ === 0) await appender.appendBatch([entry(u, 20n, yesterday)]);
+        if (raced++ === 0) await appender.appendBatch([f.entry(u, 20n, yesterday)]);
       },
     });
     const outcome = await reader.rangeScan(f.tenantId, u, f.seq(10n), f.top, 10).then(
@@ -86,13 +79,13 @@ describe('RedisMailboxStore: an append racing the inspection of its day', () => 
     const yesterday = todayStart - DAY_MS + 1_000n;
     const u = rid();
     const meta = async (): Promise<string | null> => f.admin.hget(new RedisKeys(f.namespace).user(f.tenantId, u).meta, 'gen');
-    await open(new ManualClock(now), gc).appendBatch([entry(u, 1n, yesterday)]);
+    await open(new ManualClock(now), gc).appendBatch([f.entry(u, 1n, yesterday)]);
     const registered = await meta();
     // 2 h − 30 min − (30 min − 1 ms) of skew: 1 ms beyond the horizon → fast path, meta untouched
-    await open(new ManualClock(now + 30n * 60_000n), gc, undefined, 30n * 60_000n - 1n).appendBatch([entry(u, 2n, yesterday)]);
+    await open(new ManualClock(now + 30n * 60_000n), gc, undefined, 30n * 60_000n - 1n).appendBatch([f.entry(u, 2n, yesterday)]);
     expect(await meta()).toBe(registered);
     // 1 ms more skew: the item expires at the horizon → compare-and-set
-    await open(new ManualClock(now + 30n * 60_000n), gc, undefined, 30n * 60_000n).appendBatch([entry(u, 3n, yesterday)]);
+    await open(new ManualClock(now + 30n * 60_000n), gc, undefined, 30n * 60_000n).appendBatch([f.entry(u, 3n, yesterday)]);
     expect(await meta()).not.toBe(registered);
     expect((await open(new ManualClock(now), gc).rangeScan(f.tenantId, u, f.start, f.top, 10)).entries.map((e) => e.mailboxSeq)).toEqual([1n, 2n, 3n].map((o) => f.seq(o)));
   });
@@ -101,7 +94,7 @@ describe('RedisMailboxStore: an append racing the inspection of its day', () => 
     const { gc, yesterday, expiry } = world();
     const u = rid();
     const writer = open(new ManualClock(f.clock.nowMs()), gc);
-    await writer.appendBatch([entry(u, 10n, yesterday), entry(u, 30n, yesterday + DAY_MS)]);
+    await writer.appendBatch([f.entry(u, 10n, yesterday), f.entry(u, 30n, yesterday + DAY_MS)]);
     const keys = new RedisKeys(f.namespace).user(f.tenantId, u);
     const stored = (await f.admin.hmgetBuffer(keys.meta, ...META_FIELDS)) as Buffer[];
     const meta = decodeRetentionMeta(stored as unknown as StoredMetaFields);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DAY_MS, composeMailboxSeq, epochStartSeq } from '@qim/store-core';
 import { ManualClock } from '@qim/store-core/testing';
-import type { DispatchPage, DispatchRecord, Id128, MailboxGcConfig, ShardEpoch } from '@qim/store-core';
+import type { DispatchPage, DispatchRecord, Id128, MailboxEntryInput, MailboxGcConfig, ShardEpoch } from '@qim/store-core';
 import type { Redis } from 'ioredis';
 import type { MailboxFaults } from '../mailbox/mailbox-faults';
 import { RedisMailboxStore } from '../mailbox/redis-mailbox-store';
@@ -44,6 +44,11 @@ export class RedisMailboxFixture {
       events: [{ ordinal: 0, eventId: rid(), payload: Buffer.from('hello') }],
       ...patch,
     };
+  }
+
+  /** A mailbox entry of `user` at the seq of `offset`, with one small event. */
+  entry(user: Id128, offset: bigint, createdAt: bigint): MailboxEntryInput {
+    return { tenantId: this.tenantId, userId: user, mailboxSeq: this.seq(offset), createdAt, events: [{ ordinal: 0, eventId: rid(), payload: Buffer.from(`at ${offset}`) }] };
   }
 
   seq(offset: bigint): bigint {

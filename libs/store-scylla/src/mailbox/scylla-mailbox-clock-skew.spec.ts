@@ -1,8 +1,8 @@
 import { CursorExpiredError, DAY_MS, composeMailboxSeq, dayOf, entryExpiry, epochStartSeq } from '@qim/store-core';
-import type { Clock, Id128, MailboxEntryInput, MailboxStore, RangeScanPage } from '@qim/store-core';
+import type { Clock, Id128, MailboxStore, RangeScanPage } from '@qim/store-core';
 import { ScyllaMailboxStore } from './scylla-mailbox-store';
 import { DirectReads } from '../testing/direct-reads';
-import { randomShard, rid } from '../testing/dispatch-driver';
+import { randomShard, entryInput, rid } from '../testing/dispatch-driver';
 import { GATE_CASE_TIMEOUT_MS, GATE_SETUP_TIMEOUT_MS, openMailboxGate } from '../testing/mailbox-gate';
 import type { MailboxGate } from '../testing/mailbox-gate';
 
@@ -29,13 +29,6 @@ const seq = (o: bigint): bigint => composeMailboxSeq(EPOCH, o);
 const START = epochStartSeq(EPOCH);
 const TOP = composeMailboxSeq(EPOCH, (1n << 47n) - 2n);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const entry = (tenantId: Id128, userId: Id128, s: bigint, createdAt: bigint): MailboxEntryInput => ({
-  tenantId,
-  userId,
-  mailboxSeq: s,
-  createdAt,
-  events: [{ ordinal: 0, eventId: rid(), payload: Buffer.from('e') }],
-});
 
 /** Waits until the real clock is inside `[fromMs, toMs)` of its current second. */
 async function atSecondFraction(fromMs: number, toMs: number): Promise<void> {
@@ -83,9 +76,9 @@ describe('clock skew: no page claims coverage of an entry the server may already
     const r = new ScyllaMailboxStore({ session: gate.session, shardEpoch: { shard, epoch: EPOCH }, gc, clock: offsetClock(reader), clockSkewAllowanceMs: allowance });
 
     // a live entry of today first (so a page that skips the expiring one is visibly "complete")
-    await w.appendBatch([entry(tenantId, userId, seq(9n), now)]);
+    await w.appendBatch([entryInput(tenantId, userId, seq(9n), now)]);
     await atSecondFraction(...writeAt);
-    await w.appendBatch([entry(tenantId, userId, seq(5n), yesterday)]);
+    await w.appendBatch([entryInput(tenantId, userId, seq(5n), yesterday)]);
     const first = await r.rangeScan(tenantId, userId, START, TOP, 100);
     expect(first.entries.map((e) => e.mailboxSeq)).toEqual([seq(5n), seq(9n)]);
 

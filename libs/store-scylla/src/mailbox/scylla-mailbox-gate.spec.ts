@@ -11,7 +11,6 @@ import {
   entryExpiry,
   epochStartSeq,
 } from '@qim/store-core';
-import type { Id128, MailboxEntryInput } from '@qim/store-core';
 import { checkReadiness } from '../readiness/readiness';
 import { migrate } from '../migrate/migrate';
 import { StatementCounter } from '../session/statement-counter';
@@ -19,7 +18,7 @@ import { entryTtlSeconds } from './retention/entry-ttl';
 import { MAILBOX_TABLES } from './schema';
 import { ScyllaMailboxStore } from './scylla-mailbox-store';
 import { DirectReads } from '../testing/direct-reads';
-import { randomShard, rid } from '../testing/dispatch-driver';
+import { randomShard, entryInput, rid } from '../testing/dispatch-driver';
 import { GATE_CASE_TIMEOUT_MS, GATE_SETUP_TIMEOUT_MS, openMailboxGate } from '../testing/mailbox-gate';
 import type { MailboxGate } from '../testing/mailbox-gate';
 import { ScyllaMailboxHarness } from '../testing/scylla-mailbox-harness';
@@ -44,13 +43,6 @@ function open(entryRetentionMs = WEEK): ScyllaMailboxStore {
 const seq = (o: bigint): bigint => composeMailboxSeq(EPOCH, o);
 const START = epochStartSeq(EPOCH);
 const TOP = composeMailboxSeq(EPOCH, (1n << 47n) - 2n);
-const entry = (tenantId: Id128, userId: Id128, s: bigint, createdAt: bigint, events = 1): MailboxEntryInput => ({
-  tenantId,
-  userId,
-  mailboxSeq: s,
-  createdAt,
-  events: Array.from({ length: events }, (_, ordinal) => ({ ordinal, eventId: rid(), payload: Buffer.from(`e${ordinal}`) })),
-});
 /** A retention making yesterday's bucket expire `inMs` from now while today's lives about a day longer. */
 function soon(inMs: bigint): { retention: bigint; yesterday: bigint; today: bigint } {
   const now = BigInt(Date.now());
@@ -96,7 +88,7 @@ describe('whole-group entry', () => {
     const store = open();
     const [t, u] = [rid(), rid()];
     const createdAt = BigInt(Date.now());
-    const input = entry(t, u, seq(3n), createdAt, 3);
+    const input = entryInput(t, u, seq(3n), createdAt, 3);
     await store.appendBatch([{ ...input, events: [...input.events].reverse() }]);
     const expiresAt = entryExpiry(createdAt, WEEK);
     const endOf = (ttl: number, at: number): number => Math.floor(at / 1000) + ttl;
@@ -120,7 +112,7 @@ describe('appendBatch input', () => {
     const [t, u, v] = [rid(), rid(), rid()];
     const now = BigInt(Date.now());
     counter.reset();
-    await expect(store.appendBatch([entry(t, v, seq(4n), now), entry(t, u, seq(5n), now), entry(t, u, seq(5n), now, 2)])).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(store.appendBatch([entryInput(t, v, seq(4n), now), entryInput(t, u, seq(5n), now), entryInput(t, u, seq(5n), now, 2)])).rejects.toBeInstanceOf(InvalidInputError);
     expect(counter.snapshot()).toEqual([]);
     expect(await direct.entryRows(t, v)).toEqual([]);
     expect(await direct.retentionMeta(t, u)).toBeNull();
@@ -147,7 +139,7 @@ describe('V4 retention proof on the real server', () => {
     const plan = soon(2_500n);
     const store = open(plan.retention);
     const [t, u] = [rid(), rid()];
-    await store.appendBatch([entry(t, u, seq(8n), plan.yesterday), entry(t, u, seq(9n), plan.today)]);
+    await store.appendBatch([entryInput(t, u, seq(8n), plan.yesterday), entryInput(t, u, seq(9n), plan.today)]);
     await new ScyllaMailboxHarness(gate.session).removeBucketProof(t, u, EPOCH, dayOf(plan.yesterday));
     expect((await store.rangeScan(t, u, START, TOP, 10)).entries).toHaveLength(2);
     const before = await direct.retentionMeta(t, u);
@@ -160,7 +152,7 @@ describe('V4 retention proof on the real server', () => {
     const plan = soon(2_500n);
     const store = open(plan.retention);
     const [t, u] = [rid(), rid()];
-    await store.appendBatch([entry(t, u, seq(10n), plan.today), entry(t, u, seq(20n), plan.yesterday), entry(t, u, seq(30n), plan.today)]);
+    await store.appendBatch([entryInput(t, u, seq(10n), plan.today), entryInput(t, u, seq(20n), plan.yesterday), entryInput(t, u, seq(30n), plan.today)]);
     expect((await store.rangeScan(t, u, START, TOP, 10)).entries.map((e) => e.mailboxSeq)).toEqual([seq(10n), seq(20n), seq(30n)]);
     await sleepUntil(entryExpiry(plan.yesterday, plan.retention) + 1_100n);
     const err = await store.rangeScan(t, u, seq(10n), TOP, 10).catch((e: unknown) => e);
@@ -186,7 +178,7 @@ describe('exact gap boundary without raising the ledger item (ADR-0022 §5)', ()
     const plan = soon(2_500n);
     const store = open(plan.retention);
     const [t, u] = [rid(), rid()];
-    await store.appendBatch([entry(t, u, seq(20n), plan.yesterday)]);
+    await store.appendBatch([entryInput(t, u, seq(20n), plan.yesterday)]);
     const day = dayOf(plan.yesterday);
     // What a no-LWT append of seq 40 on that day leaves: the proof raised by stamp, the ledger item untouched.
     await direct.exec('INSERT INTO {ks}.mailbox_retention_bucket_v3 (tenant_id, user_id, epoch, day, max_seq, expires_at) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ?', [
@@ -200,7 +192,7 @@ describe('exact gap boundary without raising the ledger item (ADR-0022 §5)', ()
     ]);
     expect(decodeActiveLedger((await direct.retentionMeta(t, u))!['active_ledger'] as Buffer).map((i) => [i.day, i.maxSeq])).toEqual([[day, seq(20n)]]);
     await sleepUntil(entryExpiry(plan.yesterday, plan.retention) + 1_100n);
-    await store.appendBatch([entry(t, u, seq(50n), plan.today)]);
+    await store.appendBatch([entryInput(t, u, seq(50n), plan.today)]);
     const meta = (await direct.retentionMeta(t, u))!;
     expect(meta['expired_gap_boundary']).toBe(seq(40n));
     const err = await store.rangeScan(t, u, seq(20n), TOP, 10).catch((e: unknown) => e);
@@ -215,7 +207,7 @@ describe('range scan', () => {
     const store = open();
     const [t, u] = [rid(), rid()];
     const now = BigInt(Date.now());
-    await store.appendBatch(Array.from({ length: 12 }, (_, i) => entry(t, u, seq(BigInt(100 + i)), now, 1 + (i % 3))));
+    await store.appendBatch(Array.from({ length: 12 }, (_, i) => entryInput(t, u, seq(BigInt(100 + i)), now, 1 + (i % 3))));
     const seen: bigint[] = [];
     let after = START;
     for (let page = 0; page < 20; page++) {

@@ -1,8 +1,8 @@
 import { CursorExpiredError, DAY_MS, composeMailboxSeq, dayOf, entryExpiry, epochStartSeq, id128ToBytes } from '@qim/store-core';
-import type { Id128, MailboxEntryInput } from '@qim/store-core';
+import type { Id128 } from '@qim/store-core';
 import { ScyllaMailboxStore } from './scylla-mailbox-store';
 import { DirectReads } from '../testing/direct-reads';
-import { randomShard, rid } from '../testing/dispatch-driver';
+import { randomShard, entryInput, rid } from '../testing/dispatch-driver';
 import { GATE_CASE_TIMEOUT_MS, GATE_SETUP_TIMEOUT_MS, openMailboxGate } from '../testing/mailbox-gate';
 import type { MailboxGate } from '../testing/mailbox-gate';
 
@@ -33,13 +33,6 @@ const sleepUntil = async (ms: bigint): Promise<void> => {
   const wait = Number(ms - BigInt(Date.now()));
   if (wait > 0) await new Promise((r) => setTimeout(r, wait));
 };
-const entry = (tenantId: Id128, userId: Id128, s: bigint, createdAt: bigint): MailboxEntryInput => ({
-  tenantId,
-  userId,
-  mailboxSeq: s,
-  createdAt,
-  events: [{ ordinal: 0, eventId: rid(), payload: Buffer.from('e') }],
-});
 
 /** `[epoch, day, max_seq, ttl|null]` of every proof row of the user. */
 async function epochProofs(tenantId: Id128, userId: Id128): Promise<[number, number, bigint, number | null][]> {
@@ -77,8 +70,8 @@ describe('bucket proof lifetime (released when consumed)', () => {
   it('a proof referred to by a ledger item has no TTL, even long after its day expired; an inspection releases it and it disappears', async () => {
     const { store, yesterday, today, expiry, dayY, dayT } = setup(3_000n);
     const [t, u] = [rid(), rid()];
-    await store.appendBatch([entry(t, u, seq(5n), yesterday), entry(t, u, seq(9n), today)]);
-    await store.appendBatch([entry(t, u, seq(7n), yesterday)]); // a day this close to its expiry takes the slow path
+    await store.appendBatch([entryInput(t, u, seq(5n), yesterday), entryInput(t, u, seq(9n), today)]);
+    await store.appendBatch([entryInput(t, u, seq(7n), yesterday)]); // a day this close to its expiry takes the slow path
     expect((await proofs(t, u)).sort()).toEqual([
       [dayY, seq(7n), null],
       [dayT, seq(9n), null],
@@ -106,10 +99,10 @@ describe('bucket proof lifetime (released when consumed)', () => {
   it('an append that consumes an expired day releases its proof; a late entry of a consumed day writes a proof with a TTL from its first write', async () => {
     const { store, yesterday, today, expiry, dayY, dayT } = setup(2_000n);
     const [t, u] = [rid(), rid()];
-    await store.appendBatch([entry(t, u, seq(3n), yesterday), entry(t, u, seq(8n), yesterday)]);
+    await store.appendBatch([entryInput(t, u, seq(3n), yesterday), entryInput(t, u, seq(8n), yesterday)]);
     await sleepUntil(expiry + 1_200n);
     // first entry of today: the slow path consumes yesterday (gap = 8) and releases its proof
-    expect(await store.appendBatch([entry(t, u, seq(10n), today)])).toEqual({ written: 1, expired: 0 });
+    expect(await store.appendBatch([entryInput(t, u, seq(10n), today)])).toEqual({ written: 1, expired: 0 });
     const after = await proofs(t, u);
     expect(after.find(([d]) => d === dayY)![2]).not.toBeNull();
     expect(after.find(([d]) => d === dayT)).toEqual([dayT, seq(10n), null]);
@@ -117,7 +110,7 @@ describe('bucket proof lifetime (released when consumed)', () => {
     await sleepUntil(BigInt(Date.now()) + BigInt(RELEASED_TTL_S) * 1_000n + 1_200n);
     expect((await proofs(t, u)).map(([d]) => d)).toEqual([dayT]);
     // a late entry of the consumed day: expired replay, its proof lives only the released TTL
-    expect(await store.appendBatch([entry(t, u, seq(12n), yesterday)])).toEqual({ written: 0, expired: 1 });
+    expect(await store.appendBatch([entryInput(t, u, seq(12n), yesterday)])).toEqual({ written: 0, expired: 1 });
     const late = (await proofs(t, u)).find(([d]) => d === dayY);
     expect(late?.[1]).toBe(seq(12n));
     expect(late?.[2]).not.toBeNull();
@@ -141,8 +134,8 @@ describe('bucket proof lifetime (released when consumed)', () => {
       const newer = new ScyllaMailboxStore({ session: gate.session, shardEpoch, gc, releasedProofTtlSeconds: RELEASED_TTL_S, clock: { nowMs: () => BigInt(Date.now()) - 3n * 3_600_000n } });
       const reader = new ScyllaMailboxStore({ session: gate.session, shardEpoch, gc, releasedProofTtlSeconds: RELEASED_TTL_S });
       const [t, u] = [rid(), rid()];
-      await older.appendBatch([entry(t, u, seq(4n), yesterday)]);
-      await newer.appendBatch([entry(t, u, composeMailboxSeq(EPOCH + 1, 2n), yesterday)]);
+      await older.appendBatch([entryInput(t, u, seq(4n), yesterday)]);
+      await newer.appendBatch([entryInput(t, u, composeMailboxSeq(EPOCH + 1, 2n), yesterday)]);
       expect((await epochProofs(t, u)).sort()).toEqual([
         [EPOCH, dayY, seq(4n), null],
         [EPOCH + 1, dayY, composeMailboxSeq(EPOCH + 1, 2n), null],
@@ -169,7 +162,7 @@ describe('bucket proof lifetime (released when consumed)', () => {
 
     it('an append that consumes the day releases the proof row of every epoch', async () => {
       const { reader, t, u, today, dayY, dayT } = await dayInTwoEpochs(2_000n);
-      expect(await reader.appendBatch([entry(t, u, composeMailboxSeq(EPOCH + 1, 3n), today)])).toEqual({ written: 1, expired: 0 });
+      expect(await reader.appendBatch([entryInput(t, u, composeMailboxSeq(EPOCH + 1, 3n), today)])).toEqual({ written: 1, expired: 0 });
       const rows = await epochProofs(t, u);
       expectReleasedEveryEpoch(rows, dayY);
       expect(rows.find(([, d]) => d === dayT)).toEqual([EPOCH + 1, dayT, composeMailboxSeq(EPOCH + 1, 3n), null]);

@@ -1,8 +1,7 @@
 import { CursorExpiredError, DAY_MS, LEARNT_LEDGER_TRUST_MS, composeMailboxSeq, dayOf, entryExpiry } from '@qim/store-core';
 import { ManualClock } from '@qim/store-core/testing';
-import type { Id128, MailboxEntryInput } from '@qim/store-core';
 import { ScyllaMailboxStore } from './scylla-mailbox-store';
-import { randomShard, rid } from '../testing/dispatch-driver';
+import { randomShard, entryInput, rid } from '../testing/dispatch-driver';
 import { GATE_CASE_TIMEOUT_MS, GATE_SETUP_TIMEOUT_MS, openMailboxGate } from '../testing/mailbox-gate';
 import type { MailboxGate } from '../testing/mailbox-gate';
 
@@ -27,13 +26,6 @@ afterAll(async () => gate?.drop(), GATE_SETUP_TIMEOUT_MS);
 
 const seq = (o: bigint): bigint => composeMailboxSeq(EPOCH, o);
 const TOP = composeMailboxSeq(EPOCH, (1n << 47n) - 2n);
-const entry = (tenantId: Id128, userId: Id128, s: bigint, createdAt: bigint): MailboxEntryInput => ({
-  tenantId,
-  userId,
-  mailboxSeq: s,
-  createdAt,
-  events: [{ ordinal: 0, eventId: rid(), payload: Buffer.from('e') }],
-});
 
 describe('a retention decrease while both retentions write (Cassandra, injected clock)', () => {
   it('the longer store reads the lowered expiry again before relying on the one it learnt: no entry lands in the consumed day', async () => {
@@ -45,16 +37,16 @@ describe('a retention decrease while both retentions write (Cassandra, injected 
     const yesterday = BigInt(dayOf(clock.nowMs())) * DAY_MS - DAY_MS + 1_000n;
     const [t, u] = [rid(), rid()];
 
-    await long.appendBatch([entry(t, u, seq(10n), yesterday)]);
-    await long.appendBatch([entry(t, u, seq(11n), yesterday)]); // fast path: the day is registered, days from expiry
-    expect(await short.appendBatch([entry(t, u, seq(12n), yesterday)])).toEqual({ written: 1, expired: 0 }); // lowers the day's expiry
+    await long.appendBatch([entryInput(t, u, seq(10n), yesterday)]);
+    await long.appendBatch([entryInput(t, u, seq(11n), yesterday)]); // fast path: the day is registered, days from expiry
+    expect(await short.appendBatch([entryInput(t, u, seq(12n), yesterday)])).toEqual({ written: 1, expired: 0 }); // lowers the day's expiry
     clock.set(entryExpiry(yesterday, 3n * DAY_MS));
     expect(clock.nowMs()).toBeGreaterThan(BigInt(Date.now()) + LEARNT_LEDGER_TRUST_MS);
     const consumed = await short.rangeScan(t, u, seq(11n), TOP, 100).catch((e: unknown) => e);
     expect(consumed).toBeInstanceOf(CursorExpiredError);
     expect((consumed as CursorExpiredError).boundary).toBe(seq(12n));
 
-    expect(await long.appendBatch([entry(t, u, seq(13n), yesterday)])).toEqual({ written: 0, expired: 1 });
+    expect(await long.appendBatch([entryInput(t, u, seq(13n), yesterday)])).toEqual({ written: 0, expired: 1 });
     for (const s of [long, short]) {
       const err = await s.rangeScan(t, u, seq(12n), TOP, 100).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(CursorExpiredError);

@@ -71,15 +71,23 @@ describe('racing reserves (separate store instances): one seq per commit, no hol
     }
   });
 
-  it('64 concurrent reserves in one conversation from 4 instances: exactly the seqs 1 … 64', async () => {
+  it('64 concurrent reserves in one conversation from 4 instances: the seqs 1 … 64, a hole only where a CAS outcome was unknown', async () => {
     const stores = [gate.store(), gate.store(), gate.store(), gate.store()];
     const tenant = id();
     const conv = id();
     const results = await Promise.all(Array.from({ length: 64 }, (_, k) => stores[k % 4]!.reserve(input(request(tenant, conv)))));
     expect(results.every((r) => r.created)).toBe(true);
-    expect(ascending(results.map((r) => r.snapshot.intent.seq))).toEqual(oneTo(64));
+    // A CAS that timed out (a loaded machine's Cassandra) may have issued seqs nobody uses: legal
+    // holes, never reused (docs: "Holes in seq are legal"). Without one, exactly 1 … 64.
+    const inDoubt = stores.reduce((n, s) => n + s.seqGroups.inDoubt, 0);
+    const seqs = ascending(results.map((r) => r.snapshot.intent.seq));
+    expect(new Set(seqs).size).toBe(64);
+    if (inDoubt === 0) expect(seqs).toEqual(oneTo(64));
+    else expect(seqs[63]! - 64n).toBeLessThanOrEqual(BigInt(inDoubt));
     const after = await stores[0]!.reserve(input(request(tenant, conv)));
-    expect(after.snapshot.intent.seq).toBe(65n);
+    const inDoubtAfter = stores.reduce((n, s) => n + s.seqGroups.inDoubt, 0);
+    if (inDoubtAfter === 0) expect(after.snapshot.intent.seq).toBe(65n);
+    else expect(after.snapshot.intent.seq).toBeGreaterThan(seqs[63]!);
   });
 
   it('grouped allocation: 64 concurrent reserves of one conversation in one store share a few CAS rounds (k seqs per round, none leased ahead)', async () => {
@@ -87,13 +95,15 @@ describe('racing reserves (separate store instances): one seq per commit, no hol
     const tenant = id();
     const conv = id();
     const results = await Promise.all(Array.from({ length: 64 }, () => store.reserve(input(request(tenant, conv)))));
-    expect(ascending(results.map((r) => r.snapshot.intent.seq))).toEqual(oneTo(64));
-    const { seqs, rounds } = store.seqGroups;
+    const { seqs, rounds, inDoubt } = store.seqGroups;
+    const got = ascending(results.map((r) => r.snapshot.intent.seq));
+    // Holes only where a CAS outcome was unknown (a timeout on a loaded machine); without one, exactly 1 … 64.
+    expect(inDoubt === 0 ? got : got.length).toEqual(inDoubt === 0 ? oneTo(64) : 64);
     expect(seqs).toBe(64);
     expect(rounds).toBeLessThan(16);
     expect(store.seqLwtRounds).toBeLessThan(32);
     const row = (await gate.exec('SELECT next FROM {ks}.conversation_sequence WHERE tenant_id = ? AND conversation_id = ?', [id128ToBytes(tenant), id128ToBytes(conv)])) as types.ResultSet;
-    expect(row.rows[0]?.['next']).toBe(64n);
+    expect(row.rows[0]?.['next']).toBe(got[63]);
   });
 
   it('64 concurrent identical reserves from 4 instances: one commit, one seq, every caller the same intent', async () => {

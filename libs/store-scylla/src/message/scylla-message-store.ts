@@ -102,9 +102,13 @@ export class ScyllaMessageStore implements MessageStore {
     return this.statements.lwtCount('sequence.');
   }
 
-  /** Seqs issued so far and the won CAS rounds that issued them (mean group size = seqs / rounds; benchmarks). */
-  get seqGroups(): { readonly seqs: number; readonly rounds: number } {
-    return { seqs: this.seqs.seqsIssued, rounds: this.seqs.wonRounds };
+  /**
+   * Seqs issued so far and the won CAS rounds that issued them (mean group size = seqs / rounds;
+   * benchmarks), and the seqs CAS rounds of unknown outcome may have issued (`inDoubt`: the most
+   * holes those can have left).
+   */
+  get seqGroups(): { readonly seqs: number; readonly rounds: number; readonly inDoubt: number } {
+    return { seqs: this.seqs.seqsIssued, rounds: this.seqs.wonRounds, inDoubt: this.seqs.seqsInDoubt };
   }
 
   reserve(input: ReserveInput): Promise<ReserveResult> {

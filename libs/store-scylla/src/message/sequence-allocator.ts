@@ -49,6 +49,8 @@ export class SequenceAllocator {
   /** Seqs issued by won rounds (so `seqsIssued / wonRounds` is the mean group size). */
   seqsIssued = 0;
   wonRounds = 0;
+  /** Seqs a CAS of unknown outcome (timeout) may have issued: at most this many holes without a crash. */
+  seqsInDoubt = 0;
 
   constructor(private readonly ctx: MessageContext) {}
 
@@ -82,9 +84,11 @@ export class SequenceAllocator {
     let expected: bigint | null | undefined = this.hints.get(laneKey);
     try {
       for (let round = 0; ; round++) {
+        let casK = 0;
         try {
           if (expected === undefined) expected = await this.read(lane.key);
           const k = BigInt(group.length);
+          casK = group.length;
           const issued: Round = expected === null ? await this.init(lane.key, k) : await this.step(lane.key, expected, k);
           if (issued.won && issued.next !== null) {
             this.remember(laneKey, issued.next);
@@ -96,6 +100,7 @@ export class SequenceAllocator {
           }
           expected = issued.next;
         } catch (err) {
+          this.seqsInDoubt += casK;
           if (!(err instanceof UnavailableError) || Date.now() > deadline) throw err;
           expected = undefined;
         }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { DispatchPage, DispatchRecord, Id128 } from '@qim/store-core';
+import type { DispatchPage, DispatchRecord, Id128, MailboxEntryInput } from '@qim/store-core';
 
 /** A fresh random id. */
 export function rid(): Id128 {
@@ -9,6 +9,11 @@ export function rid(): Id128 {
 /** `n` fresh random ids, ascending (the order a dispatch record's recipients must have). */
 export function sortedIds(n: number): Id128[] {
   return Array.from({ length: n }, rid).sort();
+}
+
+/** A mailbox entry of `userId` at `mailboxSeq` with `events` small events (payloads `e0`, `e1`, …). */
+export function entryInput(tenantId: Id128, userId: Id128, mailboxSeq: bigint, createdAt: bigint, events = 1): MailboxEntryInput {
+  return { tenantId, userId, mailboxSeq, createdAt, events: Array.from({ length: events }, (_, ordinal) => ({ ordinal, eventId: rid(), payload: Buffer.from(`e${ordinal}`) })) };
 }
 
 /** A random shard for one case (cases share a keyspace, never a shard). */

@@ -1,11 +1,10 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Load } from '../checker/load';
 import type { Deployment } from '../stack/deployment';
-import { redisModeEnv } from './redis-drills';
 import type { Drill, DrillContext } from './drill';
-import { checkWith, deploy } from './harness';
+import { checkWith } from './harness';
 import type { AdmissionWhileStalled } from './shard-faults';
-import { ADMISSION_MAX_LAG_MS, admissionDuring, admissionLine, frontierKey, frontierOf, hex16, kafkaEnd, refusalOf, statusClient, storedFrontier, until, writerMetric } from './shard-faults';
+import { ADMISSION_MAX_LAG_MS, admissionDuring, admissionLine, frontierOf, hex16, kafkaEnd, refusalOf, resetShard, shardAhead, until, withShardDrill, writerMetric } from './shard-faults';
 import { shapeOf } from './sizes';
 
 /**
@@ -36,20 +35,8 @@ interface RefusedRound {
 }
 
 async function refuseOneShard(ctx: DrillContext, d: Deployment, redis: Redis, load: Load, holdMs: number): Promise<RefusedRound> {
-  const status = statusClient(d, 0);
-  await load.at(0.15);
-  const before = await Promise.all([0, 1].map((s) => status.shardStatus(s)));
-  const pick = before.map((s) => frontierOf(s) ?? -1n);
-  const shard = pick[1]! > pick[0]! ? 1 : 0;
+  const { status, shard, earlier: restoredTo, key, now: from } = await shardAhead('refused-shard', d, redis, load, 0.15, 0.3);
   const other = 1 - shard;
-  const restoredTo = pick[shard]!;
-  if (restoredTo < 0n) throw new Error('refused-shard: no shard has a frontier yet');
-  await load.at(0.3);
-  const key = await frontierKey(redis, d.env['QIM_REDIS_NAMESPACE']!, shard, d.env['QIM_MAILBOX_EPOCH']!);
-  const from = await until(`shard ${shard}'s frontier 10 past ${restoredTo}`, load, 60_000, async () => {
-    const f = await storedFrontier(redis, key);
-    return f >= restoredTo + 10n ? f : null;
-  });
   const round: RefusedRound = { shard, restoredTo, from, ok: false };
 
   // The store of shard `shard` comes back from a backup taken at `restoredTo`.
@@ -83,11 +70,8 @@ async function refuseOneShard(ctx: DrillContext, d: Deployment, redis: Redis, lo
 
   // The documented resolution of `group-ahead` (apps/README.md, "Refused shards").
   const tResolve = Date.now();
-  for (const m of d.of('mailbox')) await m.process?.stop('SIGTERM');
-  const reset = await d.runToExit('admin', `reset-shard-${shard}`, {}, ['reset-mailbox-offsets', '--shard', String(shard)]);
-  round.resetOutput = reset.output.trim().split('\n').filter((l) => l.includes(`shard ${shard}`)).join(' | ');
-  ctx.log(`reset-mailbox-offsets --shard ${shard}: exit ${reset.code}: ${round.resetOutput}`);
-  for (const m of d.of('mailbox')) await d.start(m);
+  const reset = await resetShard(ctx, d, shard);
+  round.resetOutput = reset.output;
   const target = (endAtRefusal ?? 1n) - 1n;
   round.resumedTo = await until(`shard ${shard} delivering again`, load, 120_000, async () => {
     const s = await status.shardStatus(shard);
@@ -104,13 +88,9 @@ export const refusedShard: Drill = {
   name: 'refused-shard',
   summary: 'one shard refused at start-up (store restored from an older backup) while the other delivers: sends go on being admitted, the documented reset resolves it',
   needs: 'redis',
-  run: async (ctx) => {
-    const env = redisModeEnv(ctx);
-    const d = await deploy(ctx, env, { writers: 1, mailboxes: 1 });
-    const redis = new Redis(env['QIM_REDIS_URL']!, { maxRetriesPerRequest: 3, lazyConnect: true });
-    let round: RefusedRound | null = null;
-    try {
-      await redis.connect();
+  run: (ctx) =>
+    withShardDrill(ctx, async (d, redis) => {
+      let round: RefusedRound | null = null;
       const fault = async (load: Load): Promise<void> => void (round = await refuseOneShard(ctx, d, redis, load, 2 * ADMISSION_MAX_LAG_MS));
       const lines = (): string[] => {
         const r = round as RefusedRound | null;
@@ -122,9 +102,5 @@ export const refusedShard: Drill = {
       };
       const { pass } = await checkWith(ctx, 'refused-shard', d, shapeOf(ctx.size), fault, lines, () => (round as RefusedRound | null)?.ok === true);
       return pass;
-    } finally {
-      redis.disconnect();
-      await d.down();
-    }
-  },
+    }),
 };

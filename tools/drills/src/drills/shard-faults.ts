@@ -1,10 +1,12 @@
 import { NO_RETRY, QimClient, newId128 } from '@qim/client';
 import type { ShardStatus } from '@qim/client';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import type { Load } from '../checker/load';
 import type { Deployment } from '../stack/deployment';
 import { DRILL_TOKEN } from '../stack/deployment';
-import { sleep } from './harness';
+import type { DrillContext } from './drill';
+import { deploy, sleep } from './harness';
+import { redisModeEnv } from './redis-drills';
 
 /** The writer's default admission bound (`QIM_ADMISSION_MAX_LAG_MS`, ms): the shard drills run the services with their defaults. */
 export const ADMISSION_MAX_LAG_MS = 10_000;
@@ -116,3 +118,68 @@ export async function admissionDuring(d: Deployment, load: Load, holdMs: number,
 /** One line about `admissionDuring`'s outcome. */
 export const admissionLine = (a: AdmissionWhileStalled): string =>
   `${a.sends.accepted}/${a.sends.sent} probe sends accepted${a.sends.codes.length > 0 ? ` (refused: ${a.sends.codes.join(', ')})` : ''}; admission gate ${a.gateClosed ? 'CLOSED' : 'stayed open'}; qim_delivery_stalled_partitions ${a.stalledPartitions}`;
+
+/**
+ * The shard drills' deployment: redis mode, one writer and one mailbox, and a Redis client on the
+ * deployment's server (the drill moves a frontier key with it). Both are closed after `body`.
+ */
+export async function withShardDrill(ctx: DrillContext, body: (d: Deployment, redis: Redis) => Promise<boolean>): Promise<boolean> {
+  const env = redisModeEnv(ctx);
+  const d = await deploy(ctx, env, { writers: 1, mailboxes: 1 });
+  const redis = new Redis(env['QIM_REDIS_URL']!, { maxRetriesPerRequest: 3, lazyConnect: true });
+  try {
+    await redis.connect();
+    return await body(d, redis);
+  } finally {
+    redis.disconnect();
+    await d.down();
+  }
+}
+
+/** The shard a drill faults, read at load fraction `from`, and its frontier then (`earlier`), once the stored frontier is 10 past it. */
+export interface ShardAhead {
+  readonly status: QimClient;
+  readonly shard: number;
+  readonly earlier: bigint;
+  /** The Redis key of the shard's frontier. */
+  readonly key: string;
+  /** The stored frontier, at least `earlier + 10`. */
+  readonly now: bigint;
+}
+
+/**
+ * Reads both shards' frontiers at load fraction `from` and picks the higher one (both shards get
+ * traffic; one with progress is needed), then — from load fraction `at` — waits (sending) until its
+ * stored frontier is at least 10 past that earlier read: the range a drill's fault takes away.
+ */
+export async function shardAhead(drill: string, d: Deployment, redis: Redis, load: Load, from: number, at: number): Promise<ShardAhead> {
+  const status = statusClient(d, 0);
+  await load.at(from);
+  const before = await Promise.all([0, 1].map((s) => status.shardStatus(s)));
+  const pick = before.map((s) => frontierOf(s) ?? -1n);
+  const shard = pick[1]! > pick[0]! ? 1 : 0;
+  const earlier = pick[shard]!;
+  if (earlier < 0n) throw new Error(`${drill}: no shard has a frontier yet`);
+  await load.at(at);
+  const key = await frontierKey(redis, d.env['QIM_REDIS_NAMESPACE']!, shard, d.env['QIM_MAILBOX_EPOCH']!);
+  await storedFrontier(redis, key); // fails loudly at once when the key is not a frontier
+  const now = await until(`shard ${shard}'s frontier 10 past ${earlier}`, load, 60_000, async () => {
+    const f = await storedFrontier(redis, key);
+    return f >= earlier + 10n ? f : null;
+  });
+  return { status, shard, earlier, key, now };
+}
+
+/**
+ * The documented operator action for a stalled or refused shard (apps/README.md): stop every
+ * mailbox, `admin reset-mailbox-offsets --shard N`, start them again. Returns the command's exit
+ * code and its lines about the shard.
+ */
+export async function resetShard(ctx: DrillContext, d: Deployment, shard: number): Promise<{ code: number | null; output: string }> {
+  for (const m of d.of('mailbox')) await m.process?.stop('SIGTERM');
+  const reset = await d.runToExit('admin', `reset-shard-${shard}`, {}, ['reset-mailbox-offsets', '--shard', String(shard)]);
+  const output = reset.output.trim().split('\n').filter((l) => l.includes(`shard ${shard}`)).join(' | ');
+  ctx.log(`reset-mailbox-offsets --shard ${shard}: exit ${reset.code}: ${output}`);
+  for (const m of d.of('mailbox')) await d.start(m);
+  return { code: reset.code, output };
+}

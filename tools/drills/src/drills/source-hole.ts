@@ -1,11 +1,10 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Load } from '../checker/load';
 import type { Deployment } from '../stack/deployment';
-import { redisModeEnv } from './redis-drills';
 import type { Drill, DrillContext } from './drill';
-import { checkWith, deploy } from './harness';
+import { checkWith } from './harness';
 import type { AdmissionWhileStalled } from './shard-faults';
-import { ADMISSION_MAX_LAG_MS, admissionDuring, admissionLine, frontierKey, frontierOf, hex16, kafkaEnd, stallOf, statusClient, storedFrontier, until } from './shard-faults';
+import { ADMISSION_MAX_LAG_MS, admissionDuring, admissionLine, frontierOf, hex16, kafkaEnd, resetShard, shardAhead, stallOf, until, withShardDrill } from './shard-faults';
 import { shapeOf } from './sizes';
 
 /**
@@ -43,23 +42,7 @@ interface HoleRound {
 }
 
 async function oneHole(ctx: DrillContext, d: Deployment, redis: Redis, load: Load, from: number, at: number, holdMs: number): Promise<HoleRound> {
-  const status = statusClient(d, 0);
-  await load.at(from);
-  // The shard with the higher frontier (both shards get traffic; one with progress is needed).
-  const before = await Promise.all([0, 1].map((s) => status.shardStatus(s)));
-  const pick = before.map((s) => frontierOf(s) ?? -1n);
-  const shard = pick[1]! > pick[0]! ? 1 : 0;
-  const rewoundTo = pick[shard]!;
-  if (rewoundTo < 0n) throw new Error('source-hole: no shard has a frontier yet');
-  await load.at(at);
-  const key = await frontierKey(redis, d.env['QIM_REDIS_NAMESPACE']!, shard, d.env['QIM_MAILBOX_EPOCH']!);
-  const stored = (): Promise<bigint> => storedFrontier(redis, key);
-  await stored(); // fails loudly at once when the key is not a frontier
-  // A hole of at least 10 offsets: wait (sending) until the frontier is that far past the earlier read.
-  const now = await until(`shard ${shard}'s frontier 10 past ${rewoundTo}`, load, 60_000, async () => {
-    const f = await stored();
-    return f >= rewoundTo + 10n ? f : null;
-  });
+  const { status, shard, earlier: rewoundTo, key, now } = await shardAhead('source-hole', d, redis, load, from, at);
   const round: HoleRound = { shard, rewoundTo, from: now, ok: false };
   ctx.log(`shard ${shard}: frontier ${round.from}; the store loses the frontier writes after ${rewoundTo} (SET ${key} back to ${rewoundTo})`);
 
@@ -103,11 +86,8 @@ async function oneHole(ctx: DrillContext, d: Deployment, redis: Redis, load: Loa
 
   // The operator action (apps/README.md, "Operations: mailbox", stalled shard).
   const tResolve = Date.now();
-  for (const m of d.of('mailbox')) await m.process?.stop('SIGTERM');
-  const reset = await d.runToExit('admin', `reset-shard-${shard}`, {}, ['reset-mailbox-offsets', '--shard', String(shard)]);
-  round.resetOutput = reset.output.trim().split('\n').filter((l) => l.includes(`shard ${shard}`)).join(' | ');
-  ctx.log(`reset-mailbox-offsets --shard ${shard}: exit ${reset.code}: ${round.resetOutput}`);
-  for (const m of d.of('mailbox')) await d.start(m);
+  const reset = await resetShard(ctx, d, shard);
+  round.resetOutput = reset.output;
   const resumed = await until(`shard ${shard} past the hole`, load, 120_000, async () => {
     const s = await status.shardStatus(shard);
     const f = frontierOf(s);
@@ -124,12 +104,8 @@ export const sourceHole: Drill = {
   name: 'source-hole',
   summary: 'the mailbox store loses its last frontier writes under a running mailbox: the shard stalls at the hole while sends go on being admitted, the operator action resolves it',
   needs: 'redis',
-  run: async (ctx) => {
-    const env = redisModeEnv(ctx);
-    const d = await deploy(ctx, env, { writers: 1, mailboxes: 1 });
-    const redis = new Redis(env['QIM_REDIS_URL']!, { maxRetriesPerRequest: 3, lazyConnect: true });
-    try {
-      await redis.connect();
+  run: (ctx) =>
+    withShardDrill(ctx, async (d, redis) => {
       const windows = ctx.size === 'short' ? [[0.15, 0.35]] : [[0.1, 0.25], [0.5, 0.65]];
       // The stall outlasts the admission bound twice over: a gate that counted the stalled partition would close within it.
       const holdMs = 2 * ADMISSION_MAX_LAG_MS;
@@ -144,9 +120,5 @@ export const sourceHole: Drill = {
         );
       const { pass } = await checkWith(ctx, 'source-hole', d, shapeOf(ctx.size), fault, lines, () => rounds.length === windows.length && rounds.every((r) => r.ok));
       return pass;
-    } finally {
-      redis.disconnect();
-      await d.down();
-    }
-  },
+    }),
 };

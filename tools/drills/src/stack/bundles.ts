@@ -1,16 +1,8 @@
-import { execFileSync } from 'node:child_process';
+import { buildApps, builtEntry, workspaceRoot } from '@qim/service-stack';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 
-/** The workspace root: the nearest folder above this file holding nx.json (works from source and bundle). */
-function findRoot(from: string): string {
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, 'nx.json'))) return dir;
-    if (path.dirname(dir) === dir) throw new Error(`no nx.json above ${from}`);
-  }
-}
-
-export const workspaceRoot = findRoot(__dirname);
+export { workspaceRoot };
 
 /** The bundles a drill runs: both services and the operator CLI (`reset-mailbox-offsets`). */
 export interface Bundles {
@@ -22,19 +14,15 @@ export interface Bundles {
 const APPS = ['writer', 'mailbox', 'admin'] as const;
 
 /**
- * Builds the services and the operator CLI through their Nx `build` targets (dist/apps/<app>/main.js,
- * the same bundles CI and the e2e suite run) and copies them into dist/drills/<app>/, so a drill
- * restarts its processes from one build even if dist/apps is rebuilt meanwhile. Returns the entries.
+ * Builds the services and the operator CLI through their Nx `build` targets (the same bundles CI
+ * and the e2e suite run) and copies them into dist/drills/<app>/, so a drill restarts its processes
+ * from one build even if dist/apps is rebuilt meanwhile. Returns the entries.
  */
 export function buildServiceBundles(root: string = workspaceRoot): Bundles {
-  execFileSync('npx', ['nx', 'run-many', '-t', 'build', '-p', ...APPS, '--outputStyle=static'], {
-    cwd: root,
-    env: { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', NX_TUI: 'false' },
-    stdio: ['ignore', process.stderr, process.stderr],
-  });
+  buildApps(APPS, 'stderr', root);
   const out = bundlePaths(root);
   for (const name of APPS) {
-    const built = path.join(root, 'dist', 'apps', name, 'main.js');
+    const built = builtEntry(name, root);
     mkdirSync(path.dirname(out[name]), { recursive: true });
     copyFileSync(built, out[name]);
     if (existsSync(`${built}.map`)) copyFileSync(`${built}.map`, `${out[name]}.map`);

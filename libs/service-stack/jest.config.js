@@ -1,0 +1,5 @@
+module.exports = {
+  ...require('../../jest.preset.js'),
+  displayName: 'service-stack',
+  rootDir: __dirname,
+};
