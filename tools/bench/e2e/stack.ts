@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 async function ready(url: string): Promise<boolean> {
   try {
-    const r = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) });
+    const r = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(10_000) });
     return r.ok;
   } catch {
     return false;
