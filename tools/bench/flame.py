@@ -19,8 +19,21 @@ def frame_label(cf):
     name = cf.get('functionName') or '(anonymous)'
     url = cf.get('url') or ''
     m = re.search(r'node_modules/((?:@[^/]+/)?[^/]+)', url)
-    where = m.group(1) if m else (url.rsplit('/', 1)[-1] if url else '')
+    where = m.group(1) if m else (url if url.startswith('node:') else url.rsplit('/', 1)[-1] if url else '')
     return f'{name} {where}:{cf.get("lineNumber", -1) + 1}' if where else name
+
+
+def owner_of(label):
+    """The package (node_modules) or the app function (bundle main.js) a frame belongs to, else None."""
+    m = re.match(r'^(.*) (\S+):(\d+)$', label)
+    if not m:
+        return None
+    name, where, line = m.groups()
+    if where == 'main.js':
+        return f'app: {name} (main.js:{line})'
+    if where and '.' not in where and not where.startswith('node:'):
+        return where
+    return None
 
 
 def load(path, t_from, t_to):
@@ -81,6 +94,14 @@ def main():
     print(f'# {a.profile}: {total} samples kept of {span:.0f} s; busy (not idle) {busy} = 100 %')
     print('## self time, % of busy samples')
     for f, h in sorted(self_t.items(), key=lambda x: -x[1])[: a.top]:
+        print(f'{100 * h / busy:5.1f} %  {f}')
+    owner = defaultdict(int)
+    for s, h in st:
+        if not s or s[-1].startswith('(idle)'):
+            continue
+        owner[next((owner_of(f) for f in reversed(s) if owner_of(f)), s[-1])] += h
+    print('## self time by owner (a node-internal frame counts for the nearest package or app function calling it)')
+    for f, h in sorted(owner.items(), key=lambda x: -x[1])[: a.top]:
         print(f'{100 * h / busy:5.1f} %  {f}')
     print('## total time (self + callees), % of busy samples')
     for f, h in sorted(total_t.items(), key=lambda x: -x[1])[: a.top]:
