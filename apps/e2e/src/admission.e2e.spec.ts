@@ -46,7 +46,7 @@ function frozenMailboxCase(env: Record<string, string>) {
     stack.mailbox?.signal('SIGCONT');
     await stack.down();
   });
-  return { stack, send, sent, entriesOf, metric, members };
+  return { stack, send, sent, entriesOf, metric, members, LIGHT };
 }
 
 /**
@@ -59,7 +59,7 @@ function frozenMailboxCase(env: Record<string, string>) {
  * decision 10) passes the closed gate at once. Every accepted message is delivered exactly once.
  */
 describe('admission by delivery lag (redis backend, kafka)', () => {
-  const { stack, send, sent, entriesOf, metric, members } = frozenMailboxCase({ QIM_ADMISSION_STALL_MS: '600000' });
+  const { stack, send, sent, entriesOf, metric, members, LIGHT } = frozenMailboxCase({ QIM_ADMISSION_STALL_MS: '600000' });
 
   it('holds and refuses heavy sends while the mailbox is behind, lets light ones through, admits all again once it caught up, and delivers every accepted one once', async () => {
     // Caught up: the mailbox has committed positions (with their record timestamps).

@@ -10,6 +10,11 @@
 // `--- @include "<helper>"` line replaced by `lua/includes/<helper>.lua` (its opening docblock
 // stripped; each helper inlined once per script, nested includes resolved). The output is
 // deterministic (sorted by file name), so the check is a byte comparison.
+//
+// A script named `<name>-v<N>-n.lua` takes a variable number of keys (numberOfKeys null: the caller
+// gives numkeys). A `--- @script "<file stem>" <fn>` line embeds another script as
+// `local function <fn>(KEYS, ARGV) … end` (its docblock stripped); the helpers it includes must be
+// included by the embedding script before that line, so they are defined once, at its top level.
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +24,8 @@ const luaDir = join(libRoot, 'lua');
 const includeDir = join(luaDir, 'includes');
 const outFile = join(libRoot, 'src', 'generated', 'lua-scripts.ts');
 
-const SCRIPT_FILE = /^([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*-v\d+)-(\d+)\.lua$/;
+const SCRIPT_FILE = /^([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*-v\d+)-(\d+|n)\.lua$/;
+const SCRIPT_LINE = /^--- @script "([a-z0-9-]+)" ([A-Za-z][A-Za-z0-9]*)\s*$/;
 const INCLUDE_LINE = /^--- @include "([a-z0-9-]+)"\s*$/;
 const DOCBLOCK = /^--\[\[[\s\S]*?\]\]\n/;
 
@@ -31,6 +37,8 @@ function inline(source, file, seen) {
   return source
     .split('\n')
     .map((line) => {
+      const embed = SCRIPT_LINE.exec(line);
+      if (embed) return embedScript(embed[1], embed[2], file, seen);
       const m = INCLUDE_LINE.exec(line);
       if (!m) return line;
       const helper = m[1];
@@ -47,6 +55,28 @@ function inline(source, file, seen) {
     .join('\n');
 }
 
+/** Another script's body as a local function of the embedding script (see the header). */
+function embedScript(stem, fn, file, seen) {
+  let source;
+  try {
+    source = readFileSync(join(luaDir, `${stem}.lua`), 'utf8');
+  } catch {
+    throw new Error(`${file}: unknown script "${stem}"`);
+  }
+  const body = source
+    .replace(DOCBLOCK, '')
+    .split('\n')
+    .map((line) => {
+      const m = INCLUDE_LINE.exec(line);
+      if (!m) return line;
+      if (!seen.has(m[1])) throw new Error(`${file}: include "${m[1]}" before embedding ${stem}`);
+      return `-- (${m[1]} included above)`;
+    })
+    .join('\n')
+    .trim();
+  return `-- begin script ${stem}\nlocal function ${fn}(KEYS, ARGV)\n${body}\nend\n-- end script ${stem}`;
+}
+
 export function renderModule() {
   const files = readdirSync(luaDir)
     .filter((f) => f.endsWith('.lua'))
@@ -57,7 +87,7 @@ export function renderModule() {
     const source = readFileSync(join(luaDir, file), 'utf8');
     if (!source.startsWith('--[[')) throw new Error(`${file}: a script must open with a --[[ docblock ]]`);
     const lua = inline(source, file, new Set());
-    return { key: camel(m[1]), file, numberOfKeys: Number(m[2]), lua };
+    return { key: camel(m[1]), file, numberOfKeys: m[2] === 'n' ? null : Number(m[2]), lua };
   });
   const body = entries
     .map((e) => `  ${e.key}: {\n    name: ${JSON.stringify(e.key)},\n    file: ${JSON.stringify(e.file)},\n    numberOfKeys: ${e.numberOfKeys},\n    lua: ${JSON.stringify(e.lua)},\n  },`)
@@ -70,7 +100,8 @@ export function renderModule() {
     'export interface EmbeddedLuaScript {',
     '  readonly name: string;',
     '  readonly file: string;',
-    '  readonly numberOfKeys: number;',
+    '  /** null: a variable number of keys (the caller gives numkeys). */',
+    '  readonly numberOfKeys: number | null;',
     '  readonly lua: string;',
     '}',
     '',

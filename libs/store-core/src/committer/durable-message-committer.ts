@@ -6,7 +6,7 @@ import type { MessageStore, ReserveInput } from '../ports/message-store';
 import type { OutboxPublisher } from '../ports/outbox-publisher';
 import { commitStateIndex } from '../rules/commit-fsm';
 import { recordFromIntent, requestsEqual } from '../rules/record-from-intent';
-import { validateSendRequest } from '../rules/request-validation';
+import { validateReserveInput } from '../rules/request-validation';
 
 /** The answer of a send (the ACK): the first intent's coordinates, identical on every replay. */
 export interface SendOutcome {
@@ -84,8 +84,10 @@ export class DurableMessageCommitter {
    * commit returns the original answer without publishing again. A different request under the
    * same key → the store's `ConflictError`. Resolves only once the commit is COMMITTED.
    */
-  async send(input: ReserveInput): Promise<SendOutcome> {
-    const request = validateSendRequest(input.request);
+  async send(raw: ReserveInput): Promise<SendOutcome> {
+    // Validated once, here (free when the caller validated it already); the store trusts the value.
+    const input = validateReserveInput(raw);
+    const { request } = input;
     const key = commitKeyString(commitKeyOf(request));
     for (let flight = this.sends.get(key); flight !== undefined; flight = this.sends.get(key)) {
       if (requestsEqual(flight.request, request)) return { ...(await flight.outcome), replay: true };

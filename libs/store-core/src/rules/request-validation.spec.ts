@@ -73,3 +73,22 @@ describe('normalizeRecipients / validateReserveInput', () => {
     expect(() => validateReserveInput({ ...input, request: bad({ kind: 'x' }) })).toThrow(InvalidInputError);
   });
 });
+
+describe('validated once: the validators remember what they accepted', () => {
+  it('a validated reserve input passes again as itself, its raw form as the same validated value, without a second normalisation', () => {
+    const raw = { request: { ...base }, messageId: id(9), createdAt: 5n, recipients: [id(3), id(1)] };
+    const valid = validateReserveInput(raw);
+    expect(validateReserveInput(raw)).toBe(valid);
+    expect(validateReserveInput(valid)).toBe(valid);
+    expect(validateSendRequest(valid.request)).toBe(raw.request);
+  });
+
+  it('only the accepted object is trusted: an equal-looking bad value, or a copy of a good one with a bad field, is checked in full', () => {
+    const good = { ...base };
+    validateSendRequest(good);
+    expect(() => validateSendRequest({ ...good, tenantId: 'x' as Id128 })).toThrow(InvalidInputError);
+    const input = { request: good, messageId: id(9), createdAt: 5n, recipients: [id(1)] };
+    validateReserveInput(input);
+    expect(() => validateReserveInput({ ...input, createdAt: -1n })).toThrow(InvalidInputError);
+  });
+});

@@ -8,6 +8,25 @@ import type { ReserveInput } from '../ports/message-store';
 
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
+declare const VALIDATED: unique symbol;
+
+/**
+ * A send request `validateSendRequest` accepted. The brand is a type only; at run time the
+ * validators remember every object they accepted (by identity, in a WeakMap), so a value that has
+ * crossed the boundary once is not checked again on its way through the committer and the store,
+ * while a raw value handed to a store directly is still checked in full. The fields are readonly:
+ * a validated value is never changed, so what was checked stays true.
+ */
+export type ValidSendRequest = SendRequest & { readonly [VALIDATED]: 'SendRequest' };
+
+/** A reserve input `validateReserveInput` accepted: request validated, recipients sorted unique. */
+export type ValidReserveInput = ReserveInput & { readonly request: ValidSendRequest; readonly [VALIDATED]: 'ReserveInput' };
+
+/** Requests accepted so far (weakly held: remembered as long as the caller keeps the value). */
+const acceptedRequests = new WeakSet<object>();
+/** Reserve inputs accepted so far, raw or validated, each mapped to its validated form. */
+const acceptedInputs = new WeakMap<object, ValidReserveInput>();
+
 function requireId(v: unknown, field: string): void {
   if (!isId128(v)) throw new InvalidInputError(`${field} must be 32 lowercase hex characters`);
 }
@@ -36,7 +55,8 @@ function validateRetention(r: RetentionClass): void {
  * `MAX_BODY_BYTES` bytes; an ephemeral `ttlSeconds` is an integer 1 … `MAX_EPHEMERAL_TTL_SECONDS`.
  * Any violation → `InvalidInputError` (nothing is written by a caller that validates first).
  */
-export function validateSendRequest(r: SendRequest): SendRequest {
+export function validateSendRequest(r: SendRequest): ValidSendRequest {
+  if (acceptedRequests.has(r)) return r as ValidSendRequest;
   requireId(r.tenantId, 'tenantId');
   requireId(r.senderId, 'senderId');
   requireId(r.clientMessageId, 'clientMessageId');
@@ -52,7 +72,8 @@ export function validateSendRequest(r: SendRequest): SendRequest {
   if (!(r.body instanceof Uint8Array)) throw new InvalidInputError('body must be bytes');
   if (r.body.length > MAX_BODY_BYTES) throw new InvalidInputError(`body exceeds ${MAX_BODY_BYTES} bytes`);
   validateRetention(r.retention);
-  return r;
+  acceptedRequests.add(r);
+  return r as ValidSendRequest;
 }
 
 /** Recipients sorted ascending (byte order = hex order) with duplicates removed. Ids are checked. */
@@ -66,11 +87,16 @@ export function normalizeRecipients(recipients: readonly Id128[]): Id128[] {
  * normalised (sorted unique): the request (`validateSendRequest`), the candidate `messageId`, and a
  * `createdAt` that is a u64 with bit 63 clear. Violations → `InvalidInputError`.
  */
-export function validateReserveInput(input: ReserveInput): ReserveInput {
-  validateSendRequest(input.request);
+export function validateReserveInput(input: ReserveInput): ValidReserveInput {
+  const known = acceptedInputs.get(input);
+  if (known !== undefined) return known;
+  const request = validateSendRequest(input.request);
   requireId(input.messageId, 'messageId');
   if (typeof input.createdAt !== 'bigint' || input.createdAt < 0n || input.createdAt > U63_MAX) {
     throw new InvalidInputError('createdAt must be a u64 millisecond timestamp with bit 63 clear');
   }
-  return { ...input, recipients: normalizeRecipients(input.recipients) };
+  const valid = { ...input, request, recipients: normalizeRecipients(input.recipients) } as ReserveInput as ValidReserveInput;
+  acceptedInputs.set(input, valid);
+  acceptedInputs.set(valid, valid);
+  return valid;
 }

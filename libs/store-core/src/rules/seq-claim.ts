@@ -1,5 +1,5 @@
 import type { Id128 } from '../model/ids';
-import type { CommitIntent, SendRequest } from '../model/message';
+import type { CommitIntent, CommitKey, SendRequest } from '../model/message';
 import { commitKeyOf } from '../codecs/send-request';
 import { assertSameRequest } from './commit-steps';
 
@@ -40,9 +40,9 @@ export function decideSeqClaim(existing: SeqClaim | null, identity: Uint8Array):
  * seq and candidates. Every reserve that adopts the same claim (and the same first recipients)
  * builds an equal intent. `recipients` must already be normalised (sorted, unique).
  */
-export function reservedIntentOf(request: SendRequest, identity: Uint8Array, recipients: readonly Id128[], claim: SeqClaim): CommitIntent {
+export function reservedIntentOf(request: SendRequest, identity: Uint8Array, recipients: readonly Id128[], claim: SeqClaim, key: CommitKey = commitKeyOf(request)): CommitIntent {
   return {
-    key: commitKeyOf(request),
+    key,
     identity,
     request,
     seq: claim.seq,

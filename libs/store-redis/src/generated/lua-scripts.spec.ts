@@ -15,12 +15,12 @@ describe('embedded Lua scripts', () => {
   it('one entry per <name>-v<N>-<numKeys>.lua file, numberOfKeys taken from the file name', () => {
     const files = readdirSync(luaDir).filter((f) => f.endsWith('.lua')).sort();
     expect(Object.values(LUA_SCRIPTS).map((s) => s.file).sort()).toEqual(files);
-    for (const s of Object.values(LUA_SCRIPTS)) expect(s.file.endsWith(`-${s.numberOfKeys}.lua`)).toBe(true);
+    for (const s of Object.values(LUA_SCRIPTS)) expect(s.file.endsWith(`-${s.numberOfKeys ?? 'n'}.lua`)).toBe(true);
   });
 
   it('every registered command name carries a version (<name>-v<N>-<numKeys>.lua → <name>V<N>): two builds never share a name', () => {
     for (const s of Object.values(LUA_SCRIPTS)) {
-      expect(s.file).toMatch(/-v\d+-\d+\.lua$/);
+      expect(s.file).toMatch(/-v\d+-(\d+|n)\.lua$/);
       expect(s.name).toMatch(/V\d+$/);
     }
   });
@@ -28,6 +28,12 @@ describe('embedded Lua scripts', () => {
   it('every script opens with a docblock naming each KEYS[i] it declares and its outputs; includes are inlined', () => {
     for (const s of Object.values(LUA_SCRIPTS)) {
       const doc = /^--\[\[([\s\S]*?)\]\]/.exec(s.lua)?.[1] ?? '';
+      if (s.numberOfKeys === null) {
+        // variable keys (commit-batch): the docblock describes KEYS as a whole
+        expect(doc).toMatch(/Input[\s\S]*KEYS[\s\S]*Output:/);
+        expect(s.lua).not.toMatch(/^--- @(include|script)/m);
+        continue;
+      }
       expect(doc).toMatch(/Input:/);
       expect(doc).toMatch(/Output:/);
       for (let k = 1; k <= s.numberOfKeys; k++) expect(doc).toContain(`KEYS[${k}]`);

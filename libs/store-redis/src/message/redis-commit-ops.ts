@@ -102,7 +102,21 @@ export class RedisCommitOps {
 
   constructor(private readonly c: CommitOpsConfig) {}
 
+  /**
+   * Commit keys by the key object a commit carries from step to step (its intent's `key`): a commit's
+   * later steps find them without deriving the key string again.
+   */
+  private readonly keysByObject = new WeakMap<CommitKey, CommitKeys>();
+
   private commitKeys(key: CommitKey): CommitKeys {
+    const carried = this.keysByObject.get(key);
+    if (carried !== undefined) return carried;
+    const keys = this.commitKeysById(key);
+    this.keysByObject.set(key, keys);
+    return keys;
+  }
+
+  private commitKeysById(key: CommitKey): CommitKeys {
     const id = commitKeyString(key);
     let keys = this.keyCache.get(id);
     if (keys === undefined) {
@@ -157,12 +171,12 @@ export class RedisCommitOps {
     const commit = ScriptReply.of(commitRaw, 'reserve');
     if (commit.code === ScriptCode.OK) {
       await this.c.faults?.at('reserve:after-commit');
-      return { snapshot: { intent: reservedIntentOf(request, identity, input.recipients, seqClaimOf(seqRaw, identity)), state: 'RESERVED' }, created: true };
+      return { snapshot: { intent: reservedIntentOf(request, identity, input.recipients, seqClaimOf(seqRaw, identity), key), state: 'RESERVED' }, created: true };
     }
     assertSameRequest('reserve', commit.buf(1), identity);
     if (commit.str(2) !== CLAIMED) return { snapshot: snapshotOf(commit.buf(2), commit.bufOrNull(3)), created: false };
     const recipients = unpackIds(commit.buf(4));
-    return { snapshot: { intent: reservedIntentOf(request, identity, recipients, seqClaimOf(seqRaw, identity)), state: 'RESERVED' }, created: false };
+    return { snapshot: { intent: reservedIntentOf(request, identity, recipients, seqClaimOf(seqRaw, identity), key), state: 'RESERVED' }, created: false };
   }
 
   /** The two reserve scripts one after the other, with the crash seam between them (tests only). */

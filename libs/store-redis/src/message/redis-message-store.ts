@@ -35,6 +35,11 @@ import { CLAIMED, snapshotOf } from './stored-commit';
 export interface RedisMessageStoreOptions extends RedisStoreOptions {
   /** Lifetime of auxiliary commit facts from the reserve (ms). Production: 2 h (the default). */
   readonly commitAuxTtlMs?: bigint;
+  /**
+   * Group commit (ADR-0039, default on): the commit-path script calls of concurrent commits made in
+   * one event-loop turn share one EVALSHA on a standalone server. Off: one EVALSHA per call (A/B).
+   */
+  readonly groupCommit?: boolean;
   /** Test seam: crash injection inside `reserve`/`putRecord` (`RedisMessageFaults`); production passes none. */
   readonly faults?: RedisMessageFaults;
 }
@@ -52,7 +57,7 @@ export class RedisMessageStore implements MessageStore {
   private readonly housekeeping: RedisMessageHousekeeping;
 
   constructor(private readonly options: RedisMessageStoreOptions) {
-    this.io = new RedisIo(options.redis);
+    this.io = new RedisIo(options.redis, { groupCommit: options.groupCommit ?? true });
     this.keys = new RedisKeys(options.namespace);
     const commitAuxTtlMs = options.commitAuxTtlMs ?? COMMIT_AUX_TTL_MS;
     if (commitAuxTtlMs < 1n) throw new InvalidInputError('commitAuxTtlMs must be positive');

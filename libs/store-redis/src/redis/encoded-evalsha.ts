@@ -98,10 +98,14 @@ export class EncodedEvalshaSender {
     return r.isCluster !== true && !r.options?.keyPrefix;
   }
 
-  /** Sends `bytes`, the RESP of one command named `name` (`evalsha` unless told). */
-  send(bytes: Buffer, name = 'evalsha'): Promise<unknown> {
+  /**
+   * Sends `bytes`, the RESP of one command named `name` (`evalsha` unless told). `cork: false` writes
+   * at once (unless this turn's writes are corked already): a caller that sends at a turn's end (the
+   * group commit's flush, in setImmediate) would otherwise wait for the next turn's uncork.
+   */
+  send(bytes: Buffer, name = 'evalsha', cork = true): Promise<unknown> {
     const stream = (this.redis as unknown as { stream?: SocketLike }).stream;
-    if (stream !== undefined && this.corked !== stream) {
+    if (cork && stream !== undefined && this.corked !== stream) {
       this.corked = stream;
       stream.cork();
       setImmediate(() => {

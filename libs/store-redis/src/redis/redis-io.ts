@@ -3,6 +3,8 @@ import type { Cluster, Redis } from 'ioredis';
 import { LUA_SCRIPTS } from '../generated/lua-scripts';
 import type { LuaScriptName } from '../generated/lua-scripts';
 import { EncodedEvalshaSender, encodeCommand, encodeEvalsha } from './encoded-evalsha';
+import { BATCHABLE_SCRIPTS, ScriptBatcher, batchAnswers, commitBatchCall } from './script-batch';
+import type { BatchAnswer } from './script-batch';
 
 export type ScriptArg = string | Buffer;
 
@@ -22,13 +24,13 @@ type BufferCommand = (...args: ScriptArg[]) => Promise<unknown>;
 export function registerScripts(redis: Redis | Cluster): void {
   const target = redis as unknown as Record<string, unknown>;
   for (const s of Object.values(LUA_SCRIPTS)) {
-    if (typeof target[s.name] !== 'function') redis.defineCommand(s.name, { numberOfKeys: s.numberOfKeys, lua: s.lua });
+    if (typeof target[s.name] !== 'function') redis.defineCommand(s.name, { numberOfKeys: s.numberOfKeys ?? undefined, lua: s.lua });
   }
 }
 
 function checkArity(call: ScriptCall): void {
   const expected = LUA_SCRIPTS[call.script].numberOfKeys;
-  if (call.keys.length !== expected) {
+  if (expected !== null && call.keys.length !== expected) {
     throw new InvariantViolationError(`${call.script}: ${call.keys.length} keys given, script declares ${expected}`);
   }
 }
@@ -60,10 +62,27 @@ export class RedisIo {
   private writeCount = 0;
   /** The lean EVALSHA path of a standalone client (null on a Cluster or with a key prefix). */
   private readonly encoded: EncodedEvalshaSender | null;
+  /** Group commit (ADR-0039): one turn's commit-path script calls in one `commit-batch` EVALSHA; null when off. */
+  private readonly batcher: ScriptBatcher | null;
 
-  constructor(readonly redis: Redis | Cluster) {
+  /**
+   * `groupCommit`: the commit-path scripts (`BATCHABLE_SCRIPTS`) made in one event-loop turn go to
+   * Redis as one `commit-batch` call, each answered on its own. Only on a standalone client without a
+   * key prefix (the batch spans hash tags); elsewhere each call goes on its own, as without it.
+   */
+  constructor(
+    readonly redis: Redis | Cluster,
+    options: { readonly groupCommit?: boolean } = {},
+  ) {
     registerScripts(redis);
     this.encoded = EncodedEvalshaSender.usableOn(redis) ? new EncodedEvalshaSender(redis) : null;
+    this.batcher =
+      options.groupCommit === true && this.encoded !== null
+        ? new ScriptBatcher(
+            (calls) => this.sendBatch(calls),
+            (e, call) => this.wrap(e, call.script),
+          )
+        : null;
   }
 
   /** `wrapDriverError` naming this client's command timeout. */
@@ -93,14 +112,35 @@ export class RedisIo {
   async script(call: ScriptCall, kind: 'read' | 'write'): Promise<unknown> {
     checkArity(call);
     this.count(kind);
+    if (this.batcher !== null && BATCHABLE_SCRIPTS.has(call.script)) return this.batcher.add(call);
     return this.send(call);
   }
 
+  /**
+   * One turn's batchable calls: a lone call as itself, several as one `commit-batch` call (the
+   * driver's script command, which loads it with EVAL, when the server does not know it).
+   */
+  private async sendBatch(calls: readonly ScriptCall[]): Promise<BatchAnswer[]> {
+    if (calls.length === 1) return [{ ok: true, reply: await this.send(calls[0]!, false) }];
+    const batch = commitBatchCall(calls);
+    let raw: unknown;
+    try {
+      raw = await this.encoded!.send(encodeEvalsha(batch.script, batch.keys, batch.args), 'evalsha', false);
+    } catch (e) {
+      if (!(e instanceof Error && e.message.startsWith('NOSCRIPT'))) throw e;
+      const fn = (this.redis as unknown as Record<string, BufferCommand>)[`${batch.script}Buffer`]!;
+      raw = await fn.apply(this.redis, [String(batch.keys.length), ...batch.keys, ...batch.args]);
+    }
+    const answers = batchAnswers(raw, calls.length);
+    if (answers === null) throw new InvariantViolationError(`commit-batch of ${calls.length} calls answered a reply of another shape`);
+    return answers;
+  }
+
   /** One checked and counted call: pre-encoded when possible, the driver's script command otherwise. */
-  private async send(call: ScriptCall): Promise<unknown> {
+  private async send(call: ScriptCall, cork = true): Promise<unknown> {
     if (this.encoded !== null) {
       try {
-        return await this.encoded.send(encodeEvalsha(call.script, call.keys, call.args));
+        return await this.encoded.send(encodeEvalsha(call.script, call.keys, call.args), 'evalsha', cork);
       } catch (e) {
         // NOSCRIPT: not run; the driver's path below loads it with EVAL.
         if (!(e instanceof Error && e.message.startsWith('NOSCRIPT'))) throw this.wrap(e, call.script);
