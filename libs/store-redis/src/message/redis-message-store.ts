@@ -52,7 +52,7 @@ export class RedisMessageStore implements MessageStore {
   private readonly housekeeping: RedisMessageHousekeeping;
 
   constructor(private readonly options: RedisMessageStoreOptions) {
-    this.io = new RedisIo(options.redis);
+    this.io = new RedisIo(options.redis, options.replicaAcks);
     this.keys = new RedisKeys(options.namespace);
     const commitAuxTtlMs = options.commitAuxTtlMs ?? COMMIT_AUX_TTL_MS;
     if (commitAuxTtlMs < 1n) throw new InvalidInputError('commitAuxTtlMs must be positive');

@@ -3,6 +3,8 @@ import type { Cluster, Redis } from 'ioredis';
 import { LUA_SCRIPTS } from '../generated/lua-scripts';
 import type { LuaScriptName } from '../generated/lua-scripts';
 import { EncodedEvalshaSender, encodeCommand, encodeEvalsha } from './encoded-evalsha';
+import { NO_REPLICA_ACKS, awaitReplicas, checkReplicaAcks } from './replica-acks';
+import type { ReplicaAcks } from './replica-acks';
 
 export type ScriptArg = string | Buffer;
 
@@ -41,6 +43,11 @@ function checkArity(call: ScriptCall): void {
 export function wrapDriverError(e: unknown, what: string, timeoutMs?: number): StoreError {
   if (e instanceof StoreError) return e;
   const message = e instanceof Error ? e.message : String(e);
+  // A call over keys of two cluster slots is a bug of the caller that no retry mends: refused by the
+  // node (CROSSSLOT) or, with auto-pipelining, by the driver before it is sent.
+  if (/^CROSSSLOT\b/.test(message) || /keys in a pipeline command should belong to the same slot/.test(message)) {
+    return new InvariantViolationError(`${what}: keys of two cluster slots in one call (CROSSSLOT): ${message}`, { cause: e });
+  }
   if (/^(ERR|WRONGTYPE|NOSCRIPT)\b/.test(message) || /script/i.test(message)) {
     return new InvariantViolationError(`${what}: redis refused the command: ${message}`, { cause: e });
   }
@@ -61,7 +68,14 @@ export class RedisIo {
   /** The lean EVALSHA path of a standalone client (null on a Cluster or with a key prefix). */
   private readonly encoded: EncodedEvalshaSender | null;
 
-  constructor(readonly redis: Redis | Cluster) {
+  /** How the durable steps wait for replicas (`replicated`). */
+  readonly replicaAcks: ReplicaAcks;
+
+  constructor(
+    readonly redis: Redis | Cluster,
+    replicaAcks: ReplicaAcks = NO_REPLICA_ACKS,
+  ) {
+    this.replicaAcks = checkReplicaAcks(replicaAcks);
     registerScripts(redis);
     this.encoded = EncodedEvalshaSender.usableOn(redis) ? new EncodedEvalshaSender(redis) : null;
   }
@@ -83,6 +97,15 @@ export class RedisIo {
   private count(kind: 'read' | 'write', n = 1): void {
     if (kind === 'read') this.readCount += n;
     else this.writeCount += n;
+  }
+
+  /**
+   * After durable writes: waits until `replicaAcks.min` replicas of each primary holding `keys`
+   * ('all': every primary) have every earlier write of this client (`awaitReplicas`); nothing to
+   * do when `min` is 0. Fewer in time → `UnavailableError`.
+   */
+  replicated(keys: readonly string[] | 'all', what: string): Promise<void> {
+    return awaitReplicas(this.redis, this.replicaAcks, keys, what);
   }
 
   /**
