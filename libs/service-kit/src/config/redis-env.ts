@@ -1,6 +1,6 @@
 import { parseClusterNodes } from '@qim/store-redis';
 import type { RedisTarget, ReplicaAcks } from '@qim/store-redis';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { intField, optionalString } from './env-fields';
 
 /** The Redis Cluster form and the replica acks (ADR-0038), beside `QIM_REDIS_URL` in `commonEnvShape`. */
