@@ -12,6 +12,9 @@ function projectConfigs() {
       if (fs.existsSync(cfg)) out.push(cfg);
     }
   }
+  // Extra targets of a project's specs (not copies): the store-redis specs and contract suites on the
+  // Redis Cluster (QIM_TEST_REDIS_CLUSTER_NODES; tools/ci/test-all.sh starts the cluster).
+  out.push(path.join(__dirname, 'libs', 'store-redis', 'jest.redis-cluster.config.js'));
   return out;
 }
 

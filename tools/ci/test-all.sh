@@ -19,6 +19,8 @@ tools/ci/ensure-promtool.sh
 
 step "infrastructure up"
 tools/infra/infra up
+# The Redis Cluster (3 primaries + 3 replicas) of the store-redis cluster target (jest.redis-cluster.config.js).
+tools/infra/infra up redis-cluster
 eval "$(tools/infra/infra env)"
 
 # The services (e2e specs, drills) run on the Docker images' Node 24, fetched once from the npm

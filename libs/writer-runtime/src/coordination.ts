@@ -1,6 +1,7 @@
 import type { MembershipDirectory, RecoveryClaims, WriterLeaseStore } from '@qim/store-core';
 import { MemoryLeaseStore, MemoryMembership, MemoryRecoveryClaims } from '@qim/store-memory';
 import { RedisWriterCoordination } from '@qim/store-redis';
+import type { RedisTarget, ReplicaAcks } from '@qim/store-redis';
 import type { ReadinessCheck, StartupLog } from '@qim/service-kit';
 
 /** The writer's membership directory, writer-id leases and recovery claims, behind their store-core ports. */
@@ -13,12 +14,18 @@ export interface Coordination {
 }
 
 /**
- * Redis (`redisUrl` given: redis and scylla modes; `@qim/store-redis` owns the connection and the
+ * Redis (`redisUrl` given — a URL or a cluster — : redis and scylla modes; lease writes wait for `replicaAcks`; `@qim/store-redis` owns the connection and the
  * scripts) or in-process (null: memory mode, development/test only — membership, leases and claims
  * then live and die with the process, one writer at a time). Every Redis failure surfaces as
  * `UnavailableError` (503). `owner` identifies this process in recovery claims.
  */
-export async function openCoordination(redisUrl: string | null, namespace: string, step: StartupLog, owner: string): Promise<Coordination> {
+export async function openCoordination(
+  redisUrl: RedisTarget | null,
+  namespace: string,
+  step: StartupLog,
+  owner: string,
+  replicaAcks?: ReplicaAcks,
+): Promise<Coordination> {
   if (redisUrl === null) {
     step('coordination', { kind: 'memory' });
     return {
@@ -29,7 +36,7 @@ export async function openCoordination(redisUrl: string | null, namespace: strin
       close: async () => {},
     };
   }
-  const redis = await RedisWriterCoordination.open(redisUrl, { namespace, owner });
+  const redis = await RedisWriterCoordination.open(redisUrl, { namespace, owner, ...(replicaAcks === undefined ? {} : { replicaAcks }) });
   step('coordination', { kind: 'redis' });
   return {
     membership: redis.membership,

@@ -61,7 +61,8 @@ export async function startWriterRuntime(config: WriterConfig, log: WriterRuntim
     stack.push('message store', () => backend.close());
 
     const token = randomBytes(16).toString('hex');
-    const coordination = await openCoordination(config.backend.kind === 'memory' ? null : config.redisUrl, config.redisNamespace, step, token);
+    const redisTarget = config.backend.kind === 'memory' ? null : config.redisUrl;
+    const coordination = await openCoordination(redisTarget, config.redisNamespace, step, token, config.redisReplicaAcks);
     stack.push('coordination', () => coordination.close());
 
     const grant = await coordination.leases.acquire(config.lease.slots, config.lease.ttlMs, token);

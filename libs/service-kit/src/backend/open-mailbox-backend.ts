@@ -11,7 +11,7 @@ export async function openMailboxBackend(cfg: BackendConfig, env: QimEnv, bindin
       step('store', { backend: 'memory' });
       return memoryMailboxBackend(binding);
     case 'redis':
-      return redisMailboxBackend({ url: cfg.redisUrl, namespace: cfg.namespace, env }, binding, step);
+      return redisMailboxBackend({ url: cfg.redisUrl, namespace: cfg.namespace, env, replicaAcks: cfg.replicaAcks }, binding, step);
     case 'scylla':
       return scyllaMailboxBackend(cfg, binding, step);
   }

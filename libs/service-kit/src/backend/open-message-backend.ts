@@ -14,7 +14,7 @@ export async function openMessageBackend(cfg: BackendConfig, env: QimEnv, step: 
       step('store', { backend: 'memory' });
       return memoryMessageBackend();
     case 'redis':
-      return redisMessageBackend({ url: cfg.redisUrl, namespace: cfg.namespace, env }, step);
+      return redisMessageBackend({ url: cfg.redisUrl, namespace: cfg.namespace, env, replicaAcks: cfg.replicaAcks }, step);
     case 'scylla':
       return scyllaMessageBackend(cfg, step);
   }

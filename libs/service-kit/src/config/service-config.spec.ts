@@ -34,7 +34,7 @@ describe('writer environment', () => {
   it('defaults to production + redis and resolves every setting', () => {
     const c = parseEnv(writerEnvSchema, base);
     expect(c.env).toBe('production');
-    expect(c.backend).toEqual({ kind: 'redis', redisUrl: 'redis://127.0.0.1:16379', namespace: 'qim' });
+    expect(c.backend).toEqual({ kind: 'redis', redisUrl: 'redis://127.0.0.1:16379', namespace: 'qim', replicaAcks: { min: 0, timeoutMs: 1_000 } });
     expect(c.redisUrl).toBe('redis://127.0.0.1:16379');
     expect(c.kafka.brokers).toEqual(['127.0.0.1:19092']);
     expect(c.kafka.messagesTopic).toBe('qim.messages');
@@ -43,7 +43,7 @@ describe('writer environment', () => {
 
   it('takes a Redis on this host’s Unix socket (unix:///absolute/path) and refuses other schemes or a relative path', () => {
     const c = parseEnv(writerEnvSchema, { ...base, QIM_REDIS_URL: 'unix:///var/run/redis/redis.sock' });
-    expect(c.backend).toEqual({ kind: 'redis', redisUrl: 'unix:///var/run/redis/redis.sock', namespace: 'qim' });
+    expect(c.backend).toMatchObject({ kind: 'redis', redisUrl: 'unix:///var/run/redis/redis.sock', namespace: 'qim' });
     for (const bad of ['unix://redis.sock', 'unix:/var/run/redis.sock', 'http://127.0.0.1:6379', '127.0.0.1:6379']) {
       const e = refusal(writerEnvSchema, { ...base, QIM_REDIS_URL: bad });
       expect(variables(e)).toEqual(['QIM_REDIS_URL']);

@@ -2,9 +2,11 @@ import { z } from 'zod';
 import { choice, hostList, intField, optionalIntField, optionalString, topicName } from './env-fields';
 import { isDevelopmentEnv } from './qim-env';
 import type { QimEnv } from './qim-env';
+import { redisClusterEnvShape, resolveRedisConnection } from './redis-env';
 import { resolveScylla, scyllaEnvShape } from './scylla-env';
 import { serviceTokenShape } from './service-tokens';
 import type { ScyllaBackendConfig } from './scylla-env';
+import type { RedisTarget, ReplicaAcks } from '@qim/store-redis';
 
 export { QIM_ENVS, isDevelopmentEnv } from './qim-env';
 export type { QimEnv } from './qim-env';
@@ -38,6 +40,7 @@ export const commonEnvShape = {
     .describe(
       'writer: required in redis and scylla modes (leases, membership); mailbox: required in redis mode. `redis://` or `rediss://` (TLS) URL, or `unix:///absolute/path` for a Redis on the same host. The server must run `appendonly yes` outside development/test and `appendfsync always` with `QIM_ENV=production` and, outside development/test, `maxmemory-policy noeviction` and `no-appendfsync-on-rewrite no` (start-up and readiness refuse otherwise, naming the setting): under `everysec` an OS crash can roll back an acknowledged send, an evicting policy can drop the retention meta of a user (entries then skipped without `CURSOR_EXPIRED`), and `yes` suspends the fsync during AOF rewrites (libs/store-redis/README.md, "Durability")',
     ),
+  ...redisClusterEnvShape,
   QIM_REDIS_NAMESPACE: z
     .string()
     .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must match [A-Za-z0-9_.:-]{1,64}')
@@ -73,7 +76,14 @@ type CommonRaw = z.output<z.ZodObject<typeof commonEnvShape>>;
 /** The resolved store backend choice with exactly the settings it needs. */
 export type BackendConfig =
   | { readonly kind: 'memory' }
-  | { readonly kind: 'redis'; readonly redisUrl: string; readonly namespace: string }
+  | {
+      readonly kind: 'redis';
+      /** `QIM_REDIS_URL`, or the cluster of `QIM_REDIS_CLUSTER_NODES`. */
+      readonly redisUrl: RedisTarget;
+      readonly namespace: string;
+      /** `QIM_REDIS_MIN_REPLICA_ACKS` / `QIM_REDIS_REPLICA_WAIT_MS`; absent: no wait for replicas. */
+      readonly replicaAcks?: ReplicaAcks;
+    }
   | ScyllaBackendConfig;
 
 type Ctx = z.core.$RefinementCtx<unknown>;
@@ -92,12 +102,12 @@ export function resolveBackend(raw: CommonRaw, ctx: Ctx): BackendConfig | null {
         return null;
       }
       return { kind: 'memory' };
-    case 'redis':
-      if (raw.QIM_REDIS_URL === undefined) {
-        issue(ctx, 'QIM_REDIS_URL', 'required when QIM_STORE_BACKEND=redis');
-        return null;
-      }
-      return { kind: 'redis', redisUrl: raw.QIM_REDIS_URL, namespace: raw.QIM_REDIS_NAMESPACE };
+    case 'redis': {
+      const redis = resolveRedisConnection(raw, ctx);
+      if (redis === undefined) issue(ctx, 'QIM_REDIS_URL', 'required when QIM_STORE_BACKEND=redis (or QIM_REDIS_CLUSTER_NODES)');
+      if (redis === undefined || redis === null) return null;
+      return { kind: 'redis', redisUrl: redis.target, namespace: raw.QIM_REDIS_NAMESPACE, replicaAcks: redis.replicaAcks };
+    }
     case 'scylla':
       return resolveScylla(raw, ctx, 'when QIM_STORE_BACKEND=scylla');
   }

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { intField, optionalString } from './env-fields';
 import type { CommonConfig } from './service-env';
 import { commonConfigOf, commonEnvShape, resolveBackend } from './service-env';
+import { resolveRedisConnection } from './redis-env';
 import { serviceTokensOf } from './service-tokens';
+import type { RedisTarget, ReplicaAcks } from '@qim/store-redis';
 
 /** Writer-only variables. */
 export const writerEnvShape = {
@@ -49,8 +51,10 @@ export const writerEnvShape = {
 
 export interface WriterConfig extends CommonConfig {
   readonly service: 'writer';
-  /** Writer leases and conversation membership live in Redis unless the backend is memory. */
-  readonly redisUrl: string | null;
+  /** Writer leases and conversation membership live in Redis (`QIM_REDIS_URL` or the cluster) unless the backend is memory. */
+  readonly redisUrl: RedisTarget | null;
+  /** How the lease writes wait for replicas (`QIM_REDIS_MIN_REPLICA_ACKS`; min 0 without Redis). */
+  readonly redisReplicaAcks: ReplicaAcks;
   readonly maxFanout: number;
   /**
    * Most time a send may take before its client gets `503 UNAVAILABLE` (ms). The commit goes on in
@@ -168,8 +172,9 @@ function checkTimeBounds(raw: WriterRaw, ctx: Ctx): void {
  */
 export const writerEnvSchema = z.object(writerEnvShape).transform((raw, ctx): WriterConfig => {
   const backend = resolveBackend(raw, ctx);
-  if (backend?.kind === 'scylla' && raw.QIM_REDIS_URL === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['QIM_REDIS_URL'], message: 'required by the writer in scylla mode (leases, membership)' });
+  const redis = backend?.kind === 'scylla' ? resolveRedisConnection(raw, ctx) : backend?.kind === 'redis' ? { target: backend.redisUrl, replicaAcks: backend.replicaAcks } : null;
+  if (backend?.kind === 'scylla' && redis === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['QIM_REDIS_URL'], message: 'required by the writer in scylla mode (leases, membership), or QIM_REDIS_CLUSTER_NODES' });
   }
   checkTimeBounds(raw, ctx);
   if (raw.QIM_ADMISSION_LIGHT_FANOUT > 0 && raw.QIM_ADMISSION_LIGHT_ENTRIES_PER_S < raw.QIM_ADMISSION_LIGHT_FANOUT) {
@@ -183,7 +188,8 @@ export const writerEnvSchema = z.object(writerEnvShape).transform((raw, ctx): Wr
   return {
     ...commonConfigOf(raw, backend, serviceTokensOf(raw), { port: 8080, clientId: 'qim-writer' }),
     service: 'writer',
-    redisUrl: backend.kind === 'memory' ? null : raw.QIM_REDIS_URL ?? null,
+    redisUrl: redis?.target ?? null,
+    redisReplicaAcks: redis?.replicaAcks ?? { min: 0, timeoutMs: raw.QIM_REDIS_REPLICA_WAIT_MS },
     maxFanout: raw.QIM_MAX_FANOUT,
     sendDeadlineMs: raw.QIM_SEND_DEADLINE_MS,
     sendBatch: { maxItems: raw.QIM_SEND_BATCH_MAX, bodyLimit: raw.QIM_SEND_BATCH_BODY_LIMIT_BYTES },

@@ -5,7 +5,7 @@ import { MAX_ENTRIES_PER_CALL } from './redis-user-appender';
 import { SimulatedCrashError } from './mailbox-faults';
 import { RedisMailboxStore } from './redis-mailbox-store';
 import { RedisMailboxFixture, SPEC_GC, pageOf, rid } from '../testing/redis-mailbox-fixture';
-import { testClient } from '../testing/redis-test-env';
+import { keysMatching, testClient } from '../testing/redis-test-env';
 
 /** `applyPage` / `frontier` on the real server (ADR-0022), beside the shared contract suite. */
 describe('RedisMailboxStore.applyPage', () => {
@@ -85,7 +85,7 @@ describe('RedisMailboxStore.applyPage', () => {
     await expect(store.applyPage(pageOf(5n, 5n, [[5n, f.record([u])]]))).rejects.toMatchObject(refusal);
     await expect(store.frontier()).rejects.toMatchObject(refusal);
     expect(await f.admin.exists(keys.frontier)).toBe(0);
-    expect((await f.admin.keys(`${f.namespace}:*`)).sort()).toEqual([old]);
+    expect((await keysMatching(f.admin, `${f.namespace}:*`)).sort()).toEqual([old]);
     const nextEpoch = new RedisMailboxStore({ redis: testClient(), namespace: f.namespace, clock: f.clock, shardEpoch: { ...f.shardEpoch, epoch: f.shardEpoch.epoch + 1 }, gc: SPEC_GC });
     try {
       expect(await nextEpoch.frontier()).toEqual({ offset: null });
@@ -135,7 +135,7 @@ describe('RedisMailboxStore.applyPage', () => {
     const good = f.record([rid()]);
     await expect(store.applyPage(pageOf(0n, 3n, [[0n, good], [1n, other]]))).rejects.toBeInstanceOf(InvalidInputError);
     await expect(store.applyPage(pageOf(0n, 3n, [[2n, good], [1n, f.record([rid()])]]))).rejects.toBeInstanceOf(InvalidInputError);
-    expect(await f.admin.keys(`${f.namespace}:*`)).toEqual([]);
+    expect(await keysMatching(f.admin, `${f.namespace}:*`)).toEqual([]);
   });
 
   it('duplicates across pages keep the lowest offset; other content is a conflict; nothing is written for either', async () => {

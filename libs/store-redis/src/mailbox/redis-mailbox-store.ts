@@ -90,7 +90,7 @@ export class RedisMailboxStore implements MailboxStore {
     checkConfig(options.shardEpoch, options.gc);
     this.shardEpoch = Object.freeze({ ...options.shardEpoch });
     this.gc = Object.freeze({ ...options.gc });
-    this.io = new RedisIo(options.redis);
+    this.io = new RedisIo(options.redis, options.replicaAcks === undefined ? {} : { replicaAcks: options.replicaAcks });
     this.keys = new RedisKeys(options.namespace);
     const graceMs = resolveGrace(options);
     this.graceMs = graceMs;
@@ -122,7 +122,9 @@ export class RedisMailboxStore implements MailboxStore {
   /** Validates every group first (one bad group → nothing written), then one pipelined script per mailbox bucket; a replay replaces the group. */
   async appendBatch(entries: readonly MailboxEntryInput[]): Promise<AppendReport> {
     const groups = groupByUser(entries.map((e) => prepareEntry(e, this.shardEpoch.epoch, this.gc.entryRetentionMs, this.graceMs)));
-    return this.appender.append(groups, 'replace');
+    const report = await this.appender.append(groups, 'replace');
+    await this.io.replicated('all', 'appendBatch');
+    return report;
   }
 
   rangeScan(tenantId: Id128, userId: Id128, after: bigint, upTo: bigint, limit: number, maxBytes?: number): Promise<RangeScanPage> {
@@ -133,8 +135,15 @@ export class RedisMailboxStore implements MailboxStore {
     return this.reads.truncateBefore(tenantId, userId, seq);
   }
 
-  applyPage(page: DispatchPage): Promise<PageReport> {
-    return this.pages.applyPage(page);
+  /**
+   * With replica acks (ADR-0038), the page is reported applied — and its Kafka offset committable —
+   * only once every primary this client wrote to has it on enough replicas: a frontier or entries
+   * only the old primary held must not let the offset move past what the promoted replica lacks.
+   */
+  async applyPage(page: DispatchPage): Promise<PageReport> {
+    const report = await this.pages.applyPage(page);
+    await this.io.replicated('all', 'applyPage');
+    return report;
   }
 
   frontier(): Promise<ShardFrontier> {

@@ -188,7 +188,20 @@ export class RedisCommitOps {
     return [commitRaw, seqRaw];
   }
 
+  /**
+   * `put-record` + `mark-recorded`, then (replica acks on, ADR-0038) WAIT on the primaries of the
+   * conversation and the commit hash, whatever the answer: the record and its seq must be on a
+   * replica before the committer publishes and acknowledges, or a promoted replica could hand the
+   * seq to another message. A retry after a failed WAIT finds RECORDED and waits again.
+   */
   async putRecord(intent: CommitIntent, record: MessageRecord): Promise<CommitSnapshot> {
+    const snapshot = await this.putRecordOnce(intent, record);
+    const conv = this.conversationKeys(record.tenantId, record.conversationId);
+    await this.c.io.replicated([conv.seq, this.commitKeys(intent.key).hash], 'putRecord');
+    return snapshot;
+  }
+
+  private async putRecordOnce(intent: CommitIntent, record: MessageRecord): Promise<CommitSnapshot> {
     assertRecordOfIntent(intent, record);
     // Checked before anything is written: the record below is built from this intent's request.
     const forms = encodeCommitIntentForms(intent);

@@ -57,7 +57,10 @@ export class RedisMessageStore implements MessageStore {
   private readonly housekeeping: RedisMessageHousekeeping;
 
   constructor(private readonly options: RedisMessageStoreOptions) {
-    this.io = new RedisIo(options.redis, { groupCommit: options.groupCommit ?? true });
+    this.io = new RedisIo(options.redis, {
+      groupCommit: options.groupCommit ?? true,
+      ...(options.replicaAcks === undefined ? {} : { replicaAcks: options.replicaAcks }),
+    });
     this.keys = new RedisKeys(options.namespace);
     const commitAuxTtlMs = options.commitAuxTtlMs ?? COMMIT_AUX_TTL_MS;
     if (commitAuxTtlMs < 1n) throw new InvalidInputError('commitAuxTtlMs must be positive');

@@ -1,5 +1,8 @@
 import { UnavailableError } from '@qim/store-core';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
+import { targetWhere } from './redis-target';
+import type { RedisClusterTarget, RedisTarget } from './redis-target';
 
 /** Options of `connectRedis` (all optional; production defaults). */
 export interface ConnectRedisOptions {
@@ -26,9 +29,10 @@ export interface ConnectRedisOptions {
 export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 5_000;
 
 /**
- * Opens an ioredis client for `url` (`redis://[user:pass@]host:port[/db]`, `rediss://` for TLS, or
- * `unix:///path/to/redis.sock` for a server on this host's Unix socket) and waits until it is
- * connected. This library is the only one that imports the driver; callers hold the client
+ * Opens an ioredis client for `target` — a URL (`redis://[user:pass@]host:port[/db]`, `rediss://`
+ * for TLS, or `unix:///path/to/redis.sock` for a server on this host's Unix socket), or a Redis
+ * Cluster (`parseClusterNodes`; an ioredis `Cluster`, per-node settings as below) — and waits until
+ * it is connected (a cluster: until its slot map is read). This library is the only one that imports the driver; callers hold the client
  * opaquely and hand it to the stores (and to `checkRedisReadiness`). Reconnects on its own after a
  * server restart (scripts are re-sent by EVALSHA's EVAL fallback). A failed connect →
  * `UnavailableError` and nothing left open.
@@ -41,24 +45,64 @@ export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 5_000;
  * one (`autoResendUnfulfilledCommands: false`), where they could land after the caller's retry.
  * Their callers get the timeout instead. TCP keep-alive probes an idle connection every 10 s.
  */
-export async function connectRedis(url: string, options: ConnectRedisOptions = {}): Promise<Redis> {
-  const redis = new Redis(url, {
-    lazyConnect: true,
-    maxRetriesPerRequest: options.maxRetriesPerRequest ?? 3,
-    connectTimeout: options.connectTimeoutMs ?? 10_000,
-    retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
-    enableAutoPipelining: options.autoPipelining ?? true,
-    commandTimeout: options.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
-    autoResendUnfulfilledCommands: false,
-    keepAlive: 10_000,
-  });
+export async function connectRedis(url: string, options?: ConnectRedisOptions): Promise<Redis>;
+export async function connectRedis(target: RedisTarget, options?: ConnectRedisOptions): Promise<Redis | Cluster>;
+export async function connectRedis(target: RedisTarget, options: ConnectRedisOptions = {}): Promise<Redis | Cluster> {
+  const redis = typeof target === 'string' ? new Redis(target, { ...nodeOptions(options), lazyConnect: true, retryStrategy }) : clusterClient(target, options);
   try {
     await redis.connect();
   } catch (e) {
     redis.disconnect();
-    throw new UnavailableError(`redis at ${redisWhere(url)} is unreachable: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    throw new UnavailableError(`redis at ${targetWhere(target)} is unreachable: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   }
   return redis;
+}
+
+const retryStrategy = (attempt: number): number => Math.min(attempt * 100, 2_000);
+
+/** What every connection gets, standalone or to one node of a cluster (`connectRedis`). */
+function nodeOptions(options: ConnectRedisOptions): RedisOptions {
+  return {
+    maxRetriesPerRequest: options.maxRetriesPerRequest ?? 3,
+    connectTimeout: options.connectTimeoutMs ?? 10_000,
+    enableAutoPipelining: options.autoPipelining ?? true,
+    commandTimeout: options.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+    autoResendUnfulfilledCommands: false,
+    keepAlive: 10_000,
+  };
+}
+
+/**
+ * A Redis Cluster client: the per-node settings of a standalone connection (command timeout, no
+ * resend of unanswered commands, keep-alive), reads and writes on primaries only, MOVED/ASK
+ * followed, and a command refused with CLUSTERDOWN or TRYAGAIN (a slot without a primary during a
+ * failover) retried every 100 ms — each command still bounded by the command timeout, after which
+ * it fails with `UnavailableError` (503, retry the same step). Slots are re-read every 5 s and on
+ * every MOVED.
+ */
+function clusterClient(target: RedisClusterTarget, options: ConnectRedisOptions): Cluster {
+  const { enableAutoPipelining, ...perNode } = nodeOptions(options);
+  return new Cluster(
+    target.clusterNodes.map((n) => ({ host: n.host, port: n.port })),
+    {
+      lazyConnect: true,
+      enableAutoPipelining,
+      scaleReads: 'master',
+      maxRedirections: 16,
+      retryDelayOnFailover: 100,
+      retryDelayOnClusterDown: 100,
+      retryDelayOnTryAgain: 100,
+      slotsRefreshTimeout: 2_000,
+      slotsRefreshInterval: 5_000,
+      clusterRetryStrategy: retryStrategy,
+      redisOptions: {
+        ...perNode,
+        ...(target.tls ? { tls: {} } : {}),
+        ...(target.username === undefined ? {} : { username: target.username }),
+        ...(target.password === undefined ? {} : { password: target.password }),
+      },
+    },
+  );
 }
 
 /** Where a Redis URL points, for messages: host:port, or the socket path of a `unix:///path` URL (no credentials either way). */

@@ -3,6 +3,8 @@ import type { Cluster, Redis } from 'ioredis';
 import { LUA_SCRIPTS } from '../generated/lua-scripts';
 import type { LuaScriptName } from '../generated/lua-scripts';
 import { EncodedEvalshaSender, encodeCommand, encodeEvalsha } from './encoded-evalsha';
+import { NO_REPLICA_ACKS, awaitReplicas, checkReplicaAcks } from './replica-acks';
+import type { ReplicaAcks } from './replica-acks';
 import { BATCHABLE_SCRIPTS, ScriptBatcher, batchAnswers, commitBatchCall } from './script-batch';
 import type { BatchAnswer } from './script-batch';
 
@@ -43,6 +45,11 @@ function checkArity(call: ScriptCall): void {
 export function wrapDriverError(e: unknown, what: string, timeoutMs?: number): StoreError {
   if (e instanceof StoreError) return e;
   const message = e instanceof Error ? e.message : String(e);
+  // A call over keys of two cluster slots is a bug of the caller that no retry mends: refused by the
+  // node (CROSSSLOT) or, with auto-pipelining, by the driver before it is sent.
+  if (/^CROSSSLOT\b/.test(message) || /keys in a pipeline command should belong to the same slot/.test(message)) {
+    return new InvariantViolationError(`${what}: keys of two cluster slots in one call (CROSSSLOT): ${message}`, { cause: e });
+  }
   if (/^(ERR|WRONGTYPE|NOSCRIPT)\b/.test(message) || /script/i.test(message)) {
     return new InvariantViolationError(`${what}: redis refused the command: ${message}`, { cause: e });
   }
@@ -65,15 +72,20 @@ export class RedisIo {
   /** Group commit (ADR-0039): one turn's commit-path script calls in one `commit-batch` EVALSHA; null when off. */
   private readonly batcher: ScriptBatcher | null;
 
+  /** How the durable steps wait for replicas (`replicated`). */
+  readonly replicaAcks: ReplicaAcks;
+
   /**
    * `groupCommit`: the commit-path scripts (`BATCHABLE_SCRIPTS`) made in one event-loop turn go to
    * Redis as one `commit-batch` call, each answered on its own. Only on a standalone client without a
    * key prefix (the batch spans hash tags); elsewhere each call goes on its own, as without it.
+   * `replicaAcks`: how the durable steps wait for replicas (ADR-0038; none by default).
    */
   constructor(
     readonly redis: Redis | Cluster,
-    options: { readonly groupCommit?: boolean } = {},
+    options: { readonly groupCommit?: boolean; readonly replicaAcks?: ReplicaAcks } = {},
   ) {
+    this.replicaAcks = checkReplicaAcks(options.replicaAcks ?? NO_REPLICA_ACKS);
     registerScripts(redis);
     this.encoded = EncodedEvalshaSender.usableOn(redis) ? new EncodedEvalshaSender(redis) : null;
     this.batcher =
@@ -102,6 +114,15 @@ export class RedisIo {
   private count(kind: 'read' | 'write', n = 1): void {
     if (kind === 'read') this.readCount += n;
     else this.writeCount += n;
+  }
+
+  /**
+   * After durable writes: waits until `replicaAcks.min` replicas of each primary holding `keys`
+   * ('all': every primary) have every earlier write of this client (`awaitReplicas`); nothing to
+   * do when `min` is 0. Fewer in time → `UnavailableError`.
+   */
+  replicated(keys: readonly string[] | 'all', what: string): Promise<void> {
+    return awaitReplicas(this.redis, this.replicaAcks, keys, what);
   }
 
   /**

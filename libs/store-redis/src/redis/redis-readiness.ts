@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 
 /** What `checkRedisReadiness` found. */
 export interface RedisReadiness {
@@ -72,9 +72,64 @@ async function configValue(redis: Redis, name: string): Promise<string | null> {
  * message never sent. Elsewhere `everysec`/`no` is ready with a `warning`. Outside development/test
  * also `maxmemory-policy noeviction` and `no-appendfsync-on-rewrite no` (`SILENT_LOSS`: each other
  * value loses data without a trace); in development/test they are ready with a `warning`. Never
- * throws: a dead server is `ready: false` with the reason.
+ * throws: a dead server is `ready: false` with the reason. On a Cluster client every primary is
+ * checked, and `cluster_state` must be `ok`. With `minReplicaAcks` > 0 (ADR-0038) each primary must
+ * have that many replicas online.
  */
-export async function checkRedisReadiness(redis: Redis, env: string = process.env['QIM_ENV'] ?? ''): Promise<RedisReadiness> {
+export async function checkRedisReadiness(redis: Redis | Cluster, env: string = process.env['QIM_ENV'] ?? '', minReplicaAcks = 0): Promise<RedisReadiness> {
+  if ((redis as { isCluster?: boolean }).isCluster === true) return checkClusterReadiness(redis as Cluster, env, minReplicaAcks);
+  const own = await checkServerReadiness(redis as Redis, env);
+  return own.ready ? withReplicas(own, redis as Redis, minReplicaAcks, 'redis') : own;
+}
+
+/**
+ * A cluster is ready when `CLUSTER INFO` says `cluster_state:ok` (every slot served) and every
+ * primary passes the standalone check (and has `minReplicaAcks` replicas online); the settings
+ * shown are those of the first primary that fails, or of the first primary.
+ */
+async function checkClusterReadiness(cluster: Cluster, env: string, minReplicaAcks: number): Promise<RedisReadiness> {
+  const down = { ready: false, appendonly: 'unknown', appendfsync: 'unknown', maxmemoryPolicy: 'unknown', noAppendfsyncOnRewrite: 'unknown', env, warning: null };
+  let state: string | null;
+  try {
+    state = infoField((await cluster.cluster('INFO')) as string, 'cluster_state');
+  } catch (e) {
+    return { ...down, reason: `redis cluster does not answer: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  if (state !== 'ok') return { ...down, reason: `redis cluster_state is '${state ?? 'unknown'}' (a slot has no serving primary)` };
+  const masters = cluster.nodes('master');
+  if (masters.length === 0) return { ...down, reason: 'redis cluster: no primary known to the client' };
+  const results = await Promise.all(
+    masters.map(async (node) => {
+      const where = `redis cluster primary ${node.options.host}:${node.options.port}`;
+      const r = await checkServerReadiness(node, env);
+      return r.ready ? withReplicas(r, node, minReplicaAcks, where) : { ...r, reason: `${where}: ${r.reason}` };
+    }),
+  );
+  const failed = results.find((r) => !r.ready);
+  if (failed !== undefined) return failed;
+  const warnings = [...new Set(results.map((r) => r.warning).filter((w): w is string => w !== null))];
+  return { ...results[0]!, warning: warnings.length === 0 ? null : warnings.join('; ') };
+}
+
+/** Not ready when the server has fewer online replicas than the replica acks every write waits for (each would fail). */
+async function withReplicas(r: RedisReadiness, node: Redis, minReplicaAcks: number, where: string): Promise<RedisReadiness> {
+  if (minReplicaAcks === 0) return r;
+  let online: number;
+  try {
+    const info = await node.info('replication');
+    online = (info.match(/^slave\d+:.*state=online/gm) ?? []).length;
+  } catch (e) {
+    return { ...r, ready: false, reason: `${where} does not answer INFO replication: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  if (online >= minReplicaAcks) return r;
+  return {
+    ...r,
+    ready: false,
+    reason: `${where} has ${online} replica(s) online; every acknowledged write waits for ${minReplicaAcks} (QIM_REDIS_MIN_REPLICA_ACKS), so sends would fail`,
+  };
+}
+
+async function checkServerReadiness(redis: Redis, env: string): Promise<RedisReadiness> {
   let info: string;
   try {
     info = await redis.info('persistence');

@@ -1,6 +1,7 @@
 import { InvalidInputError } from '@qim/store-core';
 import type { Clock } from '@qim/store-core';
 import type { Cluster, Redis } from 'ioredis';
+import type { ReplicaAcks } from './replica-acks';
 
 /** Default physical clean-up grace beyond a logical expiry (Redis-native expiry, server clock). */
 export const DEFAULT_PHYSICAL_GRACE_MS = 3_600_000n;
@@ -24,6 +25,11 @@ export interface RedisStoreOptions {
    * default 1 h). Must exceed the worst clock skew between the callers and the Redis server.
    */
   readonly physicalGraceMs?: bigint;
+  /**
+   * How acknowledged writes wait for replicas (ADR-0038; default none): a send's record and seq
+   * before it is published, a mailbox page (entries and frontier) before it is reported applied.
+   */
+  readonly replicaAcks?: ReplicaAcks;
   /** When true, `close()` quits the client (default true). */
   readonly ownsConnection?: boolean;
 }

@@ -4,7 +4,7 @@ import type { MailboxStoreHarness } from '@qim/store-contract/testing';
 import { RedisKeys } from '../keys/redis-keys';
 import { u64FromHex16, u64ToHex16 } from '../redis/hex64';
 import { RedisMailboxStore } from '../mailbox/redis-mailbox-store';
-import { dropNamespace, testClient, testNamespace } from './redis-test-env';
+import { dropNamespace, keysMatching, testClient, testNamespace } from './redis-test-env';
 
 /**
  * Contract harness of `RedisMailboxStore`: one namespace and ManualClock (starting at the real time)
@@ -42,7 +42,7 @@ export async function openRedisMailboxHarness(): Promise<MailboxStoreHarness> {
     corruptEntry: async (tenantId, userId, mailboxSeq) => {
       // The entry is a member (seq + bytes) of one of the user's day indexes: replace its bytes.
       const seq = u64ToHex16(mailboxSeq, 'seq');
-      const days = await admin.keys(`${keys.user(tenantId, userId).prefix}day:*`);
+      const days = await keysMatching(admin, `${keys.user(tenantId, userId).prefix}day:*`);
       for (const day of days) {
         const members = await admin.zrangebylexBuffer(day, `[${seq}`, `(${u64ToHex16(mailboxSeq + 1n, 'seq')}`);
         if (members.length === 0) continue;

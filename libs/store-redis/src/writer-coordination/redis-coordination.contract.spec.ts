@@ -1,5 +1,5 @@
 import { describeCoordinationContract } from '@qim/store-contract/testing';
-import { dropNamespace, requireRedisUrl, testClient, testNamespace } from '../testing/redis-test-env';
+import { dropNamespace, testClient, testNamespace, testTarget } from '../testing/redis-test-env';
 import { RedisWriterCoordination } from './redis-writer-coordination';
 
 // Each case gets its own namespace (fresh writer ids); all of them share one prefix, dropped once at the end.
@@ -17,7 +17,7 @@ afterAll(async () => {
 
 describeCoordinationContract('redis', async () => {
   const namespace = `${suite}-${++cases}`;
-  const [a, b] = await Promise.all(['writer-a', 'writer-b'].map((owner) => RedisWriterCoordination.open(requireRedisUrl(), { namespace, owner })));
+  const [a, b] = await Promise.all(['writer-a', 'writer-b'].map((owner) => RedisWriterCoordination.open(testTarget(), { namespace, owner })));
   const byOwner = new Map([
     ['writer-a', a!],
     ['writer-b', b!],
@@ -38,7 +38,7 @@ describeCoordinationContract('redis', async () => {
 
 describe('redis writer coordination after its connection is gone', () => {
   it('answers every call with UnavailableError (the writer answers 503), never with driver errors', async () => {
-    const c = await RedisWriterCoordination.open(requireRedisUrl(), { namespace: `${suite}-closed`, owner: 'w' });
+    const c = await RedisWriterCoordination.open(testTarget(), { namespace: `${suite}-closed`, owner: 'w' });
     await c.close();
     const id = '0'.repeat(32) as never;
     const calls: Promise<unknown>[] = [

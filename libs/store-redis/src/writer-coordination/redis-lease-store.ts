@@ -24,11 +24,17 @@ export class RedisLeaseStore implements WriterLeaseStore {
     return ScriptReply.of(await this.io.script(this.call(script, writerId, args), 'write'), `${script} (writer id ${writerId})`);
   }
 
+  /** A granted or renewed lease is on enough replicas (ADR-0038) before the writer relies on it: a promoted replica must not hand the id out again. */
+  private replicated(writerId: number, what: string): Promise<void> {
+    return this.io.replicated([this.keys.writerLease(writerId).lease], `${what} (writer id ${writerId})`);
+  }
+
   async acquire(slots: number, ttlMs: number, token: string): Promise<LeaseGrant> {
     for (let id = 0; id < slots; id++) {
       const reply = await this.run('leaseAcquireV1', id, [token, String(ttlMs)]);
       if (reply.code === ScriptCode.CONFLICT) continue;
       if (reply.code !== ScriptCode.OK) throw errorForCode(reply.code, reply.context);
+      await this.replicated(id, 'lease acquire');
       return { writerId: id, token, hlcFloor: u64FromDecimal(reply.str(1), 'writer HLC floor') };
     }
     throw new UnavailableError(`all ${slots} writer ids are leased (QIM_WRITER_ID_SLOTS)`);
@@ -38,6 +44,7 @@ export class RedisLeaseStore implements WriterLeaseStore {
     const reply = await this.run('leaseRenewV1', grant.writerId, [grant.token, String(ttlMs), hlc.toString()]);
     if (reply.code === ScriptCode.CONFLICT) return false;
     if (reply.code !== ScriptCode.OK) throw errorForCode(reply.code, reply.context);
+    await this.replicated(grant.writerId, 'lease renew');
     return true;
   }
 
@@ -45,6 +52,7 @@ export class RedisLeaseStore implements WriterLeaseStore {
     const reply = await this.run('leaseReacquireV1', grant.writerId, [grant.token, String(ttlMs)]);
     if (reply.code === ScriptCode.CONFLICT) return null;
     if (reply.code !== ScriptCode.OK) throw errorForCode(reply.code, reply.context);
+    await this.replicated(grant.writerId, 'lease reacquire');
     return u64FromDecimal(reply.str(1), 'writer HLC floor');
   }
 

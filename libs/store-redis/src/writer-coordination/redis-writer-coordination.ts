@@ -3,6 +3,8 @@ import type { Cluster, Redis } from 'ioredis';
 import { RedisKeys } from '../keys/redis-keys';
 import { RedisMembershipDirectory } from '../membership/redis-membership';
 import { connectRedis } from '../redis/connect-redis';
+import type { RedisTarget } from '../redis/redis-target';
+import type { ReplicaAcks } from '../redis/replica-acks';
 import { RedisIo, wrapDriverError } from '../redis/redis-io';
 import { RedisLeaseStore } from './redis-lease-store';
 import { RedisRecoveryClaims } from './redis-recovery-claims';
@@ -13,6 +15,8 @@ export interface RedisWriterCoordinationOptions {
   readonly namespace: string;
   /** This writer process in recovery claims (its lease token). */
   readonly owner: string;
+  /** How lease writes wait for replicas (ADR-0038; default none). */
+  readonly replicaAcks?: ReplicaAcks;
 }
 
 /**
@@ -30,16 +34,16 @@ export class RedisWriterCoordination {
     private readonly redis: Redis | Cluster,
     options: RedisWriterCoordinationOptions,
   ) {
-    this.io = new RedisIo(redis);
+    this.io = new RedisIo(redis, options.replicaAcks === undefined ? {} : { replicaAcks: options.replicaAcks });
     const keys = new RedisKeys(options.namespace);
     this.membership = new RedisMembershipDirectory(this.io, keys);
     this.leases = new RedisLeaseStore(this.io, keys);
     this.claims = new RedisRecoveryClaims(this.io, keys, options.owner);
   }
 
-  /** Connects to `url` (`UnavailableError` when unreachable, nothing left open). */
-  static async open(url: string, options: RedisWriterCoordinationOptions): Promise<RedisWriterCoordination> {
-    const redis = await connectRedis(url);
+  /** Connects to `target`, a URL or a cluster (`UnavailableError` when unreachable, nothing left open). */
+  static async open(target: RedisTarget, options: RedisWriterCoordinationOptions): Promise<RedisWriterCoordination> {
+    const redis = await connectRedis(target);
     try {
       return new RedisWriterCoordination(redis, options);
     } catch (e) {
