@@ -3,7 +3,8 @@ import type { ConsumedPage } from '@qim/bus';
 import type { DispatchPage, Id128, MailboxStore, MessageRecord, PageReport } from '@qim/store-core';
 import { UnavailableError, encodeDispatchRecord } from '@qim/store-core';
 import { ManualClock } from '@qim/store-core/testing';
-import { ServiceMetrics, memoryMailboxBackend } from '@qim/service-kit';
+import { ServiceMetrics } from '@qim/service-kit';
+import { memoryMailboxBackend } from '@qim/backends';
 import { FrontierBoard } from './frontier-board';
 import { ShardWorker } from './shard-worker';
 

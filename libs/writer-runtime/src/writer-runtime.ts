@@ -3,8 +3,10 @@ import type { BusLogger } from '@qim/bus';
 import { KafkaOutboxPublisher, TopicVerifier, createKafka, produceBudgetWithin, verifyTopics } from '@qim/bus';
 import type { HistoryAuthorizer, MembershipDirectory, MessageStore } from '@qim/store-core';
 import { DurableMessageCommitter, RecoveryRunner, systemClock } from '@qim/store-core';
-import { PeriodicTask, ServiceMetrics, ShutdownStack, TerminalFailure, isDevelopmentEnv, kafkaReadiness, openMessageBackend } from '@qim/service-kit';
-import type { ReadinessCheck, StartupLog, WriterConfig } from '@qim/service-kit';
+import { PeriodicTask, ServiceMetrics, ShutdownStack, TerminalFailure, isDevelopmentEnv, kafkaReadiness } from '@qim/service-kit';
+import { openMessageBackend } from '@qim/backends';
+import type { ReadinessCheck, WriterConfig } from '@qim/service-kit';
+import type { StartupLog } from '@qim/backends';
 import type { AdmissionGate } from './admission';
 import { AdmissionSender } from './admission';
 import { admissionGate } from './admission-runtime';
@@ -12,7 +14,7 @@ import { admissionProbeTimings } from './delivery-alarms';
 import { HybridLogicalClock } from './identity/hybrid-clock';
 import { LeaseKeeper } from './identity/lease-keeper';
 import { MessageIdSource } from './identity/message-id-source';
-import { openCoordination } from './coordination';
+import { openCoordination } from '@qim/backends';
 import { housekeepingLoop } from './housekeeping';
 import { MembershipAuthorizer } from './membership-authorizer';
 import { MessageSender } from './message-sender';
@@ -61,7 +63,7 @@ export async function startWriterRuntime(config: WriterConfig, log: WriterRuntim
     stack.push('message store', () => backend.close());
 
     const token = randomBytes(16).toString('hex');
-    const coordination = await openCoordination(config.backend.kind === 'memory' ? null : config.redisUrl, config.redisNamespace, step, token);
+    const coordination = await openCoordination(config.coordination, token, step);
     stack.push('coordination', () => coordination.close());
 
     const grant = await coordination.leases.acquire(config.lease.slots, config.lease.ttlMs, token);

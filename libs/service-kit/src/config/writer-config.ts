@@ -1,10 +1,11 @@
+import type { BackendEnv, BackendSelection } from '@qim/store-core';
+import { intField, optionalString } from '@qim/store-core';
 import { z } from 'zod';
-import { intField, optionalString } from './env-fields';
 import type { CommonConfig } from './service-env';
-import { commonConfigOf, commonEnvShape, resolveBackend } from './service-env';
+import { backendEnvContext, commonConfigOf, commonEnvShape, resolveBackend } from './service-env';
 import { serviceTokensOf } from './service-tokens';
 
-/** Writer-only variables. */
+/** The writer's variables besides the backends' (`BackendEnv.shape`). */
 export const writerEnvShape = {
   ...commonEnvShape,
   QIM_MAX_FANOUT: intField(1, 1_000_000, 10_000).describe(
@@ -37,8 +38,11 @@ export const writerEnvShape = {
 
 export interface WriterConfig extends CommonConfig {
   readonly service: 'writer';
-  /** Writer leases and conversation membership live in Redis unless the backend is memory. */
-  readonly redisUrl: string | null;
+  /**
+   * Where writer leases, conversation membership and recovery claims live: the chosen backend when it
+   * keeps coordination (memory, redis), else Redis (scylla mode).
+   */
+  readonly coordination: BackendSelection;
   readonly maxFanout: number;
   /**
    * Most time a send may take before its client gets `503 UNAVAILABLE` (ms). The commit goes on in
@@ -109,7 +113,7 @@ function admissionOf(raw: WriterRaw): WriterConfig['admission'] {
 }
 
 type Ctx = z.core.$RefinementCtx<unknown>;
-type WriterRaw = z.output<z.ZodObject<typeof writerEnvShape>>;
+type WriterRaw = z.output<z.ZodObject<typeof writerEnvShape>> & Readonly<Record<string, unknown>>;
 
 /**
  * Time bounds that only work in one order: recovery must not resume a commit whose own send may
@@ -143,31 +147,32 @@ function checkTimeBounds(raw: WriterRaw, ctx: Ctx): void {
 }
 
 /**
- * The writer's environment schema. In scylla mode the writer still needs Redis (writer-id leases
- * and membership): `QIM_REDIS_URL` is required in both redis and scylla modes.
+ * The writer's environment schema over the backends' variables. When the chosen backend keeps no
+ * coordination (scylla), the writer still needs Redis for writer-id leases and membership:
+ * `QIM_REDIS_URL` is required in both redis and scylla modes.
  */
-export const writerEnvSchema = z.object(writerEnvShape).transform((raw, ctx): WriterConfig => {
-  const backend = resolveBackend(raw, ctx);
-  if (backend?.kind === 'scylla' && raw.QIM_REDIS_URL === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['QIM_REDIS_URL'], message: 'required by the writer in scylla mode (leases, membership)' });
-  }
-  checkTimeBounds(raw, ctx);
-  if (backend === null) return z.NEVER;
-  return {
-    ...commonConfigOf(raw, backend, serviceTokensOf(raw), { port: 8080, clientId: 'qim-writer' }),
-    service: 'writer',
-    redisUrl: backend.kind === 'memory' ? null : raw.QIM_REDIS_URL ?? null,
-    maxFanout: raw.QIM_MAX_FANOUT,
-    sendDeadlineMs: raw.QIM_SEND_DEADLINE_MS,
-    recovery: {
-      intervalMs: raw.QIM_RECOVERY_INTERVAL_MS,
-      graceMs: raw.QIM_RECOVERY_GRACE_MS,
-      batch: raw.QIM_RECOVERY_BATCH,
-      claimMs: raw.QIM_SEND_DEADLINE_MS,
-    },
-    lease: { ttlMs: raw.QIM_LEASE_TTL_MS, slots: raw.QIM_WRITER_ID_SLOTS, reacquireMs: raw.QIM_LEASE_REACQUIRE_MS },
-    housekeeping: raw.QIM_HOUSEKEEPING_INTERVAL_MS === 0 ? null : { intervalMs: raw.QIM_HOUSEKEEPING_INTERVAL_MS, batch: raw.QIM_HOUSEKEEPING_BATCH },
-    instanceName: raw.QIM_INSTANCE_NAME ?? `writer-${process.pid}`,
-    admission: admissionOf(raw),
-  };
-});
+export function writerEnvSchemaOver(backends: BackendEnv) {
+  return z.object({ ...writerEnvShape, ...backends.shape }).transform((raw, ctx): WriterConfig => {
+    const backend = resolveBackend(backends, raw, ctx);
+    const coordination = backend === null ? null : backends.coordination(raw, backend, backendEnvContext(raw.QIM_ENV, ctx));
+    checkTimeBounds(raw, ctx);
+    if (backend === null || coordination === null) return z.NEVER;
+    return {
+      ...commonConfigOf(raw, backend, serviceTokensOf(raw), { port: 8080, clientId: 'qim-writer' }),
+      service: 'writer',
+      coordination,
+      maxFanout: raw.QIM_MAX_FANOUT,
+      sendDeadlineMs: raw.QIM_SEND_DEADLINE_MS,
+      recovery: {
+        intervalMs: raw.QIM_RECOVERY_INTERVAL_MS,
+        graceMs: raw.QIM_RECOVERY_GRACE_MS,
+        batch: raw.QIM_RECOVERY_BATCH,
+        claimMs: raw.QIM_SEND_DEADLINE_MS,
+      },
+      lease: { ttlMs: raw.QIM_LEASE_TTL_MS, slots: raw.QIM_WRITER_ID_SLOTS, reacquireMs: raw.QIM_LEASE_REACQUIRE_MS },
+      housekeeping: raw.QIM_HOUSEKEEPING_INTERVAL_MS === 0 ? null : { intervalMs: raw.QIM_HOUSEKEEPING_INTERVAL_MS, batch: raw.QIM_HOUSEKEEPING_BATCH },
+      instanceName: raw.QIM_INSTANCE_NAME ?? `writer-${process.pid}`,
+      admission: admissionOf(raw),
+    };
+  });
+}
