@@ -1,6 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { promisify } from 'node:util';
 import { TOKEN, opsApp } from '@qim/service-kit/testing';
