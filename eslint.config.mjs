@@ -34,6 +34,55 @@ function folderLayers(src, levels, { top, sub = {} }) {
   });
 }
 
+/** Who may import whom (Nx tags). */
+const depConstraints = [
+    // store-core knows no driver, no HTTP stack, nothing of ours.
+    { sourceTag: 'type:core', onlyDependOnLibsWithTags: [], bannedExternalImports: [...drivers, ...httpStack] },
+    // each backend knows core (and, in its specs, the contract suite) and only its own driver.
+    { sourceTag: 'driver:none', bannedExternalImports: drivers },
+    { sourceTag: 'type:backend', bannedExternalImports: httpStack },
+    { sourceTag: 'type:testing', bannedExternalImports: [...drivers, ...httpStack] },
+    { sourceTag: 'driver:redis', bannedExternalImports: ['cassandra-driver', 'kafkajs', ...httpStack] },
+    { sourceTag: 'driver:cql', bannedExternalImports: ['ioredis', 'kafkajs', ...httpStack] },
+    { sourceTag: 'driver:kafka', bannedExternalImports: ['ioredis', 'cassandra-driver', ...httpStack] },
+    { sourceTag: 'type:backend', onlyDependOnLibsWithTags: ['type:core', 'type:testing'] },
+    { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:core'] },
+    { sourceTag: 'type:bus', onlyDependOnLibsWithTags: ['type:core'] },
+    // the wire forms shared by both services (zod schemas of ids, u64s, record JSON): core types only, no HTTP stack.
+    { sourceTag: 'type:wire', onlyDependOnLibsWithTags: ['type:core'], bannedExternalImports: [...drivers, ...httpStack] },
+    // the service library: HTTP, lifecycle, config plumbing — below the stores, it imports none of them.
+    { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:core', 'type:bus'], bannedExternalImports: drivers },
+    // the one place a backend is chosen and opened: the registry of the stores' backend modules, and the services'
+    // environment schemas over their variables.
+    { sourceTag: 'type:backends', onlyDependOnLibsWithTags: ['type:core', 'type:backend', 'type:service'], bannedExternalImports: [...drivers, ...httpStack] },
+    // one runtime library per service, over the plumbing of service-kit. Stores and the writer's coordination
+    // (membership, writer-id leases, recovery claims) open through the backends registry only.
+    { sourceTag: 'type:runtime', onlyDependOnLibsWithTags: ['type:core', 'type:service', 'type:bus', 'type:backends'], bannedExternalImports: [...drivers, ...httpStack] },
+    // the mailbox side (its runtime and app) never reaches writer code: no leases, no coordination.
+    { sourceTag: 'scope:mailbox', onlyDependOnLibsWithTags: ['type:core', 'type:service', 'type:backends', 'type:bus', 'type:wire', 'type:testing', 'scope:mailbox'] },
+    { sourceTag: 'scope:writer', notDependOnLibsWithTags: ['scope:mailbox'] },
+    // the client speaks HTTP/JSON only: of ours just the wire forms it decodes answers with, no driver, no server stack.
+    { sourceTag: 'type:client', onlyDependOnLibsWithTags: ['type:wire'], bannedExternalImports: [...drivers, ...httpStack] },
+    { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:core', 'type:service', 'type:backends', 'type:runtime', 'type:wire', 'type:bus', 'type:testing', 'type:client', 'type:harness'], bannedExternalImports: drivers },
+    // the service-stack harness starts the built services as processes (the e2e specs and the drills): nothing of ours,
+    // no driver, no server stack; of the apps only the e2e specs use it.
+    { sourceTag: 'type:harness', onlyDependOnLibsWithTags: [], bannedExternalImports: [...drivers, ...httpStack] },
+    { sourceTag: 'scope:writer', notDependOnLibsWithTags: ['type:harness'] },
+    // tools (drills, infra checks) drive the product from outside: through the HTTP client and the service-stack harness only.
+    { sourceTag: 'type:tools', onlyDependOnLibsWithTags: ['type:client', 'type:harness'] },
+    // the benchmarks (tools/bench) measure the stores, drivers and services side by side with raw baselines: any library.
+    { sourceTag: 'type:bench', onlyDependOnLibsWithTags: ['*'] },
+    // the soak (tools/soak) runs the real store and worker code in-process: it builds the stores itself; drivers only through the backends.
+    { sourceTag: 'type:soak', onlyDependOnLibsWithTags: ['type:core', 'type:backend', 'type:bus', 'type:service', 'type:runtime'], bannedExternalImports: drivers },
+  ];
+
+/** A runtime's specs may also build the stores' own classes (leases on a manual clock, a shared claims table, a raw Redis probe). */
+const runtimeSpecConstraints = depConstraints.map((c) =>
+  c.sourceTag === 'type:runtime' ? { ...c, onlyDependOnLibsWithTags: [...c.onlyDependOnLibsWithTags, 'type:backend'] } : c,
+);
+
+const boundaries = (constraints) => ['error', { enforceBuildableLibDependency: false, allow: [], depConstraints: constraints }];
+
 export default [
   { ignores: ['**/node_modules/**', '**/dist/**', '**/coverage/**', '.infra/**', '.nx/**'] },
   ...tseslint.configs.recommended,
@@ -48,52 +97,17 @@ export default [
         {
           enforceBuildableLibDependency: false,
           allow: [],
-          depConstraints: [
-            // store-core knows no driver, no HTTP stack, nothing of ours.
-            { sourceTag: 'type:core', onlyDependOnLibsWithTags: [], bannedExternalImports: [...drivers, ...httpStack] },
-            // each backend knows core (and, in its specs, the contract suite) and only its own driver.
-            { sourceTag: 'driver:none', bannedExternalImports: drivers },
-            { sourceTag: 'type:backend', bannedExternalImports: httpStack },
-            { sourceTag: 'type:testing', bannedExternalImports: [...drivers, ...httpStack] },
-            { sourceTag: 'driver:redis', bannedExternalImports: ['cassandra-driver', 'kafkajs', ...httpStack] },
-            { sourceTag: 'driver:cql', bannedExternalImports: ['ioredis', 'kafkajs', ...httpStack] },
-            { sourceTag: 'driver:kafka', bannedExternalImports: ['ioredis', 'cassandra-driver', ...httpStack] },
-            { sourceTag: 'type:backend', onlyDependOnLibsWithTags: ['type:core', 'type:testing'] },
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:core'] },
-            { sourceTag: 'type:bus', onlyDependOnLibsWithTags: ['type:core'] },
-            // the wire forms shared by both services (zod schemas of ids, u64s, record JSON): core types only, no HTTP stack.
-            { sourceTag: 'type:wire', onlyDependOnLibsWithTags: ['type:core'], bannedExternalImports: [...drivers, ...httpStack] },
-            // the service library wires config → backend factory; apps choose a backend only through it.
-            { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:core', 'type:backend', 'type:bus'], bannedExternalImports: drivers },
-            // one runtime library per service, over the plumbing of service-kit. The writer's opens its coordination
-            // stores (membership, writer-id leases, recovery claims) from the backends.
-            { sourceTag: 'type:runtime', onlyDependOnLibsWithTags: ['type:core', 'type:service', 'type:bus', 'type:backend'], bannedExternalImports: [...drivers, ...httpStack] },
-            // the mailbox side (its runtime and app) never reaches writer code, nor a backend of its own: no leases, no coordination.
-            { sourceTag: 'scope:mailbox', onlyDependOnLibsWithTags: ['type:core', 'type:service', 'type:bus', 'type:wire', 'type:testing', 'scope:mailbox'] },
-            { sourceTag: 'scope:writer', notDependOnLibsWithTags: ['scope:mailbox'] },
-            // the client speaks HTTP/JSON only: of ours just the wire forms it decodes answers with, no driver, no server stack.
-            { sourceTag: 'type:client', onlyDependOnLibsWithTags: ['type:wire'], bannedExternalImports: [...drivers, ...httpStack] },
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:core', 'type:service', 'type:runtime', 'type:wire', 'type:bus', 'type:testing', 'type:client', 'type:harness'], bannedExternalImports: drivers },
-            // the service-stack harness starts the built services as processes (the e2e specs and the drills): nothing of ours,
-            // no driver, no server stack; of the apps only the e2e specs use it.
-            { sourceTag: 'type:harness', onlyDependOnLibsWithTags: [], bannedExternalImports: [...drivers, ...httpStack] },
-            { sourceTag: 'scope:writer', notDependOnLibsWithTags: ['type:harness'] },
-            // tools (drills, infra checks) drive the product from outside: through the HTTP client and the service-stack harness only.
-            { sourceTag: 'type:tools', onlyDependOnLibsWithTags: ['type:client', 'type:harness'] },
-            // the benchmarks (tools/bench) measure the stores, drivers and services side by side with raw baselines: any library.
-            { sourceTag: 'type:bench', onlyDependOnLibsWithTags: ['*'] },
-            // the soak (tools/soak) runs the real store and worker code in-process: it builds the stores itself; drivers only through the backends.
-            { sourceTag: 'type:soak', onlyDependOnLibsWithTags: ['type:core', 'type:backend', 'type:bus', 'type:service', 'type:runtime'], bannedExternalImports: drivers },
-          ],
+          depConstraints: depConstraints,
         },
       ],
     },
   },
-  ...folderLayers('libs/store-core/src', [['errors'], ['model'], ['codecs'], ['ports'], ['rules'], ['committer']], { top: ['testing', 'index'] }),
+  ...folderLayers('libs/store-core/src', [['errors', 'env'], ['model'], ['codecs'], ['ports'], ['rules'], ['committer']], { top: ['testing', 'index'] }),
   ...folderLayers('libs/store-scylla/src', [['config'], ['session'], ['schema'], ['message', 'mailbox'], ['migrate'], ['readiness']], {
-    top: ['testing', 'index', 'all-tables'],
+    top: ['testing', 'index', 'all-tables', 'backend'],
     sub: { message: [['tables']], mailbox: [['cql'], ['tables', 'context'], ['retention'], ['page']] },
   }),
+  { files: ['libs/*-runtime/src/**/*.spec.ts'], rules: { '@nx/enforce-module-boundaries': boundaries(runtimeSpecConstraints) } },
   {
     files: ['**/*.js', '**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly' } },

@@ -25,6 +25,8 @@ module.exports = {
     '^@qim/store-contract/testing$': alias('libs/store-contract/src/testing.ts'),
     '^@qim/bus$': alias('libs/bus/src/index.ts'),
     '^@qim/service-kit$': alias('libs/service-kit/src/index.ts'),
+    '^@qim/service-kit/testing$': alias('libs/service-kit/src/testing.ts'),
+    '^@qim/backends$': alias('libs/backends/src/index.ts'),
     '^@qim/writer-runtime$': alias('libs/writer-runtime/src/index.ts'),
     '^@qim/mailbox-runtime$': alias('libs/mailbox-runtime/src/index.ts'),
     '^@qim/wire$': alias('libs/wire/src/index.ts'),

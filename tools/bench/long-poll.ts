@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { dispatchRecordsOf, ShardPlacements } from '@qim/bus';
 import type { Id128, MailboxStore, MessageRecord } from '@qim/store-core';
 import { FrontierBoard, MailboxReader } from '@qim/mailbox-runtime';
-import { openMailboxBackend } from '@qim/service-kit';
+import { openMailboxBackend } from '@qim/backends';
 import { connectRedis } from '@qim/store-redis';
 
 const args = process.argv.slice(2);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SCYLLA_TABLE_NAMES } from '@qim/service-kit';
+import { SCYLLA_TABLE_NAMES } from '@qim/backends';
 import { buildAdminCli } from './testing/build-admin';
 import { runAdmin } from './testing/run-admin';
 import type { CliRun } from './testing/run-admin';

@@ -1,5 +1,6 @@
-import { ConfigError, parseEnv, scyllaEnvSchema } from '@qim/service-kit';
-import type { ScyllaEnvConfig } from '@qim/service-kit';
+import { ConfigError } from '@qim/service-kit';
+import { parseServiceEnv, scyllaEnvSchema } from '@qim/backends';
+import type { ScyllaEnvConfig } from '@qim/backends';
 import { runMigrate } from './migrate-command';
 import { runResetMailboxOffsets } from './reset-offsets-command';
 import type { Output } from './output';
@@ -28,7 +29,7 @@ async function main(args: readonly string[], io: Output): Promise<number> {
   }
   let config: ScyllaEnvConfig;
   try {
-    config = parseEnv(scyllaEnvSchema, process.env);
+    config = parseServiceEnv(scyllaEnvSchema, process.env);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     io.err('invalid configuration (nothing was contacted or altered):');

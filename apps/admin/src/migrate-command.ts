@@ -1,6 +1,6 @@
 import { StoreError } from '@qim/store-core';
-import { migrateScylla } from '@qim/service-kit';
-import type { ScyllaAdminStep, ScyllaEnvConfig } from '@qim/service-kit';
+import { migrateScylla } from '@qim/backends';
+import type { ScyllaAdminStep, ScyllaEnvConfig } from '@qim/backends';
 import type { Output } from './output';
 import { messageOf } from './output';
 import { checkLines, migrationSummary, stepLine } from './report-lines';

@@ -1,4 +1,4 @@
-import type { ScyllaAdminStep, ScyllaMigrationReport, ScyllaReadinessCheck } from '@qim/service-kit';
+import type { ScyllaAdminStep, ScyllaMigrationReport, ScyllaReadinessCheck } from '@qim/backends';
 
 /** The progress line of one step. */
 export function stepLine(step: ScyllaAdminStep): string {

@@ -1,4 +1,5 @@
-import { ConfigError, mailboxEnvSchema, parseEnv } from '@qim/service-kit';
+import { ConfigError } from '@qim/service-kit';
+import { mailboxEnvSchema, parseServiceEnv } from '@qim/backends';
 import { resetMailboxOffsets } from '@qim/mailbox-runtime';
 import type { MailboxConfig } from '@qim/service-kit';
 import type { ShardOffsetReset } from '@qim/mailbox-runtime';
@@ -36,7 +37,7 @@ export async function runResetMailboxOffsets(args: readonly string[], io: Output
   }
   let config: MailboxConfig;
   try {
-    config = parseEnv(mailboxEnvSchema, process.env);
+    config = parseServiceEnv(mailboxEnvSchema, process.env);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     io.err('invalid configuration (nothing was contacted or altered):');

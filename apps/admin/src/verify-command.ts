@@ -1,5 +1,5 @@
-import { verifyScylla } from '@qim/service-kit';
-import type { ScyllaEnvConfig } from '@qim/service-kit';
+import { verifyScylla } from '@qim/backends';
+import type { ScyllaEnvConfig } from '@qim/backends';
 import type { Output } from './output';
 import { messageOf } from './output';
 import { checkLines, stepLine } from './report-lines';

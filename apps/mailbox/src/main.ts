@@ -1,4 +1,5 @@
-import { ConfigError, listenWithSignals, mailboxEnvSchema, parseEnv, serviceServerOptions } from '@qim/service-kit';
+import { ConfigError, listenWithSignals, serviceServerOptions } from '@qim/service-kit';
+import { mailboxEnvSchema, parseServiceEnv } from '@qim/backends';
 import { createTopicsStep, startMailboxRuntime } from '@qim/mailbox-runtime';
 import type { MailboxConfig } from '@qim/service-kit';
 import fastify from 'fastify';
@@ -7,7 +8,7 @@ import { mailboxApp } from './app';
 /** Parses the environment or exits 2 naming every refused variable. */
 function loadConfig(): MailboxConfig {
   try {
-    return parseEnv(mailboxEnvSchema, process.env);
+    return parseServiceEnv(mailboxEnvSchema, process.env);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(`${JSON.stringify({ level: 'fatal', service: 'mailbox', code: err.code, msg: err.message, issues: err.issues })}\n`);

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { openCoordination } from '@qim/writer-runtime';
+import { openCoordination } from '@qim/backends';
 import { TOKEN, headers, hex, writerTestApp } from './testing/writer-test-app';
 import type { WriterTestApp } from './testing/writer-test-app';
 
@@ -51,7 +51,7 @@ describe('writer: every send has a deadline', () => {
 
 describe('writer: errors say the right thing', () => {
   it('maps Redis failures of membership and leases to 503 UNAVAILABLE without driver text', async () => {
-    const coordination = await openCoordination(redisUrl(), `qimfault-${randomBytes(4).toString('hex')}`, () => undefined, 'owner');
+    const coordination = await openCoordination({ kind: 'redis', redisUrl: redisUrl(), namespace: `qimfault-${randomBytes(4).toString('hex')}` }, 'owner', () => undefined);
     const t = await writerTestApp({ membership: coordination.membership });
     try {
       await coordination.close();

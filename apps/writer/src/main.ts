@@ -1,4 +1,5 @@
-import { ConfigError, ReadBudget, listenWithSignals, parseEnv, serviceServerOptions, writerEnvSchema } from '@qim/service-kit';
+import { ConfigError, ReadBudget, listenWithSignals, serviceServerOptions } from '@qim/service-kit';
+import { parseServiceEnv, writerEnvSchema } from '@qim/backends';
 import { startWriterRuntime } from '@qim/writer-runtime';
 import type { WriterConfig } from '@qim/service-kit';
 import fastify from 'fastify';
@@ -7,7 +8,7 @@ import { writerApp } from './app';
 /** Parses the environment or exits 2 naming every refused variable. */
 function loadConfig(): WriterConfig {
   try {
-    return parseEnv(writerEnvSchema, process.env);
+    return parseServiceEnv(writerEnvSchema, process.env);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(`${JSON.stringify({ level: 'fatal', service: 'writer', code: err.code, msg: err.message, issues: err.issues })}\n`);

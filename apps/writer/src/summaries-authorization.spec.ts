@@ -1,4 +1,4 @@
-import { MemoryMembership, openCoordination } from '@qim/writer-runtime';
+import { memoryCoordination, openCoordination } from '@qim/backends';
 import type { Coordination } from '@qim/writer-runtime';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
@@ -17,7 +17,7 @@ const CONVS = [1, 2, 3, 4, 5].map((n) => hex(0x5c00 + n));
  * round trip each.
  */
 class SlowMembership implements MembershipDirectory {
-  readonly inner = new MemoryMembership();
+  readonly inner = memoryCoordination('summaries-spec').membership;
   inFlight = 0;
   maxInFlight = 0;
   checks = 0;
@@ -140,7 +140,7 @@ describe('POST /v1/summaries authorization over real Redis membership', () => {
 
   beforeAll(async () => {
     const namespace = `qimtest-summaries-${randomBytes(4).toString('hex')}`;
-    coordination = await openCoordination(await relay.listen(), namespace, () => undefined, 'summaries-spec');
+    coordination = await openCoordination({ kind: 'redis', redisUrl: await relay.listen(), namespace }, 'summaries-spec', () => undefined);
     for (const c of CONVS) await coordination.membership.add(T, c, [BOB], 10);
     t = await writerTestApp({ membership: coordination.membership });
   }, 30_000);

@@ -4,7 +4,8 @@ import { DeadLetterSink, GroupOffsetsReader, createKafka, deadLetterTopicOf, dis
 import type { Id128, MailboxStore } from '@qim/store-core';
 import { UnavailableError, encodeDispatchRecord } from '@qim/store-core';
 import { ManualClock } from '@qim/store-core/testing';
-import { ServiceMetrics, memoryMailboxBackend } from '@qim/service-kit';
+import { ServiceMetrics } from '@qim/service-kit';
+import { memoryMailboxBackend } from '@qim/backends';
 import { FrontierBoard } from './frontier-board';
 import { ShardWorker } from './shard-worker';
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { dispatchRecordsOf } from '@qim/bus';
 import type { DispatchRecord, Id128, MailboxStore, MessageRecord } from '@qim/store-core';
-import { memoryMailboxBackend, openMailboxBackend } from '@qim/service-kit';
-import type { MailboxBackend } from '@qim/service-kit';
+import { memoryMailboxBackend, openMailboxBackend } from '@qim/backends';
+import type { MailboxBackend } from '@qim/backends';
 import { FrontierBoard } from './frontier-board';
 import { MailboxReader } from './mailbox-reader';
 import type { SyncPage } from './mailbox-reader';

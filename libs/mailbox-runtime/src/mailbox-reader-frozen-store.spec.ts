@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Id128 } from '@qim/store-core';
 import { UnavailableError } from '@qim/store-core';
-import { openMailboxBackend, statusOfCode } from '@qim/service-kit';
-import type { MailboxBackend } from '@qim/service-kit';
+import { statusOfCode } from '@qim/service-kit';
+import { openMailboxBackend } from '@qim/backends';
+import type { MailboxBackend } from '@qim/backends';
 import { FrontierBoard } from './frontier-board';
 import { MailboxReader } from './mailbox-reader';
 

@@ -1,7 +1,7 @@
 import type { Id128 } from '@qim/store-core';
 import { InvalidInputError, epochStartSeq } from '@qim/store-core';
 import { ManualClock } from '@qim/store-core/testing';
-import { memoryMailboxBackend } from '@qim/service-kit';
+import { memoryMailboxBackend } from '@qim/backends';
 import { FrontierBoard } from './frontier-board';
 import { MailboxReader } from './mailbox-reader';
 

@@ -1,8 +1,10 @@
 import type { BusLogger } from '@qim/bus';
 import { DeadLetterSink, DispatchProducer, GroupOffsetsReader, PartitionConsumer, TopicVerifier, createKafka, verifyTopics, withDeadLetterTopics } from '@qim/bus';
 import type { MailboxStore } from '@qim/store-core';
-import { ReadBudget, ServiceMetrics, ShutdownStack, TerminalFailure, isDevelopmentEnv, kafkaReadiness, openMailboxBackend } from '@qim/service-kit';
-import type { MailboxBackend, MailboxConfig, ReadinessCheck, StartupLog } from '@qim/service-kit';
+import { ReadBudget, ServiceMetrics, ShutdownStack, TerminalFailure, isDevelopmentEnv, kafkaReadiness } from '@qim/service-kit';
+import { openMailboxBackend } from '@qim/backends';
+import type { MailboxConfig, ReadinessCheck } from '@qim/service-kit';
+import type { MailboxBackend, StartupLog } from '@qim/backends';
 import { FrontierBoard } from './frontier-board';
 import { MailboxReader } from './mailbox-reader';
 import { MessageRouter } from './message-router';

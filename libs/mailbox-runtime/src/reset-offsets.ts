@@ -1,7 +1,8 @@
 import { GroupOffsetsReader, createKafka } from '@qim/bus';
 import { InvalidInputError } from '@qim/store-core';
-import { openMailboxBackend } from '@qim/service-kit';
-import type { MailboxConfig, StartupLog } from '@qim/service-kit';
+import { openMailboxBackend } from '@qim/backends';
+import type { MailboxConfig } from '@qim/service-kit';
+import type { StartupLog } from '@qim/backends';
 
 /** What `resetMailboxOffsets` did for one shard. */
 export interface ShardOffsetReset {

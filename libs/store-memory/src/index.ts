@@ -10,3 +10,5 @@ export { MemoryMembership } from './membership/memory-membership';
 export { MemoryLeaseStore } from './writer-coordination/memory-lease-store';
 export { MemoryRecoveryClaims } from './writer-coordination/memory-recovery-claims';
 export type { ClaimTable } from './writer-coordination/memory-recovery-claims';
+export { memoryBackendModule, memoryCoordination, memoryMailboxBackend, memoryMessageBackend } from './backend/memory-backend-module';
+export type { MemoryBackendConfig } from './backend/memory-backend-module';

@@ -18,3 +18,5 @@ export { RedisLeaseStore } from './writer-coordination/redis-lease-store';
 export { RedisRecoveryClaims } from './writer-coordination/redis-recovery-claims';
 export { RedisWriterCoordination } from './writer-coordination/redis-writer-coordination';
 export type { RedisWriterCoordinationOptions } from './writer-coordination/redis-writer-coordination';
+export { redisBackendModule, redisCoordination, redisEnvShape, redisMailboxBackend, redisMessageBackend } from './backend/redis-backend-module';
+export type { RedisBackendConfig, RedisBackendSettings } from './backend/redis-backend-module';

@@ -16,3 +16,16 @@ export { ScyllaMessageStore } from './message/scylla-message-store';
 export type { ScyllaMessageStoreOptions } from './message/scylla-message-store';
 export * from './mailbox/index';
 export { entryTtlSeconds } from './mailbox/retention/entry-ttl';
+export { scyllaBackendModule, scyllaMailboxBackend, scyllaMessageBackend, scyllaStoreConfig } from './backend/scylla-backend-module';
+export { resolveScylla, scyllaEnvShape } from './backend/scylla-env';
+export type { ScyllaBackendConfig } from './backend/scylla-env';
+export { SCYLLA_TABLE_NAMES, migrateScylla, verifyScylla } from './backend/scylla-admin';
+export type {
+  ScyllaAdminProgress,
+  ScyllaAdminStep,
+  ScyllaMigrateOutcome,
+  ScyllaMigrationEvent,
+  ScyllaMigrationReport,
+  ScyllaReadinessCheck,
+  ScyllaReadinessReport,
+} from './backend/scylla-admin';

@@ -3,7 +3,8 @@ import type { CommitIntent, Id128, MessageStore, OutboxPublisher, Publication, S
 import { COMMIT_AUX_TTL_MS, DurableMessageCommitter } from '@qim/store-core';
 import { ManualClock } from '@qim/store-core/testing';
 import { connectRedis } from '@qim/store-redis';
-import { ServiceMetrics, memoryMessageBackend, redisMessageBackend } from '@qim/service-kit';
+import { ServiceMetrics } from '@qim/service-kit';
+import { memoryMessageBackend, openMessageBackend } from '@qim/backends';
 import { housekeepingLoop } from './housekeeping';
 import { writerMetricsOf } from './writer-metrics';
 
@@ -87,7 +88,7 @@ describe('writer housekeeping loop', () => {
   it('redis: the loop empties the aux, recovery and ephemeral structures and keeps only durable history', async () => {
     const clock = new ManualClock(BigInt(Date.now()));
     const namespace = `qimhk-${randomBytes(4).toString('hex')}`;
-    const backend = await redisMessageBackend({ url: redisUrl(), namespace, env: 'test', clock }, () => undefined);
+    const backend = await openMessageBackend({ kind: 'redis', redisUrl: redisUrl(), namespace }, 'test', () => undefined, clock);
     const probe = await connectRedis(redisUrl());
     const metrics = new ServiceMetrics('writer', false);
     try {

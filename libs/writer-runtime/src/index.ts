@@ -9,7 +9,6 @@ export * from './send-batch';
 export * from './replay-answer';
 export * from './housekeeping';
 export * from './writer-metrics';
-export * from './coordination';
+export type { Coordination } from '@qim/backends';
 // Memory mode's membership, for the writer's and tools' in-process setups (apps reach backends only through the service libraries).
-export { MemoryMembership } from '@qim/store-memory';
 export { AdmissionGate, AdmissionRefusedError, AdmissionSender, admissionDrainAfterMs, effectiveLagMs } from './admission';

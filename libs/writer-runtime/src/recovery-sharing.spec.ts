@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { CommitIntent, Id128, MessageStore, OutboxPublisher, Publication, SendRequest } from '@qim/store-core';
 import { DurableMessageCommitter, RecoveryRunner, UnavailableError, commitKeyString } from '@qim/store-core';
 import { ManualClock } from '@qim/store-core/testing';
-import { redisMessageBackend } from '@qim/service-kit';
-import { openCoordination } from './coordination';
+import { openCoordination, openMessageBackend } from '@qim/backends';
 import type { RecoveryClaims } from '@qim/store-core';
 import { MemoryRecoveryClaims } from '@qim/store-memory';
 
@@ -69,7 +68,7 @@ const COMMITS = 12;
 describe('recovery shared between writers', () => {
   it('without claims, two writers republish every slow commit (what the claims prevent)', async () => {
     const clock = new ManualClock(BigInt(Date.now()));
-    const backend = await redisMessageBackend({ url: redisUrl(), namespace: `qimrs-${randomBytes(4).toString('hex')}`, env: 'test', clock }, () => undefined);
+    const backend = await openMessageBackend({ kind: 'redis', redisUrl: redisUrl(), namespace: `qimrs-${randomBytes(4).toString('hex')}` }, 'test', () => undefined, clock);
     try {
       const broker = new SlowBroker(5);
       await slowCommits(backend.store, clock, broker, COMMITS);
@@ -84,8 +83,8 @@ describe('recovery shared between writers', () => {
   it('redis claims: two writers recovering at once publish each slow commit exactly once between them', async () => {
     const clock = new ManualClock(BigInt(Date.now()));
     const namespace = `qimrs-${randomBytes(4).toString('hex')}`;
-    const backend = await redisMessageBackend({ url: redisUrl(), namespace, env: 'test', clock }, () => undefined);
-    const [a, b] = await Promise.all(['writer-a', 'writer-b'].map((owner) => openCoordination(redisUrl(), namespace, () => undefined, owner)));
+    const backend = await openMessageBackend({ kind: 'redis', redisUrl: redisUrl(), namespace }, 'test', () => undefined, clock);
+    const [a, b] = await Promise.all(['writer-a', 'writer-b'].map((owner) => openCoordination({ kind: 'redis', redisUrl: redisUrl(), namespace }, owner, () => undefined)));
     try {
       const broker = new SlowBroker(5);
       await slowCommits(backend.store, clock, broker, COMMITS);
@@ -119,7 +118,7 @@ describe('recovery shared between writers', () => {
 
   it('redis claims follow the same rule', async () => {
     const namespace = `qimrs-${randomBytes(4).toString('hex')}`;
-    const [a, b] = await Promise.all(['a', 'b'].map((owner) => openCoordination(redisUrl(), namespace, () => undefined, owner)));
+    const [a, b] = await Promise.all(['a', 'b'].map((owner) => openCoordination({ kind: 'redis', redisUrl: redisUrl(), namespace }, owner, () => undefined)));
     try {
       const key = { tenantId: T, senderId: id(1), clientMessageId: id(4) };
       expect(await a!.claims.claim(key, 300)).toBe(true);

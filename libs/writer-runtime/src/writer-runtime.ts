@@ -3,8 +3,10 @@ import type { BusLogger } from '@qim/bus';
 import { KafkaOutboxPublisher, TopicVerifier, createKafka, produceBudgetWithin, verifyTopics } from '@qim/bus';
 import type { HistoryAuthorizer, MembershipDirectory, MessageStore } from '@qim/store-core';
 import { DurableMessageCommitter, RecoveryRunner, systemClock } from '@qim/store-core';
-import { PeriodicTask, ServiceMetrics, ShutdownStack, TerminalFailure, isDevelopmentEnv, kafkaReadiness, openMessageBackend } from '@qim/service-kit';
-import type { ReadinessCheck, StartupLog, WriterConfig } from '@qim/service-kit';
+import { PeriodicTask, ServiceMetrics, ShutdownStack, TerminalFailure, isDevelopmentEnv, kafkaReadiness } from '@qim/service-kit';
+import { openMessageBackend } from '@qim/backends';
+import type { ReadinessCheck, WriterConfig } from '@qim/service-kit';
+import type { StartupLog } from '@qim/backends';
 import type { AdmissionGate } from './admission';
 import { AdmissionSender } from './admission';
 import { admissionGate } from './admission-runtime';
@@ -12,7 +14,7 @@ import { admissionProbeTimings } from './delivery-alarms';
 import { HybridLogicalClock } from './identity/hybrid-clock';
 import { LeaseKeeper } from './identity/lease-keeper';
 import { MessageIdSource } from './identity/message-id-source';
-import { openCoordination } from './coordination';
+import { openCoordination } from '@qim/backends';
 import { housekeepingLoop } from './housekeeping';
 import { MembershipAuthorizer } from './membership-authorizer';
 import { MessageSender } from './message-sender';
@@ -61,8 +63,7 @@ export async function startWriterRuntime(config: WriterConfig, log: WriterRuntim
     stack.push('message store', () => backend.close());
 
     const token = randomBytes(16).toString('hex');
-    const redisTarget = config.backend.kind === 'memory' ? null : config.redisUrl;
-    const coordination = await openCoordination(redisTarget, config.redisNamespace, step, token, config.redisReplicaAcks);
+    const coordination = await openCoordination(config.coordination, token, step);
     stack.push('coordination', () => coordination.close());
 
     const grant = await coordination.leases.acquire(config.lease.slots, config.lease.ttlMs, token);
@@ -155,8 +156,7 @@ export async function startWriterRuntime(config: WriterConfig, log: WriterRuntim
     const bounded = new DeadlineSender(sender, config.sendDeadlineMs, () => writerMetrics.sendDeadlineExceeded.inc());
 
     return {
-      // The fan-out is read (SCARD) only by a closed gate with a light lane (ADR-0023 decision 10).
-      sender: admission === null ? bounded : new AdmissionSender(bounded, admission.gate, (r) => coordination.membership.count(r.tenantId, r.conversationId)),
+      sender: admission === null ? bounded : new AdmissionSender(bounded, admission.gate),
       admission: admission?.gate ?? null,
       store: backend.store,
       membership: coordination.membership,

@@ -51,15 +51,6 @@ export interface SoakBackend {
   close(): Promise<void>;
 }
 
-/** A Memory table's physical row count (private map; the soak counts what the process holds). */
-function physicalRows(table: unknown): number {
-  const parts = (table as { partitions?: Map<string, Map<unknown, unknown>> }).partitions ?? (table as { table?: { partitions?: Map<string, Map<unknown, unknown>> } }).table?.partitions;
-  if (!parts) throw new Error('memory table layout changed: the soak cannot count its rows');
-  let n = 0;
-  for (const p of parts.values()) n += p.size;
-  return n;
-}
-
 export function openMemory(clock: Clock, life: StoreLifetimes): SoakBackend {
   const msg = new MemoryMessageBackend();
   const mbx = new MemoryMailboxBackend();
@@ -79,20 +70,7 @@ export function openMemory(clock: Clock, life: StoreLifetimes): SoakBackend {
       for (const s of stores.values()) await s.close();
       stores.clear();
     },
-    census: async () => ({
-      commit: physicalRows(msg.commits),
-      seq_claim: physicalRows(msg.seqClaims),
-      commit_recovery: physicalRows(msg.recovery),
-      conversation_sequence: physicalRows(msg.sequences),
-      message_record: physicalRows(msg.records),
-      history_index: physicalRows(msg.historyIndex),
-      mailbox_entry: physicalRows(mbx.entries),
-      retention_meta: physicalRows(mbx.retention),
-      bucket_proof: physicalRows(mbx.proofs),
-      trim: physicalRows(mbx.trims),
-      shard_frontier: physicalRows(mbx.frontiers),
-      dispatch_index: physicalRows(mbx.dispatchIndex),
-    }),
+    census: async () => ({ ...msg.census(), ...mbx.census() }),
     close: async () => {
       await messages.close();
       for (const s of stores.values()) await s.close();

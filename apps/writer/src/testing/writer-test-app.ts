@@ -1,11 +1,11 @@
 import type { CommitIntent, Id128, MembershipDirectory, MessageStore, OutboxPublisher, Publication } from '@qim/store-core';
 import { DurableMessageCommitter, UnavailableError } from '@qim/store-core';
 import { ManualClock } from '@qim/store-core/testing';
-import { LeaseLostError, memoryMessageBackend, ReadBudget, ServiceMetrics, serviceServerOptions } from '@qim/service-kit';
+import { LeaseLostError, ReadBudget, ServiceMetrics, serviceServerOptions } from '@qim/service-kit';
+import { memoryCoordination, memoryMessageBackend } from '@qim/backends';
 import {
   DeadlineSender,
   HybridLogicalClock,
-  MemoryMembership,
   MembershipAuthorizer,
   MessageIdSource,
   MessageSender,
@@ -83,7 +83,7 @@ export interface WriterTestOptions {
 export async function writerTestApp(opts: WriterTestOptions = {}): Promise<WriterTestApp> {
   const clock = new ManualClock(1_700_000_000_000n);
   const store = memoryMessageBackend(clock).store;
-  const membership = opts.membership ?? new MemoryMembership();
+  const membership = opts.membership ?? memoryCoordination('writer-test-app').membership;
   const publisher = new RecordingPublisher();
   const metrics = new ServiceMetrics('writer', false);
   const ids = new MessageIdSource(new HybridLogicalClock(() => clock.nowMs()), 7);

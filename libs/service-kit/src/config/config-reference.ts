@@ -1,7 +1,5 @@
 import type { z } from 'zod';
-import { mailboxEnvShape } from './mailbox-config';
 import { CLIENT_QIM_VARIABLES } from './parse-env';
-import { writerEnvShape } from './writer-config';
 
 type Shape = Readonly<Record<string, z.ZodType>>;
 
@@ -24,10 +22,10 @@ function defaultOf(field: z.ZodType): { defaultValue: string | null; required: b
 }
 
 /**
- * Every variable of the two services' schemas, sorted by name. A field without a description is an
+ * Every variable of the two services' schemas (each with the backends' variables), sorted by name. A field without a description is an
  * error: the reference is generated from the schemas, so an undocumented variable cannot ship.
  */
-export function envVariableDocs(writer: Shape = writerEnvShape, mailbox: Shape = mailboxEnvShape): EnvVariableDoc[] {
+export function envVariableDocs(writer: Shape, mailbox: Shape): EnvVariableDoc[] {
   const names = [...new Set([...Object.keys(writer), ...Object.keys(mailbox)])].sort();
   return names.map((name) => {
     const field = (writer[name] ?? mailbox[name]) as z.ZodType;
@@ -41,7 +39,7 @@ export function envVariableDocs(writer: Shape = writerEnvShape, mailbox: Shape =
 const cell = (text: string) => text.replace(/\|/g, '\\|');
 
 /** The Markdown of `docs/configuration.md`. */
-export function renderConfigReference(docs: readonly EnvVariableDoc[] = envVariableDocs()): string {
+export function renderConfigReference(docs: readonly EnvVariableDoc[]): string {
   const rows = docs.map((d) => {
     const dflt = d.required ? 'required' : d.defaultValue === null ? '—' : `\`${d.defaultValue}\``;
     return `| \`${d.name}\` | ${d.services} | ${cell(dflt)} | ${cell(d.meaning)} |`;
@@ -49,14 +47,14 @@ export function renderConfigReference(docs: readonly EnvVariableDoc[] = envVaria
   return [
     '# Configuration reference',
     '',
-    '<!-- Generated from the services\' zod schemas (libs/service-kit/src/config); do not edit by hand. -->',
+    '<!-- Generated from the services\' zod schemas (libs/service-kit/src/config, each backend\'s module); do not edit by hand. -->',
     '',
     'Both services read their `QIM_*` variables through one zod schema each. An invalid, missing or',
     'unknown `QIM_*` variable stops the process naming it, before anything is contacted. `QIM_TEST_*`',
     `belong to the test gates and the client CLI's own (${[...CLIENT_QIM_VARIABLES].map((v) => `\`${v}\``).join(', ')}) are`,
     'ignored by the services.',
     '',
-    'This file is generated from the schemas: `QIM_WRITE_CONFIG_DOC=1 npx jest -c libs/service-kit/jest.config.js',
+    'This file is generated from the schemas: `QIM_WRITE_CONFIG_DOC=1 npx jest -c libs/backends/jest.config.js',
     'config-reference` rewrites it, and the same spec fails while it disagrees with them.',
     '',
     '| variable | service | default | meaning |',

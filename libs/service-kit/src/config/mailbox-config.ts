@@ -1,6 +1,6 @@
-import { checkMailboxRetention, maxRetentionDays } from '@qim/store-core';
+import type { BackendEnv } from '@qim/store-core';
+import { checkMailboxRetention, intField, maxRetentionDays } from '@qim/store-core';
 import { z } from 'zod';
-import { intField } from './env-fields';
 import type { CommonConfig } from './service-env';
 import { commonConfigOf, commonEnvShape, resolveBackend } from './service-env';
 import { serviceTokensOf } from './service-tokens';
@@ -10,7 +10,7 @@ const DAY_MS = 86_400_000;
 /** Kafka records per shard page unless `QIM_MAILBOX_PAGE_RECORDS` says otherwise (the fan-out benchmarks use it too). */
 export const DEFAULT_MAILBOX_PAGE_RECORDS = 500;
 
-/** Mailbox-only variables. */
+/** The mailbox's variables besides the backends' (`BackendEnv.shape`). */
 export const mailboxEnvShape = {
   ...commonEnvShape,
   QIM_MAILBOX_RETENTION_DAYS: intField(1, 3_650, 30).describe(
@@ -96,45 +96,47 @@ export interface MailboxConfig extends CommonConfig {
 /**
  * The mailbox's environment schema. `QIM_MAILBOX_SHARDS` (= partitions of the dispatch topic) and
  * `QIM_MAILBOX_EPOCH` are required: a wrong guess would move users between shards. Redis is used
- * only in redis mode; in scylla mode the mailbox opens no Redis connection.
+ * only in redis mode; in scylla mode the mailbox opens no Redis connection. Over the backends' variables.
  */
-export const mailboxEnvSchema = z.object(mailboxEnvShape).transform((raw, ctx): MailboxConfig => {
-  const backend = resolveBackend(raw, ctx);
-  for (const k of ['QIM_MAILBOX_SHARDS', 'QIM_MAILBOX_EPOCH'] as const) {
-    if (raw[k] === undefined) ctx.addIssue({ code: 'custom', path: [k], message: 'required by the mailbox service' });
-  }
-  const clockSkewAllowanceMs = BigInt(raw.QIM_CLOCK_SKEW_MS);
-  const entryRetentionMs = BigInt(raw.QIM_MAILBOX_RETENTION_DAYS) * BigInt(DAY_MS);
-  try {
-    checkMailboxRetention(entryRetentionMs, clockSkewAllowanceMs);
-  } catch {
-    const max = maxRetentionDays(clockSkewAllowanceMs);
-    ctx.addIssue({
-      code: 'custom',
-      path: ['QIM_MAILBOX_RETENTION_DAYS'],
-      message: `must be at most ${max} days: the 32-item active ledger cannot hold more with QIM_CLOCK_SKEW_MS=${clockSkewAllowanceMs}`,
-    });
-    return z.NEVER;
-  }
-  if (backend === null || raw.QIM_MAILBOX_SHARDS === undefined || raw.QIM_MAILBOX_EPOCH === undefined) return z.NEVER;
-  return {
-    ...commonConfigOf(raw, backend, serviceTokensOf(raw), { port: 8081, clientId: 'qim-mailbox' }),
-    service: 'mailbox',
-    shards: raw.QIM_MAILBOX_SHARDS,
-    epoch: raw.QIM_MAILBOX_EPOCH,
-    entryRetentionMs,
-    clockSkewAllowanceMs,
-    dispatchDedupeMs: BigInt(raw.QIM_DISPATCH_DEDUPE_MS),
-    applyConcurrency: raw.QIM_MAILBOX_APPLY_CONCURRENCY,
-    pageRecords: raw.QIM_MAILBOX_PAGE_RECORDS,
-    syncMaxLimit: raw.QIM_SYNC_MAX_LIMIT,
-    syncMaxWaitMs: raw.QIM_SYNC_MAX_WAIT_MS,
-    syncRepeatHoldMs: Math.min(raw.QIM_SYNC_REPEAT_HOLD_MS, raw.QIM_SYNC_MAX_WAIT_MS),
-    kafkaCommitIntervalMs: raw.QIM_KAFKA_COMMIT_INTERVAL_MS,
-    kafkaFetchMinBytes: raw.QIM_KAFKA_FETCH_MIN_BYTES,
-    kafkaFetchMaxWaitMs: raw.QIM_KAFKA_FETCH_MAX_WAIT_MS,
-    kafkaFetchPaceMs: raw.QIM_KAFKA_FETCH_PACE_MS,
-    routerGroup: `${raw.QIM_KAFKA_CLIENT_ID ?? 'qim-mailbox'}-router`,
-    shardGroup: `${raw.QIM_KAFKA_CLIENT_ID ?? 'qim-mailbox'}-shards-e${raw.QIM_MAILBOX_EPOCH}`,
-  };
-});
+export function mailboxEnvSchemaOver(backends: BackendEnv) {
+  return z.object({ ...mailboxEnvShape, ...backends.shape }).transform((raw, ctx): MailboxConfig => {
+    const backend = resolveBackend(backends, raw, ctx);
+    for (const k of ['QIM_MAILBOX_SHARDS', 'QIM_MAILBOX_EPOCH'] as const) {
+      if (raw[k] === undefined) ctx.addIssue({ code: 'custom', path: [k], message: 'required by the mailbox service' });
+    }
+    const clockSkewAllowanceMs = BigInt(raw.QIM_CLOCK_SKEW_MS);
+    const entryRetentionMs = BigInt(raw.QIM_MAILBOX_RETENTION_DAYS) * BigInt(DAY_MS);
+    try {
+      checkMailboxRetention(entryRetentionMs, clockSkewAllowanceMs);
+    } catch {
+      const max = maxRetentionDays(clockSkewAllowanceMs);
+      ctx.addIssue({
+        code: 'custom',
+        path: ['QIM_MAILBOX_RETENTION_DAYS'],
+        message: `must be at most ${max} days: the 32-item active ledger cannot hold more with QIM_CLOCK_SKEW_MS=${clockSkewAllowanceMs}`,
+      });
+      return z.NEVER;
+    }
+    if (backend === null || raw.QIM_MAILBOX_SHARDS === undefined || raw.QIM_MAILBOX_EPOCH === undefined) return z.NEVER;
+    return {
+      ...commonConfigOf(raw, backend, serviceTokensOf(raw), { port: 8081, clientId: 'qim-mailbox' }),
+      service: 'mailbox',
+      shards: raw.QIM_MAILBOX_SHARDS,
+      epoch: raw.QIM_MAILBOX_EPOCH,
+      entryRetentionMs,
+      clockSkewAllowanceMs,
+      dispatchDedupeMs: BigInt(raw.QIM_DISPATCH_DEDUPE_MS),
+      applyConcurrency: raw.QIM_MAILBOX_APPLY_CONCURRENCY,
+      pageRecords: raw.QIM_MAILBOX_PAGE_RECORDS,
+      syncMaxLimit: raw.QIM_SYNC_MAX_LIMIT,
+      syncMaxWaitMs: raw.QIM_SYNC_MAX_WAIT_MS,
+      syncRepeatHoldMs: Math.min(raw.QIM_SYNC_REPEAT_HOLD_MS, raw.QIM_SYNC_MAX_WAIT_MS),
+      kafkaCommitIntervalMs: raw.QIM_KAFKA_COMMIT_INTERVAL_MS,
+      kafkaFetchMinBytes: raw.QIM_KAFKA_FETCH_MIN_BYTES,
+      kafkaFetchMaxWaitMs: raw.QIM_KAFKA_FETCH_MAX_WAIT_MS,
+      kafkaFetchPaceMs: raw.QIM_KAFKA_FETCH_PACE_MS,
+      routerGroup: `${raw.QIM_KAFKA_CLIENT_ID ?? 'qim-mailbox'}-router`,
+      shardGroup: `${raw.QIM_KAFKA_CLIENT_ID ?? 'qim-mailbox'}-shards-e${raw.QIM_MAILBOX_EPOCH}`,
+    };
+  });
+}

@@ -1,27 +1,17 @@
-import { z } from 'zod';
-import { choice, hostList, intField, optionalIntField, optionalString, topicName } from './env-fields';
-import { isDevelopmentEnv } from './qim-env';
-import type { QimEnv } from './qim-env';
-import { redisClusterEnvShape, resolveRedisConnection } from './redis-env';
-import { resolveScylla, scyllaEnvShape } from './scylla-env';
+import type { BackendEnv, BackendSelection, QimEnv } from '@qim/store-core';
+import { choice, hostList, intField, isDevelopmentEnv, optionalIntField, optionalString, qimEnvShape, topicName } from '@qim/store-core';
+import type { z } from 'zod';
 import { serviceTokenShape } from './service-tokens';
-import type { ScyllaBackendConfig } from './scylla-env';
-import type { RedisTarget, ReplicaAcks } from '@qim/store-redis';
 
-export { QIM_ENVS, isDevelopmentEnv } from './qim-env';
-export type { QimEnv } from './qim-env';
-export const STORE_BACKENDS = ['redis', 'scylla', 'memory'] as const;
-export type StoreBackendKind = (typeof STORE_BACKENDS)[number];
+export { QIM_ENVS, isDevelopmentEnv } from '@qim/store-core';
+export type { QimEnv } from '@qim/store-core';
 
 /**
  * The variables both services read (01-system.md, "Configuration"). Absent `QIM_ENV` means
  * production: the strictest rules apply unless an operator says otherwise.
  */
 export const commonEnvShape = {
-  ...scyllaEnvShape,
-  QIM_STORE_BACKEND: choice(STORE_BACKENDS, 'redis').describe(
-    '`redis` | `scylla` | `memory` (memory only with `QIM_ENV=development|test`); any other value is refused, never a fallback',
-  ),
+  ...qimEnvShape,
   ...serviceTokenShape,
   QIM_HTTP_HOST: optionalString().describe('listen address (default `0.0.0.0`)'),
   QIM_HTTP_PORT: optionalIntField(0, 65535).describe('listen port (default 8080 writer, 8081 mailbox)'),
@@ -30,23 +20,6 @@ export const commonEnvShape = {
     "`true` adds Fastify's two log lines per HTTP request; failures are logged with their request id either way",
   ),
   QIM_BODY_LIMIT_BYTES: intField(1024, 16 * 1024 * 1024, 256 * 1024).describe('request body limit in bytes (1 KiB…16 MiB; 413 beyond)'),
-  QIM_REDIS_URL: optionalString()
-    .pipe(
-      z
-        .string()
-        .regex(/^(rediss?:\/\/\S+|unix:\/\/\/\S+)$/, 'must be a redis:// or rediss:// URL, or unix:///absolute/path for a Unix socket on this host')
-        .optional(),
-    )
-    .describe(
-      'writer: required in redis and scylla modes (leases, membership); mailbox: required in redis mode. `redis://` or `rediss://` (TLS) URL, or `unix:///absolute/path` for a Redis on the same host. The server must run `appendonly yes` outside development/test and `appendfsync always` with `QIM_ENV=production` and, outside development/test, `maxmemory-policy noeviction` and `no-appendfsync-on-rewrite no` (start-up and readiness refuse otherwise, naming the setting): under `everysec` an OS crash can roll back an acknowledged send, an evicting policy can drop the retention meta of a user (entries then skipped without `CURSOR_EXPIRED`), and `yes` suspends the fsync during AOF rewrites (libs/store-redis/README.md, "Durability")',
-    ),
-  ...redisClusterEnvShape,
-  QIM_REDIS_NAMESPACE: z
-    .string()
-    .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must match [A-Za-z0-9_.:-]{1,64}')
-    .optional()
-    .transform((v) => v ?? 'qim')
-    .describe('prefix of every Redis key this service writes (stores, membership, leases)'),
   QIM_KAFKA_BROKERS: hostList().describe('Kafka bootstrap servers, `host:port,…`'),
   QIM_KAFKA_CLIENT_ID: optionalString().describe(
     'Kafka client id (default `qim-writer` / `qim-mailbox`); the mailbox also names its consumer groups with it',
@@ -73,50 +46,27 @@ export const commonEnvShape = {
 
 type CommonRaw = z.output<z.ZodObject<typeof commonEnvShape>>;
 
-/** The resolved store backend choice with exactly the settings it needs. */
-export type BackendConfig =
-  | { readonly kind: 'memory' }
-  | {
-      readonly kind: 'redis';
-      /** `QIM_REDIS_URL`, or the cluster of `QIM_REDIS_CLUSTER_NODES`. */
-      readonly redisUrl: RedisTarget;
-      readonly namespace: string;
-      /** `QIM_REDIS_MIN_REPLICA_ACKS` / `QIM_REDIS_REPLICA_WAIT_MS`; absent: no wait for replicas. */
-      readonly replicaAcks?: ReplicaAcks;
-    }
-  | ScyllaBackendConfig;
-
 type Ctx = z.core.$RefinementCtx<unknown>;
-const issue = (ctx: Ctx, variable: string, message: string) => ctx.addIssue({ code: 'custom', path: [variable], message });
 
 /**
- * Cross-variable rules shared by both services: memory only in development/test; scylla needs
- * hosts, keyspace, DC and RF; RF < 3 only in development/test. Returns null after reporting issues.
+ * The chosen backend, resolved by `backends` (the registry of `@qim/backends`) from the service's
+ * variables: memory only in development/test; each backend's own variables required when chosen.
+ * Returns null after reporting issues on `ctx`.
  */
-export function resolveBackend(raw: CommonRaw, ctx: Ctx): BackendConfig | null {
-  const dev = isDevelopmentEnv(raw.QIM_ENV);
-  switch (raw.QIM_STORE_BACKEND) {
-    case 'memory':
-      if (!dev) {
-        issue(ctx, 'QIM_STORE_BACKEND', `memory is allowed only with QIM_ENV=development|test (QIM_ENV=${raw.QIM_ENV})`);
-        return null;
-      }
-      return { kind: 'memory' };
-    case 'redis': {
-      const redis = resolveRedisConnection(raw, ctx);
-      if (redis === undefined) issue(ctx, 'QIM_REDIS_URL', 'required when QIM_STORE_BACKEND=redis (or QIM_REDIS_CLUSTER_NODES)');
-      if (redis === undefined || redis === null) return null;
-      return { kind: 'redis', redisUrl: redis.target, namespace: raw.QIM_REDIS_NAMESPACE, replicaAcks: redis.replicaAcks };
-    }
-    case 'scylla':
-      return resolveScylla(raw, ctx, 'when QIM_STORE_BACKEND=scylla');
-  }
+export function resolveBackend(backends: BackendEnv, raw: Readonly<Record<string, unknown>> & { readonly QIM_ENV: QimEnv }, ctx: Ctx): BackendSelection | null {
+  return backends.resolve(raw, backendEnvContext(raw.QIM_ENV, ctx));
+}
+
+/** The backend modules' view of a zod refinement: `QIM_ENV` and a way to refuse a variable. */
+export function backendEnvContext(env: QimEnv, ctx: Ctx) {
+  return { env, development: isDevelopmentEnv(env), issue: (variable: string, message: string) => ctx.addIssue({ code: 'custom', path: [variable], message }) };
 }
 
 /** Settings every service has once its environment is valid. */
 export interface CommonConfig {
   readonly env: QimEnv;
-  readonly backend: BackendConfig;
+  /** The chosen backend's settings (its module in `@qim/backends` knows their shape). */
+  readonly backend: BackendSelection;
   /** Every bearer token the service accepts (at least one; several during a rotation). */
   readonly serviceTokens: readonly string[];
   readonly http: {
@@ -153,13 +103,11 @@ export interface CommonConfig {
    * orchestrator's kill timeout (compose `stop_grace_period`).
    */
   readonly shutdownDeadlineMs: number;
-  /** Prefix of every Redis key this service writes (stores, membership, leases). */
-  readonly redisNamespace: string;
   /** The per-process bound of page bytes read at once (`ReadBudget`): total bytes and the wait for a share (ms). */
   readonly readBudget: { readonly bytes: number; readonly waitMs: number };
 }
 
-export function commonConfigOf(raw: CommonRaw, backend: BackendConfig, serviceTokens: readonly string[], defaults: { port: number; clientId: string }): CommonConfig {
+export function commonConfigOf(raw: CommonRaw, backend: BackendSelection, serviceTokens: readonly string[], defaults: { port: number; clientId: string }): CommonConfig {
   return {
     env: raw.QIM_ENV,
     backend,
@@ -183,7 +131,6 @@ export function commonConfigOf(raw: CommonRaw, backend: BackendConfig, serviceTo
     },
     shutdownGraceMs: raw.QIM_SHUTDOWN_GRACE_MS,
     shutdownDeadlineMs: raw.QIM_SHUTDOWN_DEADLINE_MS,
-    redisNamespace: raw.QIM_REDIS_NAMESPACE,
     readBudget: { bytes: raw.QIM_READ_BUDGET_BYTES, waitMs: raw.QIM_READ_BUDGET_WAIT_MS },
   };
 }

@@ -1,12 +1,11 @@
+import type { BackendEnv, BackendSelection } from '@qim/store-core';
+import { intField, optionalString } from '@qim/store-core';
 import { z } from 'zod';
-import { intField, optionalString } from './env-fields';
 import type { CommonConfig } from './service-env';
-import { commonConfigOf, commonEnvShape, resolveBackend } from './service-env';
-import { resolveRedisConnection } from './redis-env';
+import { backendEnvContext, commonConfigOf, commonEnvShape, resolveBackend } from './service-env';
 import { serviceTokensOf } from './service-tokens';
-import type { RedisTarget, ReplicaAcks } from '@qim/store-redis';
 
-/** Writer-only variables. */
+/** The writer's variables besides the backends' (`BackendEnv.shape`). */
 export const writerEnvShape = {
   ...commonEnvShape,
   QIM_MAX_FANOUT: intField(1, 1_000_000, 10_000).describe(
@@ -51,10 +50,11 @@ export const writerEnvShape = {
 
 export interface WriterConfig extends CommonConfig {
   readonly service: 'writer';
-  /** Writer leases and conversation membership live in Redis (`QIM_REDIS_URL` or the cluster) unless the backend is memory. */
-  readonly redisUrl: RedisTarget | null;
-  /** How the lease writes wait for replicas (`QIM_REDIS_MIN_REPLICA_ACKS`; min 0 without Redis). */
-  readonly redisReplicaAcks: ReplicaAcks;
+  /**
+   * Where writer leases, conversation membership and recovery claims live: the chosen backend when it
+   * keeps coordination (memory, redis), else Redis (scylla mode).
+   */
+  readonly coordination: BackendSelection;
   readonly maxFanout: number;
   /**
    * Most time a send may take before its client gets `503 UNAVAILABLE` (ms). The commit goes on in
@@ -133,7 +133,7 @@ function admissionOf(raw: WriterRaw): WriterConfig['admission'] {
 }
 
 type Ctx = z.core.$RefinementCtx<unknown>;
-type WriterRaw = z.output<z.ZodObject<typeof writerEnvShape>>;
+type WriterRaw = z.output<z.ZodObject<typeof writerEnvShape>> & Readonly<Record<string, unknown>>;
 
 /**
  * Time bounds that only work in one order: recovery must not resume a commit whose own send may
@@ -167,41 +167,40 @@ function checkTimeBounds(raw: WriterRaw, ctx: Ctx): void {
 }
 
 /**
- * The writer's environment schema. In scylla mode the writer still needs Redis (writer-id leases
- * and membership): `QIM_REDIS_URL` is required in both redis and scylla modes.
+ * The writer's environment schema over the backends' variables. When the chosen backend keeps no
+ * coordination (scylla), the writer still needs Redis for writer-id leases and membership:
+ * `QIM_REDIS_URL` is required in both redis and scylla modes.
  */
-export const writerEnvSchema = z.object(writerEnvShape).transform((raw, ctx): WriterConfig => {
-  const backend = resolveBackend(raw, ctx);
-  const redis = backend?.kind === 'scylla' ? resolveRedisConnection(raw, ctx) : backend?.kind === 'redis' ? { target: backend.redisUrl, replicaAcks: backend.replicaAcks } : null;
-  if (backend?.kind === 'scylla' && redis === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['QIM_REDIS_URL'], message: 'required by the writer in scylla mode (leases, membership), or QIM_REDIS_CLUSTER_NODES' });
-  }
-  checkTimeBounds(raw, ctx);
-  if (raw.QIM_ADMISSION_LIGHT_FANOUT > 0 && raw.QIM_ADMISSION_LIGHT_ENTRIES_PER_S < raw.QIM_ADMISSION_LIGHT_FANOUT) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['QIM_ADMISSION_LIGHT_ENTRIES_PER_S'],
-      message: `must be at least QIM_ADMISSION_LIGHT_FANOUT (${raw.QIM_ADMISSION_LIGHT_ENTRIES_PER_S} < ${raw.QIM_ADMISSION_LIGHT_FANOUT}): the largest light send would never fit the budget`,
-    });
-  }
-  if (backend === null) return z.NEVER;
-  return {
-    ...commonConfigOf(raw, backend, serviceTokensOf(raw), { port: 8080, clientId: 'qim-writer' }),
-    service: 'writer',
-    redisUrl: redis?.target ?? null,
-    redisReplicaAcks: redis?.replicaAcks ?? { min: 0, timeoutMs: raw.QIM_REDIS_REPLICA_WAIT_MS },
-    maxFanout: raw.QIM_MAX_FANOUT,
-    sendDeadlineMs: raw.QIM_SEND_DEADLINE_MS,
-    sendBatch: { maxItems: raw.QIM_SEND_BATCH_MAX, bodyLimit: raw.QIM_SEND_BATCH_BODY_LIMIT_BYTES },
-    recovery: {
-      intervalMs: raw.QIM_RECOVERY_INTERVAL_MS,
-      graceMs: raw.QIM_RECOVERY_GRACE_MS,
-      batch: raw.QIM_RECOVERY_BATCH,
-      claimMs: raw.QIM_SEND_DEADLINE_MS,
-    },
-    lease: { ttlMs: raw.QIM_LEASE_TTL_MS, slots: raw.QIM_WRITER_ID_SLOTS, reacquireMs: raw.QIM_LEASE_REACQUIRE_MS },
-    housekeeping: raw.QIM_HOUSEKEEPING_INTERVAL_MS === 0 ? null : { intervalMs: raw.QIM_HOUSEKEEPING_INTERVAL_MS, batch: raw.QIM_HOUSEKEEPING_BATCH },
-    instanceName: raw.QIM_INSTANCE_NAME ?? `writer-${process.pid}`,
-    admission: admissionOf(raw),
-  };
-});
+export function writerEnvSchemaOver(backends: BackendEnv) {
+  return z.object({ ...writerEnvShape, ...backends.shape }).transform((raw, ctx): WriterConfig => {
+    const backend = resolveBackend(backends, raw, ctx);
+    const coordination = backend === null ? null : backends.coordination(raw, backend, backendEnvContext(raw.QIM_ENV, ctx));
+    checkTimeBounds(raw, ctx);
+    if (raw.QIM_ADMISSION_LIGHT_FANOUT > 0 && raw.QIM_ADMISSION_LIGHT_ENTRIES_PER_S < raw.QIM_ADMISSION_LIGHT_FANOUT) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['QIM_ADMISSION_LIGHT_ENTRIES_PER_S'],
+        message: `must be at least QIM_ADMISSION_LIGHT_FANOUT (${raw.QIM_ADMISSION_LIGHT_ENTRIES_PER_S} < ${raw.QIM_ADMISSION_LIGHT_FANOUT}): the largest light send would never fit the budget`,
+      });
+    }
+    if (backend === null || coordination === null) return z.NEVER;
+    return {
+      ...commonConfigOf(raw, backend, serviceTokensOf(raw), { port: 8080, clientId: 'qim-writer' }),
+      service: 'writer',
+      coordination,
+      maxFanout: raw.QIM_MAX_FANOUT,
+      sendDeadlineMs: raw.QIM_SEND_DEADLINE_MS,
+      sendBatch: { maxItems: raw.QIM_SEND_BATCH_MAX, bodyLimit: raw.QIM_SEND_BATCH_BODY_LIMIT_BYTES },
+      recovery: {
+        intervalMs: raw.QIM_RECOVERY_INTERVAL_MS,
+        graceMs: raw.QIM_RECOVERY_GRACE_MS,
+        batch: raw.QIM_RECOVERY_BATCH,
+        claimMs: raw.QIM_SEND_DEADLINE_MS,
+      },
+      lease: { ttlMs: raw.QIM_LEASE_TTL_MS, slots: raw.QIM_WRITER_ID_SLOTS, reacquireMs: raw.QIM_LEASE_REACQUIRE_MS },
+      housekeeping: raw.QIM_HOUSEKEEPING_INTERVAL_MS === 0 ? null : { intervalMs: raw.QIM_HOUSEKEEPING_INTERVAL_MS, batch: raw.QIM_HOUSEKEEPING_BATCH },
+      instanceName: raw.QIM_INSTANCE_NAME ?? `writer-${process.pid}`,
+      admission: admissionOf(raw),
+    };
+  });
+}

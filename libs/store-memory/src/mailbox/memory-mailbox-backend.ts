@@ -47,6 +47,18 @@ export class MemoryMailboxBackend {
   /** `dispatch_index`, key `indexKey`, expiring at `createdAt + dispatchDedupeMs` of the winning record. */
   readonly dispatchIndex = new MemoryKvTable<IndexRow>(this.counter);
 
+  /** Rows held per table, expired ones not yet swept included: the soak's storage census. */
+  census(): Record<string, number> {
+    return {
+      mailbox_entry: this.entries.physicalRows(),
+      retention_meta: this.retention.physicalRows(),
+      bucket_proof: this.proofs.physicalRows(),
+      trim: this.trims.physicalRows(),
+      shard_frontier: this.frontiers.physicalRows(),
+      dispatch_index: this.dispatchIndex.physicalRows(),
+    };
+  }
+
   /** Store clock time of the last complete sweep (null: none yet); shared by every store of this backend. */
   lastSweepAt: bigint | null = null;
 

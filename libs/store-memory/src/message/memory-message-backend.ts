@@ -61,6 +61,18 @@ export class MemoryMessageBackend {
   /** `commit_recovery`: partition = hour of created_at, clustering = padded created_at + key. */
   readonly recovery = new MemoryTable<string, RecoveryRow>(this.counter);
 
+  /** Rows held per table (Scylla table names), expired ones not yet swept included: the soak's storage census. */
+  census(): Record<string, number> {
+    return {
+      commit: this.commits.physicalRows(),
+      seq_claim: this.seqClaims.physicalRows(),
+      commit_recovery: this.recovery.physicalRows(),
+      conversation_sequence: this.sequences.physicalRows(),
+      message_record: this.records.physicalRows(),
+      history_index: this.historyIndex.physicalRows(),
+    };
+  }
+
   /** Storage reads so far (every point read or scan of every table). */
   get reads(): number {
     return this.counter.reads;

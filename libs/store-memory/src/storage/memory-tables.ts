@@ -33,6 +33,13 @@ export class MemoryTable<C extends ClusteringKey, V> {
 
   constructor(private readonly counter: ReadCounter) {}
 
+  /** Rows held, expired ones not yet swept included (what the process holds; not a counted read). */
+  physicalRows(): number {
+    let n = 0;
+    for (const rows of this.partitions.values()) n += rows.size;
+    return n;
+  }
+
   /** Point read of a live row. */
   get(pk: string, ck: C, now: bigint): V | null {
     this.counter.reads++;
@@ -125,6 +132,10 @@ export class MemoryKvTable<V> {
 
   constructor(counter: ReadCounter) {
     this.table = new MemoryTable<string, V>(counter);
+  }
+  /** Rows held, expired ones not yet swept included (not a counted read). */
+  physicalRows(): number {
+    return this.table.physicalRows();
   }
   get(key: string, now: bigint): V | null {
     return this.table.get(key, '', now);

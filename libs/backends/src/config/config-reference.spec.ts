@@ -1,14 +1,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { envVariableDocs, renderConfigReference } from './config-reference';
-import { intField } from './env-fields';
+import { envVariableDocs, mailboxEnvShape, renderConfigReference, writerEnvShape } from '@qim/service-kit';
+import { intField } from '@qim/store-core';
+import { BACKEND_ENV } from '../backend-env';
 
 const DOC = join(__dirname, '..', '..', '..', '..', 'docs', 'configuration.md');
 
 describe('configuration reference (docs/configuration.md)', () => {
   it('is what the schemas generate', () => {
-    const generated = renderConfigReference();
+    const generated = renderConfigReference(envVariableDocs({ ...writerEnvShape, ...BACKEND_ENV.shape }, { ...mailboxEnvShape, ...BACKEND_ENV.shape }));
     if (process.env['QIM_WRITE_CONFIG_DOC'] === '1') writeFileSync(DOC, generated);
     expect(readFileSync(DOC, 'utf8')).toBe(generated);
   });

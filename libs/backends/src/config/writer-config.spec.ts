@@ -1,6 +1,5 @@
-import { ConfigError } from './config-error';
-import { parseEnv } from './parse-env';
-import { writerEnvSchema } from './writer-config';
+import { ConfigError } from '@qim/service-kit';
+import { parseServiceEnv, writerEnvSchema } from '../service-env';
 
 const base = {
   QIM_SERVICE_TOKEN: 'a-long-enough-service-token',
@@ -10,7 +9,7 @@ const base = {
 
 function refusal(env: Record<string, string>): ConfigError {
   try {
-    parseEnv(writerEnvSchema, env);
+    parseServiceEnv(writerEnvSchema, env);
   } catch (err) {
     if (err instanceof ConfigError) return err;
     throw err;
@@ -20,7 +19,7 @@ function refusal(env: Record<string, string>): ConfigError {
 
 describe('writer time bounds', () => {
   it('defaults: send deadline 10 s, recovery grace above it, one shutdown deadline, request timeout, housekeeping on', () => {
-    const c = parseEnv(writerEnvSchema, base);
+    const c = parseServiceEnv(writerEnvSchema, base);
     expect(c.sendDeadlineMs).toBe(10_000);
     expect(c.recovery).toEqual({ intervalMs: 3_000, graceMs: 20_000, batch: 200, claimMs: 10_000 });
     expect(c.shutdownDeadlineMs).toBe(25_000);
@@ -30,7 +29,7 @@ describe('writer time bounds', () => {
   });
 
   it('reads every bound and switches housekeeping off with interval 0', () => {
-    const c = parseEnv(writerEnvSchema, {
+    const c = parseServiceEnv(writerEnvSchema, {
       ...base,
       QIM_SEND_DEADLINE_MS: '2000',
       QIM_RECOVERY_GRACE_MS: '2001',
@@ -41,7 +40,7 @@ describe('writer time bounds', () => {
     });
     expect([c.sendDeadlineMs, c.recovery.graceMs, c.recovery.claimMs, c.shutdownDeadlineMs, c.http.requestTimeoutMs, c.lease.reacquireMs]).toEqual([2_000, 2_001, 2_000, 5_000, 4_000, 0]);
     expect(c.housekeeping).toBeNull();
-    expect(parseEnv(writerEnvSchema, { ...base, QIM_HOUSEKEEPING_INTERVAL_MS: '500', QIM_HOUSEKEEPING_BATCH: '7' }).housekeeping).toEqual({ intervalMs: 500, batch: 7 });
+    expect(parseServiceEnv(writerEnvSchema, { ...base, QIM_HOUSEKEEPING_INTERVAL_MS: '500', QIM_HOUSEKEEPING_BATCH: '7' }).housekeeping).toEqual({ intervalMs: 500, batch: 7 });
   });
 
   it('refuses a recovery grace not longer than the send deadline, naming both variables', () => {
@@ -73,8 +72,8 @@ describe('writer time bounds', () => {
 
 describe('writer batch sends', () => {
   it('defaults to 100 sends and 4 MiB per batch; reads both; refuses a bound out of range', () => {
-    expect(parseEnv(writerEnvSchema, base).sendBatch).toEqual({ maxItems: 100, bodyLimit: 4 * 1024 * 1024 });
-    expect(parseEnv(writerEnvSchema, { ...base, QIM_SEND_BATCH_MAX: '7', QIM_SEND_BATCH_BODY_LIMIT_BYTES: '65536' }).sendBatch).toEqual({ maxItems: 7, bodyLimit: 65_536 });
+    expect(parseServiceEnv(writerEnvSchema, base).sendBatch).toEqual({ maxItems: 100, bodyLimit: 4 * 1024 * 1024 });
+    expect(parseServiceEnv(writerEnvSchema, { ...base, QIM_SEND_BATCH_MAX: '7', QIM_SEND_BATCH_BODY_LIMIT_BYTES: '65536' }).sendBatch).toEqual({ maxItems: 7, bodyLimit: 65_536 });
     expect(refusal({ ...base, QIM_SEND_BATCH_MAX: '0' }).issues.map((i) => i.variable)).toEqual(['QIM_SEND_BATCH_MAX']);
     expect(refusal({ ...base, QIM_SEND_BATCH_BODY_LIMIT_BYTES: '10' }).issues.map((i) => i.variable)).toEqual(['QIM_SEND_BATCH_BODY_LIMIT_BYTES']);
   });

@@ -1,7 +1,6 @@
 import { maxRetentionDays } from '@qim/store-core';
-import { ConfigError } from './config-error';
-import { mailboxEnvSchema } from './mailbox-config';
-import { parseEnv } from './parse-env';
+import { ConfigError } from '@qim/service-kit';
+import { mailboxEnvSchema, parseServiceEnv } from '../service-env';
 
 const env = {
   QIM_SERVICE_TOKEN: 'a-long-enough-service-token',
@@ -13,7 +12,7 @@ const env = {
 
 function refusal(vars: Record<string, string>): ConfigError {
   try {
-    parseEnv(mailboxEnvSchema, vars);
+    parseServiceEnv(mailboxEnvSchema, vars);
   } catch (err) {
     if (err instanceof ConfigError) return err;
     throw err;
@@ -23,9 +22,9 @@ function refusal(vars: Record<string, string>): ConfigError {
 
 describe('mailbox clock-skew allowance and retention bound (issue 10 items 3, 4)', () => {
   it('QIM_CLOCK_SKEW_MS defaults to 1000 ms and is range-checked', () => {
-    expect(parseEnv(mailboxEnvSchema, env).clockSkewAllowanceMs).toBe(1_000n);
-    expect(parseEnv(mailboxEnvSchema, { ...env, QIM_CLOCK_SKEW_MS: '0' }).clockSkewAllowanceMs).toBe(0n);
-    expect(parseEnv(mailboxEnvSchema, { ...env, QIM_CLOCK_SKEW_MS: '60000' }).clockSkewAllowanceMs).toBe(60_000n);
+    expect(parseServiceEnv(mailboxEnvSchema, env).clockSkewAllowanceMs).toBe(1_000n);
+    expect(parseServiceEnv(mailboxEnvSchema, { ...env, QIM_CLOCK_SKEW_MS: '0' }).clockSkewAllowanceMs).toBe(0n);
+    expect(parseServiceEnv(mailboxEnvSchema, { ...env, QIM_CLOCK_SKEW_MS: '60000' }).clockSkewAllowanceMs).toBe(60_000n);
     for (const bad of ['-1', '60001', 'soon']) {
       expect(refusal({ ...env, QIM_CLOCK_SKEW_MS: bad }).issues.map((i) => i.variable)).toEqual(['QIM_CLOCK_SKEW_MS']);
     }
@@ -34,7 +33,7 @@ describe('mailbox clock-skew allowance and retention bound (issue 10 items 3, 4)
   it('the largest retention the ledger holds (from store-core) is accepted; one day more is refused naming the variable and the limit', () => {
     const max = maxRetentionDays(1_000n);
     expect(max).toBe(30);
-    expect(parseEnv(mailboxEnvSchema, { ...env, QIM_MAILBOX_RETENTION_DAYS: String(max) }).entryRetentionMs).toBe(BigInt(max) * 86_400_000n);
+    expect(parseServiceEnv(mailboxEnvSchema, { ...env, QIM_MAILBOX_RETENTION_DAYS: String(max) }).entryRetentionMs).toBe(BigInt(max) * 86_400_000n);
     const err = refusal({ ...env, QIM_MAILBOX_RETENTION_DAYS: String(max + 1) });
     expect(err.issues).toHaveLength(1);
     expect(err.issues[0]!.variable).toBe('QIM_MAILBOX_RETENTION_DAYS');
@@ -43,7 +42,7 @@ describe('mailbox clock-skew allowance and retention bound (issue 10 items 3, 4)
   });
 
   it('the bound follows the configured skew: 31 days with QIM_CLOCK_SKEW_MS=0', () => {
-    expect(parseEnv(mailboxEnvSchema, { ...env, QIM_CLOCK_SKEW_MS: '0', QIM_MAILBOX_RETENTION_DAYS: '31' }).entryRetentionMs).toBe(31n * 86_400_000n);
+    expect(parseServiceEnv(mailboxEnvSchema, { ...env, QIM_CLOCK_SKEW_MS: '0', QIM_MAILBOX_RETENTION_DAYS: '31' }).entryRetentionMs).toBe(31n * 86_400_000n);
     expect(refusal({ ...env, QIM_CLOCK_SKEW_MS: '0', QIM_MAILBOX_RETENTION_DAYS: '32' }).issues[0]!.message).toMatch(/at most 31 days/);
     // the old upper bound (3650) is refused too, not silently accepted
     expect(refusal({ ...env, QIM_MAILBOX_RETENTION_DAYS: '3650' }).issues.map((i) => i.variable)).toEqual(['QIM_MAILBOX_RETENTION_DAYS']);

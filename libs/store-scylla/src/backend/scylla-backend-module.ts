@@ -1,21 +1,20 @@
-import type { ScyllaConfig, ScyllaSession, TableSpec } from '@qim/store-scylla';
-import {
-  MAILBOX_TABLES,
-  MESSAGE_TABLES,
-  PRODUCTION_MIN_RF,
-  ScyllaMailboxStore,
-  ScyllaMessageStore,
-  checkReadiness,
-  connectSession,
-  migrate,
-  productionScyllaConfig,
-  developmentScyllaConfig,
-} from '@qim/store-scylla';
-import { UnavailableError } from '@qim/store-core';
-import type { ScyllaBackendConfig } from '../config/scylla-env';
-import type { ReadinessCheck } from '../http/readiness';
-import type { MailboxBackend, MailboxBinding, MessageBackend, StartupLog } from './backend-types';
-import { StoreCache } from './store-cache';
+import type { BackendModule, BackendReadiness, MailboxBackend, MailboxBinding, MessageBackend, StartupLog } from '@qim/store-core';
+import { StoreCache, UnavailableError } from '@qim/store-core';
+import type { ScyllaConfig } from '../config/scylla-config';
+import { PRODUCTION_MIN_RF, developmentScyllaConfig, productionScyllaConfig } from '../config/scylla-config';
+import { MAILBOX_TABLES } from '../mailbox/schema';
+import { ScyllaMailboxStore } from '../mailbox/scylla-mailbox-store';
+import { MESSAGE_TABLES } from '../message/message-tables';
+import { ScyllaMessageStore } from '../message/scylla-message-store';
+import { migrate } from '../migrate/migrate';
+import { checkReadiness } from '../readiness/readiness';
+import type { TableSpec } from '../schema/table-spec';
+import type { ScyllaSession } from '../session/scylla-session';
+import { connectSession } from '../session/scylla-session';
+import type { ScyllaBackendConfig } from './scylla-env';
+import { resolveScylla, scyllaEnvShape } from './scylla-env';
+
+type ReadinessCheck = BackendReadiness;
 
 /**
  * The store's `ScyllaConfig` for the parsed variables: production rules (RF ≥ 3) unless the RF is
@@ -88,3 +87,16 @@ export async function scyllaMailboxBackend(cfg: ScyllaBackendConfig, binding: Ma
     },
   };
 }
+
+/**
+ * The Scylla/Cassandra backend: both stores; no coordination of its own (the writer keeps its
+ * membership, leases and recovery claims in Redis, `capabilities.coordination` false).
+ */
+export const scyllaBackendModule: BackendModule<ScyllaBackendConfig> = {
+  kind: 'scylla',
+  capabilities: { durable: true, coordination: false },
+  envShape: scyllaEnvShape,
+  resolve: (raw, ctx, requiredBy) => resolveScylla(raw, ctx, requiredBy),
+  openMessageBackend: (cfg, { step }) => scyllaMessageBackend(cfg, step),
+  openMailboxBackend: (cfg, binding, { step }) => scyllaMailboxBackend(cfg, binding, step),
+};

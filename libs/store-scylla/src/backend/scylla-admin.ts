@@ -1,14 +1,15 @@
-import type { MigrationEvent, MigrationReport, ReadinessReport, ScyllaSession } from '@qim/store-scylla';
-import { ALL_TABLES, checkReadiness, connectSession, migrate } from '@qim/store-scylla';
-import type { ScyllaBackendConfig } from '../config/scylla-env';
-import { scyllaStoreConfig } from './scylla-backend';
+import { ALL_TABLES } from '../all-tables';
+import type { MigrationEvent, MigrationReport } from '../migrate/migrate';
+import { migrate } from '../migrate/migrate';
+import type { ReadinessReport } from '../readiness/readiness';
+import { checkReadiness } from '../readiness/readiness';
+import type { ScyllaSession } from '../session/scylla-session';
+import { connectSession } from '../session/scylla-session';
+import { scyllaStoreConfig } from './scylla-backend-module';
+import type { ScyllaBackendConfig } from './scylla-env';
 
-export type {
-  MigrationEvent as ScyllaMigrationEvent,
-  MigrationReport as ScyllaMigrationReport,
-  ReadinessCheckOutcome as ScyllaReadinessCheck,
-  ReadinessReport as ScyllaReadinessReport,
-} from '@qim/store-scylla';
+export type { MigrationEvent as ScyllaMigrationEvent, MigrationReport as ScyllaMigrationReport } from '../migrate/migrate';
+export type { ReadinessCheckOutcome as ScyllaReadinessCheck, ReadinessReport as ScyllaReadinessReport } from '../readiness/readiness';
 
 /** The tables the operator commands create or verify: every table of both stores, in migrate order. */
 export const SCYLLA_TABLE_NAMES: readonly string[] = Object.freeze(ALL_TABLES.map((t) => t.name));

@@ -1,9 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { mailboxEnvSchema } from './mailbox-config';
-import { KNOWN_QIM_VARIABLES, parseEnv } from './parse-env';
-import { writerEnvSchema } from './writer-config';
+import { QIM_VARIABLES, mailboxEnvSchema, parseServiceEnv, writerEnvSchema } from '../service-env';
 
 /**
  * Static validation of docker/ (there is no Docker engine on CI machines): the compose file parses,
@@ -81,7 +79,7 @@ describe('docker/compose.yaml', () => {
       });
     });
     for (const svc of ['writer', 'mailbox', 'create-topics']) {
-      const c = parseEnv(mailboxEnvSchema, { ...envOf(svc), QIM_MAILBOX_SHARDS: '8', QIM_MAILBOX_EPOCH: '0' });
+      const c = parseServiceEnv(mailboxEnvSchema, { ...envOf(svc), QIM_MAILBOX_SHARDS: '8', QIM_MAILBOX_EPOCH: '0' });
       expect([svc, c.kafka.brokers, c.kafka.replication]).toEqual([svc, ['kafka-1:9092', 'kafka-2:9092', 'kafka-3:9092'], 3]);
     }
     expect(compose.services['create-topics']!.depends_on).toEqual({
@@ -101,18 +99,18 @@ describe('docker/compose.yaml', () => {
 
   it('gives the writer an environment its schema accepts: scylla, RF 3, production, Redis for leases', () => {
     const env = envOf('writer');
-    expect(Object.keys(env).every((k) => KNOWN_QIM_VARIABLES.has(k))).toBe(true);
-    const c = parseEnv(writerEnvSchema, env);
+    expect(Object.keys(env).every((k) => QIM_VARIABLES.has(k))).toBe(true);
+    const c = parseServiceEnv(writerEnvSchema, env);
     expect(c.env).toBe('production');
     expect(c.backend).toMatchObject({ kind: 'scylla', replicationFactor: 3, localDataCenter: 'datacenter1', hosts: ['scylla-1:9042', 'scylla-2:9042', 'scylla-3:9042'] });
-    expect(c.redisUrl).toBe('redis://redis:6379');
+    expect(c.coordination).toEqual({ kind: 'redis', redisUrl: 'redis://redis:6379', namespace: 'qim' });
   });
 
   it('gives the mailbox and the topic step environments their schema accepts, with no Redis in scylla mode', () => {
     for (const svc of ['mailbox', 'create-topics']) {
       const env = envOf(svc);
-      expect(Object.keys(env).every((k) => KNOWN_QIM_VARIABLES.has(k))).toBe(true);
-      const c = parseEnv(mailboxEnvSchema, env);
+      expect(Object.keys(env).every((k) => QIM_VARIABLES.has(k))).toBe(true);
+      const c = parseServiceEnv(mailboxEnvSchema, env);
       expect(c).toMatchObject({ shards: 8, epoch: 0, backend: { kind: 'scylla' } });
       expect(env['QIM_REDIS_URL']).toBeUndefined();
     }
@@ -124,7 +122,7 @@ describe('docker/compose.yaml', () => {
       if (!m) throw new Error(`unparsable stop_grace_period ${d}`);
       return Number(m[1]) * { ms: 1, s: 1_000, m: 60_000 }[m[2] as 'ms' | 's' | 'm'];
     };
-    const deadlines = { writer: parseEnv(writerEnvSchema, envOf('writer')).shutdownDeadlineMs, mailbox: parseEnv(mailboxEnvSchema, envOf('mailbox')).shutdownDeadlineMs };
+    const deadlines = { writer: parseServiceEnv(writerEnvSchema, envOf('writer')).shutdownDeadlineMs, mailbox: parseServiceEnv(mailboxEnvSchema, envOf('mailbox')).shutdownDeadlineMs };
     for (const [svc, deadline] of Object.entries(deadlines)) {
       // Docker's default (10 s) would kill the process inside its own shutdown sequence.
       expect([svc, durationMs(compose.services[svc]!.stop_grace_period) - deadline >= 5_000]).toEqual([svc, true]);

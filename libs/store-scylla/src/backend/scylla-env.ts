@@ -1,16 +1,9 @@
+import type { BackendEnvContext } from '@qim/store-core';
+import { hostList, optionalIntField, optionalString } from '@qim/store-core';
 import { z } from 'zod';
-import { choice, hostList, optionalIntField, optionalString } from './env-fields';
-import { QIM_ENVS, isDevelopmentEnv } from './qim-env';
-import type { QimEnv } from './qim-env';
 
-/**
- * The Scylla variables and `QIM_ENV` (which sets the RF floor), read alike by both services and
- * the operator CLI. Absent `QIM_ENV` means production.
- */
+/** The Scylla variables, read alike by both services and the operator CLI (`QIM_ENV` sets the RF floor). */
 export const scyllaEnvShape = {
-  QIM_ENV: choice(QIM_ENVS, 'production').describe(
-    '`production` | `staging` | `development` | `test`; the strictest rules apply unless it says otherwise (memory backend, RF < 3, Redis durability settings)',
-  ),
   QIM_SCYLLA_HOSTS: optionalString().describe('scylla mode: contact points `host[:port],…` (port 9042 when not given)'),
   QIM_SCYLLA_KEYSPACE: optionalString()
     .pipe(z.string().regex(/^[a-z][a-z0-9_]{0,47}$/, 'must match [a-z][a-z0-9_]{0,47}').optional())
@@ -19,8 +12,7 @@ export const scyllaEnvShape = {
   QIM_SCYLLA_RF: optionalIntField(1, 15).describe('scylla mode: replication factor (1…15); below 3 only with `QIM_ENV=development|test`'),
 } as const;
 
-type ScyllaRaw = z.output<z.ZodObject<typeof scyllaEnvShape>>;
-type Ctx = z.core.$RefinementCtx<unknown>;
+type ScyllaRaw = { readonly [K in keyof typeof scyllaEnvShape]?: z.output<(typeof scyllaEnvShape)[K]> };
 
 /** The Scylla/Cassandra cluster the store uses, from `QIM_SCYLLA_*`. */
 export interface ScyllaBackendConfig {
@@ -38,13 +30,13 @@ const SCYLLA_VARIABLES = ['QIM_SCYLLA_HOSTS', 'QIM_SCYLLA_KEYSPACE', 'QIM_SCYLLA
  * The Scylla cross-variable rules: all four variables are required (`requiredBy` says by whom), and
  * RF < 3 only with `QIM_ENV=development|test`. Returns null after reporting every issue on `ctx`.
  */
-export function resolveScylla(raw: ScyllaRaw, ctx: Ctx, requiredBy: string): ScyllaBackendConfig | null {
-  const issue = (variable: string, message: string) => ctx.addIssue({ code: 'custom', path: [variable], message });
+export function resolveScylla(raw: ScyllaRaw, ctx: BackendEnvContext, requiredBy: string): ScyllaBackendConfig | null {
+  const issue = (variable: string, message: string) => ctx.issue(variable, message);
   const missing = SCYLLA_VARIABLES.filter((k) => raw[k] === undefined);
   for (const k of missing) issue(k, `required ${requiredBy}`);
   const rf = raw.QIM_SCYLLA_RF;
-  if (rf !== undefined && rf < 3 && !isDevelopmentEnv(raw.QIM_ENV)) {
-    issue('QIM_SCYLLA_RF', `must be ≥ 3 when QIM_ENV=${raw.QIM_ENV} (got ${rf}; only development|test may use less)`);
+  if (rf !== undefined && rf < 3 && !ctx.development) {
+    issue('QIM_SCYLLA_RF', `must be ≥ 3 when QIM_ENV=${ctx.env} (got ${rf}; only development|test may use less)`);
     return null;
   }
   const hosts = raw.QIM_SCYLLA_HOSTS === undefined ? null : hostList(9042).safeParse(raw.QIM_SCYLLA_HOSTS);
@@ -52,18 +44,3 @@ export function resolveScylla(raw: ScyllaRaw, ctx: Ctx, requiredBy: string): Scy
   if (missing.length > 0 || !hosts?.success) return null;
   return { kind: 'scylla', hosts: hosts.data, keyspace: raw.QIM_SCYLLA_KEYSPACE!, localDataCenter: raw.QIM_SCYLLA_DC!, replicationFactor: rf! };
 }
-
-/** What a Scylla-only tool (the operator CLI) needs: the cluster and the environment. */
-export interface ScyllaEnvConfig {
-  readonly env: QimEnv;
-  readonly scylla: ScyllaBackendConfig;
-}
-
-/**
- * Environment schema of a Scylla-only tool: the services' Scylla rules, with all four
- * `QIM_SCYLLA_*` variables required whatever `QIM_STORE_BACKEND` says. Use with `parseEnv`.
- */
-export const scyllaEnvSchema = z.object(scyllaEnvShape).transform((raw, ctx): ScyllaEnvConfig => {
-  const scylla = resolveScylla(raw, ctx, 'by the Scylla admin commands');
-  return scylla === null ? z.NEVER : { env: raw.QIM_ENV, scylla };
-});

@@ -1,9 +1,10 @@
-import { parseClusterNodes } from '@qim/store-redis';
-import type { RedisTarget, ReplicaAcks } from '@qim/store-redis';
-import type { z } from 'zod';
-import { intField, optionalString } from './env-fields';
+import type { BackendEnvContext } from '@qim/store-core';
+import { intField, optionalString } from '@qim/store-core';
+import { parseClusterNodes } from '../redis/redis-target';
+import type { RedisTarget } from '../redis/redis-target';
+import type { ReplicaAcks } from '../redis/replica-acks';
 
-/** The Redis Cluster form and the replica acks (ADR-0038), beside `QIM_REDIS_URL` in `commonEnvShape`. */
+/** The Redis Cluster form and the replica acks (ADR-0038), beside `QIM_REDIS_URL` in the Redis backend's variables. */
 export const redisClusterEnvShape = {
   QIM_REDIS_CLUSTER_NODES: optionalString().describe(
     'a Redis Cluster instead of one server (mutually exclusive with `QIM_REDIS_URL`): seed nodes `host:port,host:port,…` (some or all primaries and replicas; the rest is discovered), optionally preceded by `redis://` or `rediss://` (TLS) and `user:password@`, which apply to every node, e.g. `rediss://qim:secret@10.0.0.1:6379,10.0.0.2:6379`. Every primary must pass the same settings as a standalone server, and `cluster_state` must be `ok`',
@@ -16,47 +17,37 @@ export const redisClusterEnvShape = {
   ),
 } as const;
 
-interface RedisRaw {
-  readonly QIM_ENV: string;
-  readonly QIM_REDIS_URL?: string | undefined;
-  readonly QIM_REDIS_CLUSTER_NODES?: string | undefined;
-  readonly QIM_REDIS_MIN_REPLICA_ACKS: number;
-  readonly QIM_REDIS_REPLICA_WAIT_MS: number;
-}
-
 /** Where the services' Redis is and how its writes wait for replicas. */
 export interface RedisConnection {
   readonly target: RedisTarget;
   readonly replicaAcks: ReplicaAcks;
 }
 
-type Ctx = z.core.$RefinementCtx<unknown>;
-
 /**
  * `QIM_REDIS_URL` or `QIM_REDIS_CLUSTER_NODES` (never both) with the replica acks; undefined when
  * neither is set, null after reporting an issue.
  */
-export function resolveRedisConnection(raw: RedisRaw, ctx: Ctx): RedisConnection | null | undefined {
-  const replicaAcks = { min: raw.QIM_REDIS_MIN_REPLICA_ACKS, timeoutMs: raw.QIM_REDIS_REPLICA_WAIT_MS };
-  if (raw.QIM_REDIS_CLUSTER_NODES === undefined) return raw.QIM_REDIS_URL === undefined ? undefined : { target: raw.QIM_REDIS_URL, replicaAcks };
-  if (raw.QIM_REDIS_URL !== undefined) {
-    ctx.addIssue({ code: 'custom', path: ['QIM_REDIS_CLUSTER_NODES'], message: 'set either QIM_REDIS_URL (one server) or QIM_REDIS_CLUSTER_NODES (a cluster), not both' });
+export function resolveRedisConnection(raw: Readonly<Record<string, unknown>>, ctx: BackendEnvContext): RedisConnection | null | undefined {
+  const url = raw['QIM_REDIS_URL'] as string | undefined;
+  const nodes = raw['QIM_REDIS_CLUSTER_NODES'] as string | undefined;
+  const replicaAcks = { min: raw['QIM_REDIS_MIN_REPLICA_ACKS'] as number, timeoutMs: raw['QIM_REDIS_REPLICA_WAIT_MS'] as number };
+  if (nodes === undefined) return url === undefined ? undefined : { target: url, replicaAcks };
+  if (url !== undefined) {
+    ctx.issue('QIM_REDIS_CLUSTER_NODES', 'set either QIM_REDIS_URL (one server) or QIM_REDIS_CLUSTER_NODES (a cluster), not both');
     return null;
   }
   let target: RedisTarget;
   try {
-    target = parseClusterNodes(raw.QIM_REDIS_CLUSTER_NODES);
+    target = parseClusterNodes(nodes);
   } catch (e) {
-    ctx.addIssue({ code: 'custom', path: ['QIM_REDIS_CLUSTER_NODES'], message: e instanceof Error ? e.message : String(e) });
+    ctx.issue('QIM_REDIS_CLUSTER_NODES', e instanceof Error ? e.message : String(e));
     return null;
   }
-  if (raw.QIM_ENV === 'production' && replicaAcks.min < 1) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['QIM_REDIS_MIN_REPLICA_ACKS'],
-      message:
-        'must be ≥ 1 with QIM_ENV=production on a Redis Cluster: replication is asynchronous, so without WAIT a send acknowledged only by a primary that then fails is lost when its replica is promoted (ADR-0038)',
-    });
+  if (ctx.env === 'production' && replicaAcks.min < 1) {
+    ctx.issue(
+      'QIM_REDIS_MIN_REPLICA_ACKS',
+      'must be ≥ 1 with QIM_ENV=production on a Redis Cluster: replication is asynchronous, so without WAIT a send acknowledged only by a primary that then fails is lost when its replica is promoted (ADR-0038)',
+    );
     return null;
   }
   return { target, replicaAcks };

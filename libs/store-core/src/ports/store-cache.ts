@@ -1,4 +1,4 @@
-import type { MailboxStore } from '@qim/store-core';
+import type { MailboxStore } from './mailbox-store';
 
 /** One store per shard per process, opened on first use; `closeAll` closes each once. */
 export class StoreCache {

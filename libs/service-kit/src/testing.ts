@@ -1,0 +1,1 @@
+export { NEXT, TOKEN, opsApp } from './testing/ops-app';
