@@ -18,6 +18,9 @@ module.exports = {
     // The warm-user plain path is a standalone-client fast path; on a Cluster every entry goes through
     // the append script (redis-cluster.cluster-spec.ts shows it).
     '/mailbox/redis-plain-path\\.spec\\.ts$',
+    // Group commit (ADR-0039) batches across hash tags, so it is a standalone-only path: on a Cluster
+    // each commit-path call goes on its own (redis-io.ts); its spec counts a standalone client's commands.
+    '/message/redis-group-commit\\.spec\\.ts$',
   ],
   testMatch: ['**/*.spec.ts', '**/*.cluster-spec.ts'],
   // Several nodes, more round trips per case than one local server, on a shared machine.

@@ -103,7 +103,7 @@ describe('docker/compose.yaml', () => {
     const c = parseServiceEnv(writerEnvSchema, env);
     expect(c.env).toBe('production');
     expect(c.backend).toMatchObject({ kind: 'scylla', replicationFactor: 3, localDataCenter: 'datacenter1', hosts: ['scylla-1:9042', 'scylla-2:9042', 'scylla-3:9042'] });
-    expect(c.coordination).toEqual({ kind: 'redis', redisUrl: 'redis://redis:6379', namespace: 'qim' });
+    expect(c.coordination).toEqual({ kind: 'redis', redisUrl: 'redis://redis:6379', namespace: 'qim', replicaAcks: { min: 0, timeoutMs: 1_000 } });
   });
 
   it('gives the mailbox and the topic step environments their schema accepts, with no Redis in scylla mode', () => {

@@ -1,5 +1,6 @@
 import { CorruptEntryError, FrontierGapError, InvalidInputError, dayOf, encodeMailboxEntry, entryExpiry } from '@qim/store-core';
 import type { Id128 } from '@qim/store-core';
+import { writtenPrimaries } from '../redis/replica-acks';
 import { advanceFrontierCall } from './mailbox-script-args';
 import { MAX_ENTRIES_PER_CALL } from './redis-user-appender';
 import { SimulatedCrashError } from './mailbox-faults';
@@ -179,7 +180,9 @@ describe('RedisMailboxStore.applyPage', () => {
     const store = f.open();
     await store.applyPage(pageOf(0n, 9n, []));
     const keys = store.keys.shardFrontier(f.shardEpoch.shard, f.shardEpoch.epoch);
-    const runId = /^run_id:(\w+)/m.exec(await f.admin.info('server'))![1]!;
+    // The run id of the server holding the frontier (on a Cluster, the primary of its slot).
+    const [primary] = writtenPrimaries(f.admin, [keys.frontier]);
+    const runId = /^run_id:(\w+)/m.exec(await primary!.info('server'))![1]!;
     expect(await store.io.script(advanceFrontierCall(keys, { offset: 4n, fromOffset: 3n, expected: 2n, runId }), 'write')).toEqual([1, Buffer.from('0000000000000009')]);
     expect(await store.frontier()).toEqual({ offset: 9n });
     await f.admin.set(keys.frontier, 'not-a-frontier-x');
