@@ -156,7 +156,8 @@ export async function startWriterRuntime(config: WriterConfig, log: WriterRuntim
     const bounded = new DeadlineSender(sender, config.sendDeadlineMs, () => writerMetrics.sendDeadlineExceeded.inc());
 
     return {
-      sender: admission === null ? bounded : new AdmissionSender(bounded, admission.gate),
+      // The fan-out is read (SCARD) only by a closed gate with a light lane (ADR-0023 decision 10).
+      sender: admission === null ? bounded : new AdmissionSender(bounded, admission.gate, (r) => coordination.membership.count(r.tenantId, r.conversationId)),
       admission: admission?.gate ?? null,
       store: backend.store,
       membership: coordination.membership,
