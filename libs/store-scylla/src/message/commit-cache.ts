@@ -17,6 +17,13 @@ export interface StoredCommit {
   readonly recoveryAt: bigint | null;
   /** The claim token its completion was bound to: every conditional move names it (this incarnation of the key only). */
   readonly token: Buffer | null;
+  /**
+   * Set only on a commit this store completed itself: when (this store's clock, ms, taken before the
+   * read was sent) its reserve found no record at the commit's seq — the seq-free check, read
+   * together with the completion. `putRecord` skips its own check while this is fresh
+   * (`SEQ_FREE_FRESH_MS`); a row read from the table never has it.
+   */
+  readonly seqFreeAtMs?: bigint;
 }
 
 /** Commits remembered per store (the oldest goes first when full). */

@@ -11,6 +11,8 @@ import { RECOVERY_PROGRESS_CQL } from './tables/recovery-progress-table';
 import { RECOVERY_CQL, recoveryBucketOf } from './tables/recovery-table';
 import { SEQUENCE_CQL } from './tables/sequence-table';
 import { GATE_AUX_TTL_MS, GATE_CASE_TIMEOUT_MS, GATE_CLAIM_LEASE_MS, GATE_SETUP_TIMEOUT_MS, MessageGate } from '../testing/message-gate';
+import { sequentialRoundTrips } from '../testing/statement-recorder';
+import type { ScyllaMessageStore } from './scylla-message-store';
 
 /**
  * Scylla gate, message store specifics beyond the shared contract: racing reserves from separate
@@ -304,6 +306,53 @@ describe('statements: prepared, named profiles, LOCAL_QUORUM, LWTs also LOCAL_SE
     const lwts = Object.fromEntries(store.statements.snapshot().filter((c) => c.lwt).map((c) => [c.name, c.count]));
     expect(lwts).toEqual({ 'commit.claim': 1, 'commit.commit': 1, 'commit.complete': 1, 'sequence.init': 1 });
     expect(store.statements.snapshot().find((c) => c.name === 'commit.record')).toEqual({ name: 'commit.record', lwt: false, count: 1 });
+  });
+});
+
+describe('round trips a commit waits on, one after another (issue 31)', () => {
+  /** One commit through the committer, alone on the store; the round trips it waited on before its answer. */
+  async function measuredCommit(store: ScyllaMessageStore, committer: DurableMessageCommitter, r: SendRequest): Promise<{ driver: number; store: number; requests: number }> {
+    // nothing of an earlier commit still in flight (its recovery done mark is sent after its answer)
+    while (store.statements.requestsInFlight > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    gate.recorder.statements.length = 0;
+    store.statements.reset();
+    gate.recorder.recording = true;
+    try {
+      await committer.send(input(r));
+      // read before any later answer can arrive: the done mark sent after COMMITTED is not on the answer's path
+      const ran = gate.recorder.statements.filter((s) => s.cql.includes(gate.config.keyspace));
+      return { driver: sequentialRoundTrips(ran), store: store.statements.sequentialRounds, requests: ran.length };
+    } finally {
+      gate.recorder.recording = false;
+    }
+  }
+
+  it('hot conversation: 7 (claim; recovery entry ∥ seq CAS; completion ∥ seq-free read; record; index; record mark; COMMITTED), fresh conversation: 8 (the seq is read first)', async () => {
+    const store = gate.store();
+    const committer = new DurableMessageCommitter(store, publisher());
+    const tenant = id();
+    // prepares every statement of the path
+    await committer.send(input(request(tenant, id())));
+
+    const fresh = await measuredCommit(store, committer, request(tenant, id()));
+    expect(fresh).toEqual({ driver: 8, store: 8, requests: 10 });
+    const hot = id();
+    await committer.send(input(request(tenant, hot)));
+    // the conversation's seq is known to the store now: one CAS, no read
+    expect(await measuredCommit(store, committer, request(tenant, hot))).toEqual({ driver: 7, store: 7, requests: 9 });
+    const names = store.statements.snapshot().map((c) => `${c.name}×${c.count}`);
+    expect(names).toEqual(expect.arrayContaining(['record.selectMany×1', 'commit.record×1', 'sequence.step×1']));
+    expect(names.filter((n) => n.startsWith('sequence.select'))).toEqual([]);
+  });
+
+  it('the seq-free check read with the completion stands in for putRecord\'s own only for a commit this store completed: another store reads before its record write', async () => {
+    const tenant = id();
+    const conv = id();
+    const { snapshot } = await gate.store().reserve(input(request(tenant, conv)));
+    const other = gate.store();
+    other.statements.reset();
+    expect(await other.putRecord(snapshot.intent, recordFromIntent(snapshot.intent))).toEqual({ intent: snapshot.intent, state: 'RECORDED' });
+    expect(other.statements.count('record.selectMany')).toBe(1);
   });
 });
 

@@ -91,9 +91,11 @@ async function moveToCommitted(ctx: MessageContext, stored: StoredCommit, intent
 /**
  * Another message's record at the seq (a seq handed out twice: a lost or restored
  * `conversation_sequence` row) → `ConflictError` before anything is written. One LOCAL_QUORUM point
- * read per record write. Not closed: two commits holding the same seq that both pass this check
- * before either has written (it needs the damaged counter and two writes within one round trip);
- * closing that too would take an LWT on every record write.
+ * read per record write: here, or — for a commit this store just completed — by its reserve,
+ * together with the completion (`seqIsFree`; used while `SEQ_FREE_FRESH_MS` old). Not closed: two
+ * commits holding the same seq that both pass this check before either has written (it needs the
+ * damaged counter and two writes within one completion LWT, or the read here); closing that too
+ * would take an LWT on every record write.
  */
 async function assertSeqFree(ctx: MessageContext, conv: Buffer[], bucket: bigint, seq: bigint, bytes: Buffer): Promise<void> {
   const rs = await ctx.cql.run(ctx.record.selectMany, [...conv, bucket, [seq]]);
@@ -102,8 +104,34 @@ async function assertSeqFree(ctx: MessageContext, conv: Buffer[], bucket: bigint
 }
 
 /**
+ * Longest a reserve's seq-free check stands in for `putRecord`'s own (ms from the read's sending to
+ * the record write): bounds how long the check's answer is trusted. Older → `putRecord` reads again.
+ */
+export const SEQ_FREE_FRESH_MS = 1_000n;
+
+/**
+ * The seq-free check of a commit being completed: true when no record is at `seq` (nothing to
+ * conflict with: `putRecord` may skip its own read), false when one is or the read failed (then
+ * `putRecord` reads and decides itself). Never throws.
+ */
+export async function seqIsFree(ctx: MessageContext, tenantId: Id128, conversationId: Id128, seq: bigint): Promise<boolean> {
+  try {
+    const cqlSeq = toCqlBigint(seq, 'seq');
+    const rs = await ctx.cql.run(ctx.record.selectMany, [id128ToBytes(tenantId), id128ToBytes(conversationId), toCqlBigint(seqBucketOf(cqlSeq), 'seq_bucket'), [cqlSeq]]);
+    return rs.rows.length === 0;
+  } catch {
+    return false;
+  }
+}
+
+/** True when this store's reserve found the commit's seq free recently enough to stand for `assertSeqFree`. */
+function seqCheckedFree(ctx: MessageContext, stored: StoredCommit): boolean {
+  return stored.seqFreeAtMs !== undefined && ctx.clock.nowMs() - stored.seqFreeAtMs <= SEQ_FREE_FRESH_MS;
+}
+
+/**
  * `putRecord`: decided by `decidePutRecord`; the write refuses a seq that holds another message's
- * record (`assertSeqFree`), stores the canonical record, then its history index row, both with the
+ * record (`assertSeqFree`, unless this store's reserve just found the seq free), stores the canonical record, then its history index row, both with the
  * same per-row TTL as same-value upserts — Ephemeral only: what is left of `createdAt + ttl` in whole
  * seconds rounded down (`remainingRecordTtlSeconds`; nothing is written when under a second is
  * left), other classes `USING TTL 0` = none — then records the commit with the record mark
@@ -119,7 +147,7 @@ export function putRecord(ctx: MessageContext, intent: CommitIntent, record: Mes
       const seq = toCqlBigint(record.seq, 'seq');
       const conv = [id128ToBytes(record.tenantId), id128ToBytes(record.conversationId)];
       const bucket = toCqlBigint(seqBucketOf(seq), 'seq_bucket');
-      await assertSeqFree(ctx, conv, bucket, seq, bytes);
+      if (!seqCheckedFree(ctx, stored)) await assertSeqFree(ctx, conv, bucket, seq, bytes);
       const ttl = remainingRecordTtlSeconds(record, ctx.clock.nowMs());
       // an Ephemeral message with less than a second of life left is not written (TTL 0 = forever)
       if (ttl !== 0) {

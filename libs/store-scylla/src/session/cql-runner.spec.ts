@@ -77,6 +77,22 @@ describe('CqlRunner', () => {
     expect(counter.requests).toBe(4);
   });
 
+  it('counts the round trips waited for one after another: requests sent together count once, a reset starts anew', async () => {
+    const fake = fakeClient(() => ok());
+    const counter = new StatementCounter();
+    const runner = new CqlRunner(fake.client, 'ks_l', counter, new InFlightLimit(4));
+    await runner.run(SELECT, [1]);
+    await Promise.all([runner.run(UPSERT, [1, 1]), runner.run(UPSERT, [2, 2]), runner.run(SELECT, [3])]);
+    await runner.run(UPSERT, [3, 3]);
+    expect(counter.sequentialRounds).toBe(3);
+    expect(counter.requests).toBe(5);
+    expect(counter.requestsInFlight).toBe(0);
+    counter.reset();
+    expect(counter.sequentialRounds).toBe(0);
+    await Promise.all([runner.run(SELECT, [1]), runner.run(SELECT, [2])]);
+    expect(counter.sequentialRounds).toBe(1);
+  });
+
   it('holds at most `limit` requests at the driver; the rest wait (backpressure)', async () => {
     const fake = fakeClient(() => ok());
     const counter = new StatementCounter();

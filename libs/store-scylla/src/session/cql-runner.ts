@@ -57,11 +57,11 @@ export class CqlRunner {
 
   private request<T>(send: () => Promise<T>): Promise<T> {
     return this.limit.run(async () => {
-      this.counter.started();
+      const depth = this.counter.started();
       try {
         return await send();
       } finally {
-        this.counter.settled();
+        this.counter.settled(depth);
       }
     }, this.reader);
   }

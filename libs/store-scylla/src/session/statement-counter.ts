@@ -17,6 +17,8 @@ export class StatementCounter {
   private inFlight = 0;
   private peak = 0;
   private sent = 0;
+  /** Deepest chain of requests settled since the last reset (see `sequentialRounds`). */
+  private deepest = 0;
 
   record(name: string, lwt: boolean): void {
     const c = this.counts.get(name);
@@ -24,21 +26,41 @@ export class StatementCounter {
     else this.counts.set(name, { lwt, count: 1 });
   }
 
-  /** A request (one statement or one batch) was handed to the driver. */
-  started(): void {
+  /**
+   * A request (one statement or one batch) was handed to the driver. Returns its depth: one more
+   * than the deepest request settled so far (it may have waited for that one), to be given back
+   * to `settled`.
+   */
+  started(): number {
     this.sent += 1;
     this.inFlight += 1;
     this.peak = Math.max(this.peak, this.inFlight);
+    return this.deepest + 1;
   }
 
-  /** A request handed to the driver has settled (answered or failed). */
-  settled(): void {
+  /** A request handed to the driver has settled (answered or failed); `depth` is what `started` returned. */
+  settled(depth = 0): void {
     this.inFlight -= 1;
+    if (depth > this.deepest) this.deepest = depth;
+  }
+
+  /**
+   * Round trips waited for one after another since the last reset: the longest chain of requests
+   * each started after the previous one settled (requests sent together count once). Meaningful
+   * for one operation at a time (a test, a single commit); under concurrent load it only grows.
+   */
+  get sequentialRounds(): number {
+    return this.deepest;
   }
 
   /** Highest number of requests outstanding at once since the last reset. */
   get peakInFlight(): number {
     return this.peak;
+  }
+
+  /** Requests handed to the driver and not settled yet. */
+  get requestsInFlight(): number {
+    return this.inFlight;
   }
 
   /** Requests sent since the last reset (a batch counts once). */
@@ -65,5 +87,6 @@ export class StatementCounter {
     this.counts.clear();
     this.peak = this.inFlight;
     this.sent = 0;
+    this.deepest = 0;
   }
 }
