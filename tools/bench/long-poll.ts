@@ -22,9 +22,8 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dispatchRecordsOf, ShardPlacements } from '@qim/bus';
 import type { Id128, MailboxStore, MessageRecord } from '@qim/store-core';
-import { FrontierBoard, MailboxReader } from '@qim/mailbox-runtime';
+import { FrontierBoard, MailboxReader, ShardPlacements, dispatchRecordsOf } from '@qim/mailbox-runtime';
 import { openMailboxBackend } from '@qim/backends';
 import { connectRedis } from '@qim/store-redis';
 

@@ -161,6 +161,15 @@ describe('writer app', () => {
       expect(text).toContain('qim_http_request_duration_seconds_bucket');
     });
 
+    it("exposes its own metrics and the ones both services have in /metrics, none of the mailbox's", async () => {
+      const names = [...(await t.app.inject({ url: '/metrics' })).body.matchAll(/^# TYPE (qim_\w+) /gm)].map((m) => m[1]);
+      for (const own of ['qim_commits_total', 'qim_recovery_actions_total', 'qim_commit_step_seconds', 'qim_writer_lease_held']) expect(names).toContain(own);
+      for (const shared of ['qim_http_request_duration_seconds', 'qim_kafka_requests_total', 'qim_read_budget_refused_total']) expect(names).toContain(shared);
+      for (const mailbox of ['qim_shard_frontier', 'qim_dispatch_lag_seconds', 'qim_router_dispatches_total', 'qim_sync_scans_total', 'qim_poison_records_total', 'qim_consumer_joins_total']) {
+        expect(names).not.toContain(mailbox);
+      }
+    });
+
     it('times each commit step in /metrics: a new send all four, a replay only its reserve', async () => {
       await send(ALICE, sendBody(1));
       await send(ALICE, sendBody(1));

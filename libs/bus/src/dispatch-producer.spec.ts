@@ -1,10 +1,10 @@
-import { encodeDispatchRecord, messageEventOf } from '@qim/store-core';
+import { encodeDispatchRecord } from '@qim/store-core';
 import type { Kafka } from 'kafkajs';
 import { DispatchProducer } from './dispatch-producer';
 import { createKafka } from './kafka-factory';
-import { dispatchRecordsOf } from './router-plan';
 import { falseAcks } from './testing/burst';
 import { createSpecTopic, deleteSpecTopic, specBrokers } from './testing/kafka-spec';
+import { sampleDispatches } from './testing/sample-dispatches';
 import { sampleIntent } from './testing/sample-intent';
 import { readTopic } from './testing/topic-reader';
 
@@ -25,7 +25,7 @@ describe('DispatchProducer (real Kafka)', () => {
   it('sends many records to many shards in few requests; each record is acknowledged at its shard with its own offset', async () => {
     const producer = new DispatchProducer(kafka, topic);
     await producer.connect();
-    const sends = Array.from({ length: 120 }, (_, n) => dispatchRecordsOf(messageEventOf(sampleIntent(n, { recipients: 1 + (n % 6) })), SHARDS));
+    const sends = Array.from({ length: 120 }, (_, n) => sampleDispatches(sampleIntent(n, { recipients: 1 + (n % 6) }), SHARDS));
     const results = await Promise.all(sends.map((records) => producer.send(records)));
     expect(await producer.send([])).toEqual([]);
     const stats = producer.stats();

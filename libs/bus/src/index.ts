@@ -2,8 +2,6 @@ export * from './kafka-factory';
 export * from './outbox-publisher';
 export * from './record-limit';
 export * from './dispatch-producer';
-export * from './router-plan';
-export * from './shard-placements';
 export * from './page-handler';
 export * from './page-cutter';
 export * from './partition-consumer';

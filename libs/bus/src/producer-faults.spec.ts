@@ -4,10 +4,10 @@ import type { Kafka } from 'kafkajs';
 import { DispatchProducer } from './dispatch-producer';
 import { createKafka } from './kafka-factory';
 import { KafkaOutboxPublisher } from './outbox-publisher';
-import { dispatchRecordsOf } from './router-plan';
 import type { AckedRecord } from './testing/burst';
 import { burst, falseAcks } from './testing/burst';
 import { faultBroker } from './testing/fault-broker';
+import { sampleDispatches } from './testing/sample-dispatches';
 import { sampleIntent } from './testing/sample-intent';
 import { readTopic } from './testing/topic-reader';
 import { createTopicsWithLeaders } from './topics';
@@ -33,7 +33,7 @@ describe('outbox and dispatch producers under broker faults (real Kafka, kafka-f
     await admin.disconnect();
     return topic;
   };
-  const dispatches = (n: number) => dispatchRecordsOf(messageEventOf(sampleIntent(n, { recipients: 12 })), SHARDS);
+  const dispatches = (n: number) => sampleDispatches(sampleIntent(n, { recipients: 12 }), SHARDS);
   const ackedOf = (values: Buffer[], coords: { partition: number; offset: bigint }[]): AckedRecord[] =>
     coords.map((c, i) => ({ partition: c.partition, offset: c.offset, value: values[i]! }));
 

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { ConsumedPage, ConsumedRecord } from '@qim/bus';
-import { DeadLetterSink, GroupOffsetsReader, createKafka, deadLetterTopicOf, dispatchRecordsOf, ensureTopics } from '@qim/bus';
+import { DeadLetterSink, GroupOffsetsReader, createKafka, deadLetterTopicOf, ensureTopics } from '@qim/bus';
 import type { Id128, MailboxStore } from '@qim/store-core';
 import { UnavailableError, encodeDispatchRecord } from '@qim/store-core';
 import { ManualClock } from '@qim/store-core/testing';
-import { ServiceMetrics } from '@qim/service-kit';
 import { memoryMailboxBackend } from '@qim/backends';
 import { FrontierBoard } from './frontier-board';
+import { MailboxMetrics } from './mailbox-metrics';
+import { dispatchRecordsOf } from './router-plan';
 import { ShardWorker } from './shard-worker';
 
 /**
@@ -61,7 +62,7 @@ describe('dead-letter writes across page retries (real Kafka)', () => {
         };
       },
     });
-    const worker = new ShardWorker({ storeFor: async () => store, board: new FrontierBoard(), metrics: new ServiceMetrics('mailbox', false), log: silent, onPoison: sink.handler });
+    const worker = new ShardWorker({ storeFor: async () => store, board: new FrontierBoard(), metrics: new MailboxMetrics(false), log: silent, onPoison: sink.handler });
 
     const rec = (offset: bigint, value: Buffer): ConsumedRecord => ({ topic, partition: 0, offset, key: Buffer.from('k'), value });
     const page: ConsumedPage = { topic, partition: 0, fromOffset: 0n, toOffset: 2n, records: [rec(0n, dispatchValue(1n)), rec(1n, Buffer.from('poison')), rec(2n, dispatchValue(2n))] };

@@ -1,3 +1,4 @@
+export * from './mailbox-metrics';
 export * from './mailbox-reader';
 export * from './shard-status';
 export * from './mailbox-runtime';
@@ -6,5 +7,7 @@ export * from './frontier-board';
 export * from './frontier-wait';
 export * from './shard-worker';
 export * from './message-router';
+export * from './router-plan';
+export * from './shard-placements';
 export * from './reset-offsets';
 export * from './shard-guard';

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { dispatchRecordsOf } from '@qim/bus';
 import type { DispatchRecord, Id128, MailboxStore, MessageRecord } from '@qim/store-core';
 import { memoryMailboxBackend, openMailboxBackend } from '@qim/backends';
 import type { MailboxBackend } from '@qim/backends';
 import { FrontierBoard } from './frontier-board';
 import { MailboxReader } from './mailbox-reader';
 import type { SyncPage } from './mailbox-reader';
+import { dispatchRecordsOf } from './router-plan';
 
 jest.setTimeout(60_000);
 

@@ -1,11 +1,11 @@
 import type { Id128, MailboxEntry, MailboxStore } from '@qim/store-core';
 import type { ReadBudget } from '@qim/service-kit';
-import { ShardPlacements } from '@qim/bus';
 import { CursorExpiredError, ForbiddenError, InvalidInputError, epochStartSeq, seqForWatermark, splitMailboxSeq } from '@qim/store-core';
 import type { Frontier, FrontierBoard } from './frontier-board';
 import { frontierAbove, userKeyOf } from './frontier-board';
 import { FrontierPoller } from './frontier-poller';
 import { waitForFrontier } from './frontier-wait';
+import { ShardPlacements } from './shard-placements';
 import { beforeDeadline } from './store-deadline';
 
 export interface SyncPage {

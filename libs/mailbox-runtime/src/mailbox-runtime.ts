@@ -1,11 +1,12 @@
 import type { BusLogger } from '@qim/bus';
 import { DeadLetterSink, DispatchProducer, GroupOffsetsReader, PartitionConsumer, TopicVerifier, createKafka, verifyTopics, withDeadLetterTopics } from '@qim/bus';
 import type { MailboxStore } from '@qim/store-core';
-import { ReadBudget, ServiceMetrics, ShutdownStack, TerminalFailure, isDevelopmentEnv, kafkaReadiness } from '@qim/service-kit';
+import { ReadBudget, ShutdownStack, TerminalFailure, isDevelopmentEnv, kafkaReadiness } from '@qim/service-kit';
 import { openMailboxBackend } from '@qim/backends';
 import type { MailboxConfig, ReadinessCheck } from '@qim/service-kit';
 import type { MailboxBackend, StartupLog } from '@qim/backends';
 import { FrontierBoard } from './frontier-board';
+import { MailboxMetrics } from './mailbox-metrics';
 import { MailboxReader } from './mailbox-reader';
 import { MessageRouter } from './message-router';
 import { ShardStatusReader } from './shard-status';
@@ -15,7 +16,7 @@ import { mailboxTopicSpecs } from './topics-step';
 export interface MailboxRuntime {
   readonly reader: MailboxReader;
   readonly status: ShardStatusReader;
-  readonly metrics: ServiceMetrics;
+  readonly metrics: MailboxMetrics;
   readonly readiness: readonly ReadinessCheck[];
   readonly stack: ShutdownStack;
   /** Raised when a consumer stopped for good: the process exits non-zero with the reason. */
@@ -37,7 +38,7 @@ export async function startMailboxRuntime(config: MailboxConfig, log: BusLogger)
   const stack = new ShutdownStack();
   const step: StartupLog = (s, detail) => log.info({ step: s, ...detail }, `start-up: ${s}`);
   try {
-    const metrics = new ServiceMetrics('mailbox');
+    const metrics = new MailboxMetrics();
     const backend: MailboxBackend = await openMailboxBackend(
       config.backend,
       config.env,

@@ -1,7 +1,7 @@
 import type { ConsumedRecord } from '@qim/bus';
 import type { DispatchRecord, Id128, MessageRecord } from '@qim/store-core';
 import { encodeMessageEvent, shardOf } from '@qim/store-core';
-import { ServiceMetrics } from '@qim/service-kit';
+import { MailboxMetrics } from './mailbox-metrics';
 import { MessageRouter } from './message-router';
 
 const hex = (n: number) => n.toString(16).padStart(32, '0') as Id128;
@@ -28,7 +28,7 @@ describe('MessageRouter', () => {
   it('routes a whole page in one produce call, leaving out (and reporting) what cannot be decoded', async () => {
     const sends: DispatchRecord[][] = [];
     const poisoned: bigint[] = [];
-    const metrics = new ServiceMetrics('mailbox', false);
+    const metrics = new MailboxMetrics(false);
     const router = new MessageRouter({ producer: { send: async (d) => (sends.push([...d]), []) }, shardCount: 4, metrics, log: silent, onPoison: async (r) => void poisoned.push(r.offset) });
     const shards = new Set(users.map((u) => shardOf(T, u, 4))).size;
     await router.handlePage({
@@ -46,7 +46,7 @@ describe('MessageRouter', () => {
   });
 
   it('observes created_at → routed per message once Kafka acknowledged its dispatches, and not before', async () => {
-    const metrics = new ServiceMetrics('mailbox', false);
+    const metrics = new MailboxMetrics(false);
     let acked = false;
     let seenBeforeAck = -1;
     const routedCount = async () => (await metrics.deliveryStageSeconds.get()).values.find((v) => v.metricName === 'qim_delivery_stage_seconds_count' && v.labels['stage'] === 'routed')?.value ?? 0;
@@ -88,7 +88,7 @@ describe('MessageRouter', () => {
         },
       },
       shardCount: 2,
-      metrics: new ServiceMetrics('mailbox', false),
+      metrics: new MailboxMetrics(false),
       log: silent,
     });
     await expect(router.handlePage({ topic: 'm', partition: 0, fromOffset: 0n, toOffset: 0n, records: [rec(0n, encodeMessageEvent({ record: record(1n), recipients: users }))] })).rejects.toThrow('broker down');

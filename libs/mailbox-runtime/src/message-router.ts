@@ -1,14 +1,15 @@
 import type { BusLogger, ConsumedPage, DispatchProducer, PageHandler, PoisonHandler } from '@qim/bus';
-import { ShardPlacements, dispatchRecordsOf } from '@qim/bus';
 import type { DispatchRecord } from '@qim/store-core';
 import { decodeMessageEvent } from '@qim/store-core';
-import type { ServiceMetrics } from '@qim/service-kit';
+import type { MailboxMetrics } from './mailbox-metrics';
 import { PoisonReporter } from './poison-reporter';
+import { dispatchRecordsOf } from './router-plan';
+import { ShardPlacements } from './shard-placements';
 
 export interface MessageRouterOptions {
   readonly producer: Pick<DispatchProducer, 'send'>;
   readonly shardCount: number;
-  readonly metrics: ServiceMetrics;
+  readonly metrics: MailboxMetrics;
   readonly log: BusLogger;
   /** Dead-letter seam for undecodable message events (default: count and log only). */
   readonly onPoison?: PoisonHandler;

@@ -1,5 +1,5 @@
 import type { BusLogger, ConsumedRecord, PoisonHandler } from '@qim/bus';
-import type { ServiceMetrics } from '@qim/service-kit';
+import type { MailboxMetrics } from './mailbox-metrics';
 
 /**
  * What happens to a record that cannot be decoded or fails validation: the dead-letter seam
@@ -13,7 +13,7 @@ export class PoisonReporter {
 
   constructor(
     private readonly role: 'router' | 'shard',
-    private readonly metrics: ServiceMetrics,
+    private readonly metrics: MailboxMetrics,
     private readonly log: BusLogger,
     private readonly onPoison?: PoisonHandler,
   ) {}

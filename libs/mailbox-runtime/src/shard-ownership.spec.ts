@@ -1,12 +1,13 @@
 import type { ConsumedRecord } from '@qim/bus';
-import { PartitionConsumer, dispatchRecordsOf } from '@qim/bus';
+import { PartitionConsumer } from '@qim/bus';
 import type { DispatchRecord, Id128, MailboxStore, MessageRecord } from '@qim/store-core';
 import { encodeDispatchRecord } from '@qim/store-core';
 import { ManualClock } from '@qim/store-core/testing';
-import { ServiceMetrics } from '@qim/service-kit';
 import { memoryMailboxBackend } from '@qim/backends';
 import { FrontierBoard } from './frontier-board';
+import { MailboxMetrics } from './mailbox-metrics';
 import { MailboxReader } from './mailbox-reader';
+import { dispatchRecordsOf } from './router-plan';
 import { ShardWorker } from './shard-worker';
 import { specMessage } from './testing/spec-message';
 
@@ -39,7 +40,7 @@ async function setup() {
   const store: MailboxStore = await backend.storeFor(0);
   const board = new FrontierBoard();
   const log = { info: () => undefined, warn: () => undefined, error: () => undefined };
-  const worker = new ShardWorker({ storeFor: async () => store, board, metrics: new ServiceMetrics('mailbox', false), log, now: () => Number(clock.nowMs()) });
+  const worker = new ShardWorker({ storeFor: async () => store, board, metrics: new MailboxMetrics(false), log, now: () => Number(clock.nowMs()) });
   const driven = new DrivenConsumer();
   const kafka = { consumer: () => driven } as unknown as ConstructorParameters<typeof PartitionConsumer>[0];
   const consumer = new PartitionConsumer(kafka, worker, { groupId: 'g', topic: 'd', concurrency: 1, pageRecords: 10 });

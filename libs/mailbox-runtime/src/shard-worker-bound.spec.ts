@@ -1,11 +1,11 @@
-import { dispatchRecordsOf } from '@qim/bus';
 import type { ConsumedPage } from '@qim/bus';
 import type { DispatchPage, Id128, MailboxStore, MessageRecord, PageReport } from '@qim/store-core';
 import { UnavailableError, encodeDispatchRecord } from '@qim/store-core';
 import { ManualClock } from '@qim/store-core/testing';
-import { ServiceMetrics } from '@qim/service-kit';
 import { memoryMailboxBackend } from '@qim/backends';
 import { FrontierBoard } from './frontier-board';
+import { MailboxMetrics } from './mailbox-metrics';
+import { dispatchRecordsOf } from './router-plan';
 import { ShardWorker } from './shard-worker';
 import { specMessage } from './testing/spec-message';
 
@@ -39,7 +39,7 @@ async function hangingStore() {
   return { store, calls: () => calls, thaw: () => ((hang = false), release()) };
 }
 
-async function counter(metrics: ServiceMetrics, labels: Record<string, string>): Promise<number> {
+async function counter(metrics: MailboxMetrics, labels: Record<string, string>): Promise<number> {
   const v = (await metrics.shardPageFailures.get()).values.find((x) => Object.entries(labels).every(([k, want]) => String(x.labels[k as 'shard']) === want));
   return v?.value ?? 0;
 }
@@ -52,7 +52,7 @@ async function counter(metrics: ServiceMetrics, labels: Record<string, string>):
 describe('ShardWorker apply bound', () => {
   it('a hung applyPage fails the page with UnavailableError, counted and logged; retries wait for it to end; then the page applies', async () => {
     const { store, calls, thaw } = await hangingStore();
-    const metrics = new ServiceMetrics('mailbox', false);
+    const metrics = new MailboxMetrics(false);
     const errors: string[] = [];
     const log = { info: () => undefined, warn: () => undefined, error: (_: object, msg: string) => void errors.push(msg) };
     const worker = new ShardWorker({ storeFor: async () => store, board: new FrontierBoard(), metrics, log, applyTimeoutMs: 50 });

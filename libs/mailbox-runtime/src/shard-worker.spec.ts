@@ -1,12 +1,12 @@
 import type { ConsumedPage, ConsumedRecord } from '@qim/bus';
-import { dispatchRecordsOf } from '@qim/bus';
 import type { DispatchRecord, Id128, MailboxStore, MessageRecord } from '@qim/store-core';
 import { FrontierGapError, encodeDispatchRecord, epochStartSeq, seqForWatermark } from '@qim/store-core';
 import { ManualClock } from '@qim/store-core/testing';
-import { ServiceMetrics } from '@qim/service-kit';
 import { memoryMailboxBackend } from '@qim/backends';
 import type { BoardEvent } from './frontier-board';
 import { FrontierBoard } from './frontier-board';
+import { MailboxMetrics } from './mailbox-metrics';
+import { dispatchRecordsOf } from './router-plan';
 import { ShardWorker } from './shard-worker';
 import { specMessage } from './testing/spec-message';
 
@@ -38,7 +38,7 @@ interface Logged {
 async function setup() {
   const backend = memoryMailboxBackend({ epoch: EPOCH, gc: { entryRetentionMs: 86_400_000n, dispatchDedupeMs: 8n * 86_400_000n }, applyConcurrency: 1 }, clock);
   const store: MailboxStore = await backend.storeFor(0);
-  const metrics = new ServiceMetrics('mailbox', false);
+  const metrics = new MailboxMetrics(false);
   const board = new FrontierBoard();
   const logged: Logged[] = [];
   const log = {
@@ -58,7 +58,7 @@ async function setup() {
   return { store, metrics, board, worker, logged, poisoned };
 }
 
-async function metric(metrics: ServiceMetrics, name: keyof ServiceMetrics, labels: Record<string, string>): Promise<number> {
+async function metric(metrics: MailboxMetrics, name: keyof MailboxMetrics, labels: Record<string, string>): Promise<number> {
   const m = metrics[name] as unknown as { get(): Promise<{ values: { value: number; labels: Record<string, string | number> }[] }> };
   const v = (await m.get()).values.find((x) => Object.entries(labels).every(([k, want]) => String(x.labels[k]) === want));
   return v?.value ?? 0;

@@ -2,9 +2,9 @@ import type { BusLogger, ConsumedPage, PageHandler, PoisonHandler } from '@qim/b
 import type { DispatchPage, DispatchPageRecord, MailboxStore, PageReport } from '@qim/store-core';
 import { FrontierGapError, InvalidInputError, StoreError, decodeDispatchRecord } from '@qim/store-core';
 import { ApplyBound, ApplyTimeoutError } from './apply-bound';
-import type { ServiceMetrics } from '@qim/service-kit';
 import type { FrontierBoard } from './frontier-board';
 import { userKeyOf } from './frontier-board';
+import type { MailboxMetrics } from './mailbox-metrics';
 import { PoisonReporter } from './poison-reporter';
 import type { ShardRefusal } from './shard-guard';
 import { ShardRefusedError, judgeShard } from './shard-guard';
@@ -49,7 +49,7 @@ export interface ShardWorkerOptions {
   /** The store bound to `ShardEpoch{shard, epoch}`. */
   readonly storeFor: (shard: number) => Promise<MailboxStore>;
   readonly board: FrontierBoard;
-  readonly metrics: ServiceMetrics;
+  readonly metrics: MailboxMetrics;
   readonly log: BusLogger;
   /** Dead-letter seam for undecodable or invalid dispatch records (default: count and log only). */
   readonly onPoison?: PoisonHandler;

@@ -3,13 +3,13 @@ import { KafkaOutboxPublisher, createKafka, ensureTopics } from '@qim/bus';
 import type { Id128, SendRequest } from '@qim/store-core';
 import { DurableMessageCommitter, FanoutLimitError, RecoveryRunner } from '@qim/store-core';
 import { ManualClock } from '@qim/store-core/testing';
-import { ServiceMetrics } from '@qim/service-kit';
 import { memoryMessageBackend } from '@qim/backends';
 import { MemoryMembership } from '@qim/store-memory';
 import { HybridLogicalClock } from './identity/hybrid-clock';
 import { MessageIdSource } from './identity/message-id-source';
 import { MessageSender } from './message-sender';
 import { UnpublishableCommits, recoveryPass } from './recovery-pass';
+import { WriterMetrics } from './writer-metrics';
 
 /**
  * Issue 28 item 11, over the real Kafka of `tools/infra` (a messages topic created with
@@ -38,7 +38,7 @@ const request = (n: number, conversation: Id128, bodyBytes: number): SendRequest
   retention: { kind: 'default' },
 });
 
-async function metric(metrics: ServiceMetrics, result: string): Promise<number> {
+async function metric(metrics: WriterMetrics, result: string): Promise<number> {
   return (await metrics.recoveryActions.get()).values.find((v) => v.labels['result'] === result)?.value ?? 0;
 }
 
@@ -48,7 +48,7 @@ describe('outbox events above the topic record limit (real Kafka)', () => {
   const clock = new ManualClock(1_700_000_000_000n);
   const store = memoryMessageBackend(clock).store;
   const membership = new MemoryMembership();
-  const metrics = new ServiceMetrics('writer', false);
+  const metrics = new WriterMetrics(false);
   let publisher: KafkaOutboxPublisher;
   let sender: MessageSender;
   let committer: DurableMessageCommitter;

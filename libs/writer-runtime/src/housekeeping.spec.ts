@@ -3,10 +3,9 @@ import type { CommitIntent, Id128, MessageStore, OutboxPublisher, Publication, S
 import { COMMIT_AUX_TTL_MS, DurableMessageCommitter } from '@qim/store-core';
 import { ManualClock } from '@qim/store-core/testing';
 import { connectRedis } from '@qim/store-redis';
-import { ServiceMetrics } from '@qim/service-kit';
 import { memoryMessageBackend, openMessageBackend } from '@qim/backends';
 import { housekeepingLoop } from './housekeeping';
-import { writerMetricsOf } from './writer-metrics';
+import { WriterMetrics } from './writer-metrics';
 
 const id = (n: number): Id128 => n.toString(16).padStart(32, '0') as Id128;
 const quiet = { info: () => undefined, error: () => undefined };
@@ -49,7 +48,7 @@ async function until(what: string, probe: () => Promise<boolean> | boolean, time
   }
 }
 
-async function reclaimed(metrics: ServiceMetrics, kind: string): Promise<number> {
+async function reclaimed(metrics: WriterMetrics, kind: string): Promise<number> {
   const m = (await metrics.registry.getSingleMetric('qim_housekeeping_reclaimed_total')!.get()).values.find((v) => v.labels['kind'] === kind);
   return m?.value ?? 0;
 }
@@ -65,9 +64,9 @@ describe('writer housekeeping loop', () => {
   it('memory: after sends and a clock moved past the lifetimes, its own rounds leave nothing expired to reclaim', async () => {
     const clock = new ManualClock(1_700_000_000_000n);
     const { store } = memoryMessageBackend(clock);
-    const metrics = new ServiceMetrics('writer', false);
+    const metrics = new WriterMetrics(false);
     await traffic(store, clock, NORMAL, EPHEMERAL);
-    const loop = housekeepingLoop(store, { intervalMs: 20, batch: 3, clock }, writerMetricsOf(metrics), quiet);
+    const loop = housekeepingLoop(store, { intervalMs: 20, batch: 3, clock }, metrics, quiet);
     expect(loop).not.toBeNull();
     clock.advance(lifetimes);
     loop!.start();
@@ -90,7 +89,7 @@ describe('writer housekeeping loop', () => {
     const namespace = `qimhk-${randomBytes(4).toString('hex')}`;
     const backend = await openMessageBackend({ kind: 'redis', redisUrl: redisUrl(), namespace }, 'test', () => undefined, clock);
     const probe = await connectRedis(redisUrl());
-    const metrics = new ServiceMetrics('writer', false);
+    const metrics = new WriterMetrics(false);
     try {
       await traffic(backend.store, clock, NORMAL, EPHEMERAL);
       const keysOf = async () => {
@@ -105,7 +104,7 @@ describe('writer housekeeping loop', () => {
       };
       const before = await keysOf();
       for (const part of [':aux', ':recovery', ':expiry', ':conversations', ':commit:']) expect([part, before.some((k) => k.includes(part))]).toEqual([part, true]);
-      const loop = housekeepingLoop(backend.store, { intervalMs: 20, batch: 3, clock }, writerMetricsOf(metrics), quiet)!;
+      const loop = housekeepingLoop(backend.store, { intervalMs: 20, batch: 3, clock }, metrics, quiet)!;
       clock.advance(lifetimes);
       loop.start();
       try {

@@ -1,8 +1,8 @@
 import type { DurableMessageCommitter, MembershipDirectory, SendOutcome, SendRequest } from '@qim/store-core';
 import { FanoutLimitError, ForbiddenError, validateSendRequest } from '@qim/store-core';
-import type { ServiceMetrics } from '@qim/service-kit';
 import type { IssuedId } from './identity/message-id-source';
 import { outboxEventBytes } from './outbox-event-size';
+import type { WriterMetrics } from './writer-metrics';
 
 export interface MessageSenderDeps {
   readonly membership: MembershipDirectory;
@@ -16,7 +16,7 @@ export interface MessageSenderDeps {
    * refused before reserve. Absent or null: no bound known (a publisher without one).
    */
   readonly maxEventBytes?: () => number | null;
-  readonly metrics: ServiceMetrics;
+  readonly metrics: WriterMetrics;
   /**
    * The original answer when the request is a replay of an existing commit (`replayAnswer`), else
    * null. Asked only when the membership rules would refuse the request, so a sender who has left

@@ -1,6 +1,6 @@
 import type { CommitKey, RecoveryRunner } from '@qim/store-core';
 import { commitKeyString } from '@qim/store-core';
-import type { ServiceMetrics } from '@qim/service-kit';
+import type { WriterMetrics } from './writer-metrics';
 
 interface PassLogger {
   info(obj: object, msg: string): void;
@@ -43,7 +43,7 @@ const isUnpublishable = (err: unknown): boolean => (err as { code?: unknown } | 
  * commit whose event the topic can never take: counted as `unpublishable`, logged at error level
  * once, and skipped by later passes (`UnpublishableCommits`).
  */
-export async function recoveryPass(runner: RecoveryRunner, metrics: ServiceMetrics, log: PassLogger, unpublishable?: UnpublishableCommits): Promise<void> {
+export async function recoveryPass(runner: RecoveryRunner, metrics: WriterMetrics, log: PassLogger, unpublishable?: UnpublishableCommits): Promise<void> {
   const r = await runner.runOnce();
   if (r.examined === 0) return;
   metrics.recoveryActions.inc({ result: 'examined' }, r.examined);

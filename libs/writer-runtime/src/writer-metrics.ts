@@ -1,10 +1,27 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
-import type { Registry } from 'prom-client';
-import type { ServiceMetrics } from '@qim/service-kit';
+import { ServiceMetrics } from '@qim/service-kit';
 import type { CommitStepObserver } from '@qim/store-core';
 
-/** The writer's own metrics (deadlines, recovery claims, housekeeping), in the service's registry. */
-export class WriterMetrics {
+/**
+ * The writer process's metrics: the ones both services have (`ServiceMetrics`: HTTP, Kafka
+ * requests, read budget) and the writer's own — sends, commit steps, recovery, housekeeping,
+ * admission, the lease — all in one registry, labelled `service="writer"`.
+ */
+export class WriterMetrics extends ServiceMetrics {
+  /** Sends by outcome: committed, replay, conflict, forbidden, failed. */
+  readonly commits = new Counter({
+    name: 'qim_commits_total',
+    help: 'Send attempts by outcome',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  /** Recovery loop actions: examined, completed, failed. */
+  readonly recoveryActions = new Counter({
+    name: 'qim_recovery_actions_total',
+    help: 'Commits examined/completed/failed by the recovery loop',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
   /** Sends answered 503 because they passed `QIM_SEND_DEADLINE_MS` (their commits go on). */
   readonly sendDeadlineExceeded: Counter;
   /** Recovery claims per commit: `taken` (this writer resumes it) or `held_elsewhere` (left to another writer). */
@@ -39,8 +56,10 @@ export class WriterMetrics {
   /** Partitions of the group replaying what an older mailbox epoch delivered: not counted for admission. */
   readonly deliveryReplayingPartitions: Gauge<'group'>;
 
-  constructor(registry: Registry) {
-    const registers = [registry];
+  /** `withDefaults` false leaves out the process's default metrics (tests that build many in one process). */
+  constructor(withDefaults = true) {
+    super('writer', withDefaults);
+    const registers = [this.registry];
     this.sendDeadlineExceeded = new Counter({ name: 'qim_send_deadline_exceeded_total', help: 'Sends answered 503 past QIM_SEND_DEADLINE_MS', registers });
     this.recoveryClaims = new Counter({ name: 'qim_recovery_claims_total', help: 'Per-commit recovery claims by result', labelNames: ['result'], registers });
     this.housekeepingExamined = new Counter({ name: 'qim_housekeeping_examined_total', help: 'Expired facts examined by housekeeping', labelNames: ['kind'], registers });
@@ -64,13 +83,4 @@ export class WriterMetrics {
     const steps = this.commitStepSeconds;
     this.commitSteps = { step: (step, seconds) => steps.observe({ step }, seconds) };
   }
-}
-
-const byRegistry = new WeakMap<Registry, WriterMetrics>();
-
-/** The writer metrics of a service's registry (created on first use, one set per registry). */
-export function writerMetricsOf(metrics: ServiceMetrics): WriterMetrics {
-  let m = byRegistry.get(metrics.registry);
-  if (m === undefined) byRegistry.set(metrics.registry, (m = new WriterMetrics(metrics.registry)));
-  return m;
 }

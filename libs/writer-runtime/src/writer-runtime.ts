@@ -3,7 +3,7 @@ import type { BusLogger } from '@qim/bus';
 import { KafkaOutboxPublisher, TopicVerifier, createKafka, produceBudgetWithin, verifyTopics } from '@qim/bus';
 import type { HistoryAuthorizer, MembershipDirectory, MessageStore } from '@qim/store-core';
 import { DurableMessageCommitter, RecoveryRunner, systemClock } from '@qim/store-core';
-import { PeriodicTask, ServiceMetrics, ShutdownStack, TerminalFailure, isDevelopmentEnv, kafkaReadiness } from '@qim/service-kit';
+import { PeriodicTask, ShutdownStack, TerminalFailure, isDevelopmentEnv, kafkaReadiness } from '@qim/service-kit';
 import { openMessageBackend } from '@qim/backends';
 import type { ReadinessCheck, WriterConfig } from '@qim/service-kit';
 import type { StartupLog } from '@qim/backends';
@@ -22,7 +22,7 @@ import { UnpublishableCommits, recoveryPass } from './recovery-pass';
 import { replayAnswer } from './replay-answer';
 import type { Sender } from './send-deadline';
 import { DeadlineSender } from './send-deadline';
-import { writerMetricsOf } from './writer-metrics';
+import { WriterMetrics } from './writer-metrics';
 
 export interface WriterRuntime {
   /** Sends through the admission gate (when on), each bounded by `QIM_SEND_DEADLINE_MS` once admitted. */
@@ -32,7 +32,7 @@ export interface WriterRuntime {
   readonly store: MessageStore;
   readonly membership: MembershipDirectory;
   readonly authorizer: HistoryAuthorizer;
-  readonly metrics: ServiceMetrics;
+  readonly metrics: WriterMetrics;
   readonly readiness: readonly ReadinessCheck[];
   readonly stack: ShutdownStack;
   readonly writerId: number;
@@ -56,8 +56,7 @@ export async function startWriterRuntime(config: WriterConfig, log: WriterRuntim
   const stack = new ShutdownStack();
   const step: StartupLog = (s, detail) => log.info({ step: s, ...detail }, `start-up: ${s}`);
   try {
-    const metrics = new ServiceMetrics('writer');
-    const writerMetrics = writerMetricsOf(metrics);
+    const metrics = new WriterMetrics();
     const terminal = new TerminalFailure();
     const backend = await openMessageBackend(config.backend, config.env, step);
     stack.push('message store', () => backend.close());
@@ -73,17 +72,17 @@ export async function startWriterRuntime(config: WriterConfig, log: WriterRuntim
       reacquireMs: config.lease.reacquireMs,
       observeFloor: (floor) => hlc.observe(floor),
       onLost: (reason) => {
-        writerMetrics.leaseHeld.set(0);
-        writerMetrics.leaseLosses.inc();
+        metrics.leaseHeld.set(0);
+        metrics.leaseLosses.inc();
         log.error({ writerId: grant.writerId }, `writer lease lost, sends stopped: ${reason}`);
       },
       onRegained: () => {
-        writerMetrics.leaseHeld.set(1);
+        metrics.leaseHeld.set(1);
         log.info({ writerId: grant.writerId }, 'writer lease re-acquired, sends resumed');
       },
       onTerminal: (reason) => terminal.raise(reason),
     });
-    writerMetrics.leaseHeld.set(1);
+    metrics.leaseHeld.set(1);
     keeper.start();
     stack.push('writer lease', () => keeper.stop());
     step('writer lease', { writerId: grant.writerId, hlcFloor: grant.hlcFloor.toString() });
@@ -106,7 +105,7 @@ export async function startWriterRuntime(config: WriterConfig, log: WriterRuntim
     stack.push('outbox producer', () => publisher.disconnect());
     step('kafka', { topic: config.kafka.messagesTopic, durability, produceBudget: budget });
 
-    const committer = new DurableMessageCommitter(backend.store, publisher, writerMetrics.commitSteps);
+    const committer = new DurableMessageCommitter(backend.store, publisher, metrics.commitSteps);
     const ids = new MessageIdSource(hlc, grant.writerId);
     const sender = new MessageSender({
       membership: coordination.membership,
@@ -128,7 +127,7 @@ export async function startWriterRuntime(config: WriterConfig, log: WriterRuntim
       clock: systemClock,
       claim: unpublishable.guard(async (key) => {
         const mine = await coordination.claims.claim(key, config.recovery.claimMs);
-        writerMetrics.recoveryClaims.inc({ result: mine ? 'taken' : 'held_elsewhere' });
+        metrics.recoveryClaims.inc({ result: mine ? 'taken' : 'held_elsewhere' });
         return mine;
       }),
     });
@@ -140,20 +139,20 @@ export async function startWriterRuntime(config: WriterConfig, log: WriterRuntim
     recovery.start();
     stack.push('recovery loop', () => recovery.stop());
 
-    const housekeeping = config.housekeeping === null ? null : housekeepingLoop(backend.store, { ...config.housekeeping, clock: systemClock }, writerMetrics, log);
+    const housekeeping = config.housekeeping === null ? null : housekeepingLoop(backend.store, { ...config.housekeeping, clock: systemClock }, metrics, log);
     if (housekeeping !== null) {
       housekeeping.start();
       stack.push('housekeeping loop', () => housekeeping.stop());
     }
     step('loops', { recovery: config.recovery, housekeeping: housekeeping === null ? 'off' : config.housekeeping });
 
-    const admission = config.admission === null ? null : admissionGate(kafka, config.admission, writerMetrics, log);
+    const admission = config.admission === null ? null : admissionGate(kafka, config.admission, metrics, log);
     if (admission !== null) {
       admission.gate.start();
       stack.push('admission gate', () => admission.close());
     }
     step('admission', config.admission === null ? { admission: 'off' } : { ...config.admission, ...admissionProbeTimings(config.admission) });
-    const bounded = new DeadlineSender(sender, config.sendDeadlineMs, () => writerMetrics.sendDeadlineExceeded.inc());
+    const bounded = new DeadlineSender(sender, config.sendDeadlineMs, () => metrics.sendDeadlineExceeded.inc());
 
     return {
       // The fan-out is read (SCARD) only by a closed gate with a light lane (ADR-0023 decision 10).

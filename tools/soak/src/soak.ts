@@ -1,7 +1,6 @@
 import type { BusLogger } from '@qim/bus';
-import { ServiceMetrics } from '@qim/service-kit';
-import { HybridLogicalClock, MessageIdSource, MessageSender, housekeepingRound, replayAnswer, writerMetricsOf } from '@qim/writer-runtime';
-import { FrontierBoard, MailboxReader, MessageRouter, ShardWorker } from '@qim/mailbox-runtime';
+import { HybridLogicalClock, MessageIdSource, MessageSender, WriterMetrics, housekeepingRound, replayAnswer } from '@qim/writer-runtime';
+import { FrontierBoard, MailboxMetrics, MailboxReader, MessageRouter, ShardWorker } from '@qim/mailbox-runtime';
 import type { Clock, HistoryAuthorizer, Id128, SendRequest } from '@qim/store-core';
 import { CursorExpiredError, DurableMessageCommitter, EpochMismatchError, RecoveryRunner, epochStartSeq } from '@qim/store-core';
 import { ManualClock } from '@qim/store-core/testing';
@@ -199,8 +198,7 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
   const violations: string[] = [];
   const health = new LoopHealth(3);
   try {
-    const metrics = new ServiceMetrics('writer');
-    const writerMetrics = writerMetricsOf(metrics);
+    const metrics = new WriterMetrics();
     const messagesLog = new OrderedLog('soak.messages', 4);
     const publisher = new LogOutboxPublisher(messagesLog);
     const committer = new DurableMessageCommitter(backend.messages, publisher);
@@ -221,7 +219,7 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
       replayOf: (request) => replayAnswer(backend.messages, committer, request),
     });
     const runner = new RecoveryRunner(backend.messages, committer, { graceMs: life.recoveryGraceMs, maxItems: 500, clock });
-    const mailboxMetrics = new ServiceMetrics('mailbox');
+    const mailboxMetrics = new MailboxMetrics();
     /** After the retention decrease: the gc of the second set of stores (both sets run, calls alternate). */
     let shorter: typeof life.gc | null = null;
     let shorterOnly = false;
@@ -386,7 +384,7 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
       const housekeeping = async (): Promise<void> => {
         if (!backend.messages.capabilities.needsHousekeeping) return;
         try {
-          const h = await housekeepingRound(backend.messages, { batch: 2000, clock }, writerMetrics, quietLog);
+          const h = await housekeepingRound(backend.messages, { batch: 2000, clock }, metrics, quietLog);
           totals['housekeepingReclaimed']! += h.commitAux.reclaimed + h.expiredHistory.reclaimed;
           health.ran('housekeeping', null);
         } catch (err) {

@@ -1,12 +1,10 @@
 import type { ConsumedPage } from '@qim/bus';
-import { dispatchRecordsOf } from '@qim/bus';
 import type { DispatchRecord, Id128, MailboxStore, MessageRecord } from '@qim/store-core';
 import { encodeDispatchRecord } from '@qim/store-core';
 import { ManualClock } from '@qim/store-core/testing';
-import { ServiceMetrics } from '@qim/service-kit';
 import { memoryMailboxBackend } from '@qim/backends';
 import type { ReadBudget } from '@qim/service-kit';
-import { FrontierBoard, MailboxReader, ShardStatusReader, ShardWorker } from '@qim/mailbox-runtime';
+import { FrontierBoard, MailboxMetrics, MailboxReader, ShardStatusReader, ShardWorker, dispatchRecordsOf } from '@qim/mailbox-runtime';
 import type { ReadinessCheck } from '@qim/service-kit';
 
 import fastify from 'fastify';
@@ -53,7 +51,7 @@ export async function mailboxTestApp(
   } = {},
 ): Promise<MailboxTestApp> {
   const clock = new ManualClock(1_700_000_000_000n);
-  const metrics = new ServiceMetrics('mailbox', false);
+  const metrics = new MailboxMetrics(false);
   const backend = memoryMailboxBackend({ epoch: EPOCH, gc: { entryRetentionMs: 86_400_000n, dispatchDedupeMs: 8n * 86_400_000n }, applyConcurrency: 4 }, clock);
   const storeFor = (shard: number): Promise<MailboxStore> => backend.storeFor(shard);
   const board = new FrontierBoard();

@@ -1,7 +1,7 @@
 import type { CommitIntent, Id128, MembershipDirectory, MessageStore, OutboxPublisher, Publication } from '@qim/store-core';
 import { DurableMessageCommitter, UnavailableError } from '@qim/store-core';
 import { ManualClock } from '@qim/store-core/testing';
-import { LeaseLostError, ReadBudget, ServiceMetrics, serviceServerOptions } from '@qim/service-kit';
+import { LeaseLostError, ReadBudget, serviceServerOptions } from '@qim/service-kit';
 import { memoryCoordination, memoryMessageBackend } from '@qim/backends';
 import {
   DeadlineSender,
@@ -9,8 +9,8 @@ import {
   MembershipAuthorizer,
   MessageIdSource,
   MessageSender,
+  WriterMetrics,
   replayAnswer,
-  writerMetricsOf,
 } from '@qim/writer-runtime';
 import type { ReadinessCheck } from '@qim/service-kit';
 import fastify from 'fastify';
@@ -54,7 +54,7 @@ export interface WriterTestApp {
   readonly clock: ManualClock;
   readonly membership: MembershipDirectory;
   readonly publisher: RecordingPublisher;
-  readonly metrics: ServiceMetrics;
+  readonly metrics: WriterMetrics;
   /** Error-level log lines (parsed JSON) the app wrote. */
   readonly errorLog: Record<string, unknown>[];
   leaseHeld: boolean;
@@ -85,7 +85,7 @@ export async function writerTestApp(opts: WriterTestOptions = {}): Promise<Write
   const store = memoryMessageBackend(clock).store;
   const membership = opts.membership ?? memoryCoordination('writer-test-app').membership;
   const publisher = new RecordingPublisher();
-  const metrics = new ServiceMetrics('writer', false);
+  const metrics = new WriterMetrics(false);
   const ids = new MessageIdSource(new HybridLogicalClock(() => clock.nowMs()), 7);
   const errorLog: Record<string, unknown>[] = [];
   const logStream = { write: (line: string) => void errorLog.push(JSON.parse(line) as Record<string, unknown>) };
@@ -122,8 +122,7 @@ export async function writerTestApp(opts: WriterTestOptions = {}): Promise<Write
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },
   });
-  const writerMetrics = writerMetricsOf(metrics);
-  const committer = new DurableMessageCommitter(store, publisher, writerMetrics.commitSteps);
+  const committer = new DurableMessageCommitter(store, publisher, metrics.commitSteps);
   const sender = new MessageSender({
     membership,
     committer,
@@ -137,7 +136,7 @@ export async function writerTestApp(opts: WriterTestOptions = {}): Promise<Write
   });
   await t.app.register(writerApp, {
     serviceTokens: [TOKEN],
-    sender: new DeadlineSender(sender, opts.sendDeadlineMs ?? 10_000, () => writerMetrics.sendDeadlineExceeded.inc()),
+    sender: new DeadlineSender(sender, opts.sendDeadlineMs ?? 10_000, () => metrics.sendDeadlineExceeded.inc()),
     store: appStore,
     membership,
     authorizer: new MembershipAuthorizer(membership),
