@@ -5,7 +5,8 @@
 # the drills (at most twice: a failed start is reported, the cluster stopped and started again; a
 # second failure fails those drills without running them — never a hang), and stopped again
 # afterwards unless it was already running (QIM_DRILLS_KEEP_CLUSTER=1 keeps it). kafka-leader-kill
-# starts and stops a three-broker Kafka of its own (never the shared kafka3), so it needs nothing here.
+# starts and stops a three-broker Kafka of its own (never the shared kafka3), and redis-failover /
+# redis-failover-frontier a 3 + 3 Redis Cluster of their own (never the shared redis-cluster), so they need nothing here.
 # QIM_DRILLS names the drills to run (default: every drill). Each drill is bounded by
 # QIM_DRILL_TIMEOUT_S (default 900 s; the runner kills its service processes on SIGTERM).
 # Further arguments go to every drill (e.g. --no-build).

@@ -5,16 +5,17 @@ import type { Drill, DrillSize } from './drills/drill';
 import { dualInstance, kafkaKill, kill9, redisRestart } from './drills/redis-drills';
 import { kill9Scylla, nodeDown, rfDcFaults, twoNodesDown } from './drills/scylla-drills';
 import { kafkaLeaderKill } from './drills/kafka-leader-kill';
+import { redisFailover, redisFailoverFrontier } from './drills/redis-failover';
 import { redisFreeze } from './drills/redis-freeze';
 import { refusedShard } from './drills/refused-shard';
 import { sourceHole } from './drills/source-hole';
 import type { ServeMode } from './serve';
 import { SERVE_MODES, serve } from './serve';
 
-const DRILLS: readonly Drill[] = [dualInstance, kill9, kafkaKill, kafkaLeaderKill, redisRestart, redisFreeze, sourceHole, refusedShard, nodeDown, twoNodesDown, rfDcFaults, kill9Scylla];
+const DRILLS: readonly Drill[] = [dualInstance, kill9, kafkaKill, kafkaLeaderKill, redisRestart, redisFailover, redisFailoverFrontier, redisFreeze, sourceHole, refusedShard, nodeDown, twoNodesDown, rfDcFaults, kill9Scylla];
 
 function usage(): never {
-  process.stderr.write(`usage: tools/drills/run <drill|list> [--short] [--no-build]\n       tools/drills/run serve <${SERVE_MODES.join('|')}> [--no-build]   (services for tools/bench/e2e)\n\n${DRILLS.map((d) => `  ${d.name.padEnd(15)} [${d.needs}] ${d.summary}`).join('\n')}\n`);
+  process.stderr.write(`usage: tools/drills/run <drill|list> [--short] [--no-build]\n       tools/drills/run serve <${SERVE_MODES.join('|')}> [--no-build]   (services for tools/bench/e2e)\n\n${DRILLS.map((d) => `  ${d.name.padEnd(23)} [${d.needs}] ${d.summary}`).join('\n')}\n`);
   process.exit(2);
 }
 

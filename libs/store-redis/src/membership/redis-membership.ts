@@ -8,6 +8,10 @@ import { ScriptReply } from '../redis/script-reply';
 /**
  * Conversation membership in Redis: one set per `(tenant, conversation)` (`RedisKeys.membership`),
  * changed only by `membership-add-v1` (all or nothing under the cap) and `membership-remove-v1`.
+ * A change is answered only once the replicas the store requires hold it (ADR-0038): a removal only
+ * the old primary had would let a promoted replica accept the removed member's sends again, an
+ * addition would be refused again after it was acknowledged. Both scripts are idempotent, so a
+ * change refused for want of replicas (`UnavailableError`) is retried as it is.
  */
 export class RedisMembershipDirectory implements MembershipDirectory {
   constructor(
@@ -37,6 +41,7 @@ export class RedisMembershipDirectory implements MembershipDirectory {
       throw new FanoutLimitError(`conversation would have ${reply.int(1)} members; the limit (QIM_MAX_FANOUT) is ${maxMembers}`);
     }
     if (reply.code !== ScriptCode.OK) throw errorForCode(reply.code, 'membership add');
+    await this.io.replicated(call.keys, 'membership add');
     return reply.int(1);
   }
 
@@ -44,6 +49,7 @@ export class RedisMembershipDirectory implements MembershipDirectory {
     const call = { script: 'membershipRemoveV1', keys: [this.keys.membership(tenantId, conversationId)], args: [...users] } as const;
     const reply = ScriptReply.of(await this.io.script(call, 'write'), 'membership remove');
     if (reply.code !== ScriptCode.OK) throw errorForCode(reply.code, 'membership remove');
+    await this.io.replicated(call.keys, 'membership remove');
     return reply.int(1);
   }
 

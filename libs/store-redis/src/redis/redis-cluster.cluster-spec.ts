@@ -9,6 +9,7 @@ import { RedisMessageStore } from '../message/redis-message-store';
 import { RedisMailboxStore } from '../mailbox/redis-mailbox-store';
 import { RedisMailboxFixture, SPEC_GC, pageOf } from '../testing/redis-mailbox-fixture';
 import { dropNamespace, requireRedisCluster, testClient, testNamespace } from '../testing/redis-test-env';
+import { RedisWriterCoordination } from '../writer-coordination/redis-writer-coordination';
 import { connectRedis } from './connect-redis';
 import { checkRedisReadiness } from './redis-readiness';
 import { RedisIo } from './redis-io';
@@ -127,6 +128,33 @@ describe('store-redis on a Redis Cluster', () => {
       expect(await healthy.frontier()).toEqual({ offset: 0n });
     } finally {
       await f.close();
+    }
+  });
+
+  it('membership changes and writer leases are answered only after WAIT; too few replicas → UnavailableError, the retried change succeeds', async () => {
+    // A removal only the old primary had would let a promoted replica accept the removed member's sends again.
+    const ns = testNamespace();
+    const open = (min: number, timeoutMs: number) => RedisWriterCoordination.open(requireRedisCluster(), { namespace: ns, owner: 'spec', replicaAcks: { min, timeoutMs } });
+    const [tenant, conv, user] = [rid(), rid(), rid()];
+    const strict = await open(2, 200);
+    try {
+      await expect(strict.membership.add(tenant, conv, [user], 10)).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringMatching(/membership add: the write reached 1 of the 2 replica\(s\) required within 200 ms/) });
+      await expect(strict.membership.remove(tenant, conv, [user])).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringMatching(/membership remove: the write reached 1 of the 2/) });
+      await expect(strict.leases.acquire(2, 5_000, 'strict')).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringMatching(/lease acquire \(writer id 0\): the write reached 1 of the 2/) });
+    } finally {
+      await strict.close();
+    }
+    const healthy = await open(1, 2_000);
+    try {
+      await healthy.membership.add(tenant, conv, [user], 10);
+      expect(await healthy.membership.isMember(tenant, conv, user)).toBe(true);
+      await healthy.membership.remove(tenant, conv, [user]);
+      expect(await healthy.membership.isMember(tenant, conv, user)).toBe(false);
+      // Writer id 0 keeps the refused grant's token until its lease runs out: the next id is granted.
+      expect((await healthy.leases.acquire(2, 5_000, 'healthy')).writerId).toBe(1);
+    } finally {
+      await healthy.close();
+      await dropNamespace(cluster, ns);
     }
   });
 
