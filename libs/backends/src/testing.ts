@@ -9,4 +9,5 @@ export type { TestOpenOptions, TestStoreTuning, TestStores } from '@qim/store-co
 export type { MemoryInspection } from '@qim/store-memory/testing';
 export { connectRawRedis, redisServers } from '@qim/store-redis/testing';
 export type { RedisInspection, RedisKeyFacts, RedisKeySnapshot } from '@qim/store-redis/testing';
+export { scyllaTestBackendConfig } from '@qim/store-scylla/testing';
 export type { ScyllaInspection } from '@qim/store-scylla/testing';

@@ -1,12 +1,16 @@
 import type { BackendTestKit } from '@qim/store-core/testing';
+import type { QueryOptions, types } from 'cassandra-driver';
 import { ALL_TABLES } from '../all-tables';
 import type { ScyllaBackendConfig } from '../backend/scylla-env';
 import { scyllaStoreConfig } from '../backend/scylla-backend-module';
 import { ScyllaMailboxStore } from '../mailbox/scylla-mailbox-store';
 import { ScyllaMessageStore } from '../message/scylla-message-store';
 import { migrate } from '../migrate/migrate';
+import type { CqlDialect } from '../schema/dialect';
 import { connectSession } from '../session/scylla-session';
 import type { ScyllaSession } from '../session/scylla-session';
+import { RequestTally } from './request-tally';
+import { scyllaTestConfigFromEnv } from './scylla-test-env';
 
 /** What the Scylla kit lets a test read of its keyspace. */
 export interface ScyllaInspection {
@@ -18,6 +22,23 @@ export interface ScyllaInspection {
   rows(cql: string): AsyncGenerator<Record<string, unknown>>;
   /** `SELECT COUNT(*)` of `table` in the keyspace. */
   count(table: string): Promise<number>;
+  /** The server's CQL dialect (from `migrate`). */
+  readonly dialect: CqlDialect;
+  /** Any statement on the stores' session (a benchmark's raw baseline beside the store, same driver and pool). */
+  execute(cql: string, params?: readonly unknown[], options?: QueryOptions): Promise<types.ResultSet>;
+  /** What the driver really executed on the session so far (requests, LWTs: CQL with an `IF` condition, errors). */
+  readonly requests: RequestTally;
+  /** The message store's sequence allocation: LWT rounds of the seq CAS, and seqs issued per won round. */
+  messageStoreSeqs(): { readonly lwtRounds: number; readonly groups: { readonly seqs: number; readonly rounds: number; readonly inDoubt: number } };
+}
+
+/**
+ * The Scylla backend's settings for the gate's cluster (`QIM_TEST_SCYLLA_ADDR`, `_KEYSPACE`, `_DC`,
+ * `_RF`; any missing → `InvalidInputError`), the keyspace `<QIM_TEST_SCYLLA_KEYSPACE><keyspaceSuffix>`.
+ */
+export function scyllaTestBackendConfig(env: NodeJS.ProcessEnv = process.env, keyspaceSuffix = ''): ScyllaBackendConfig {
+  const c = scyllaTestConfigFromEnv(env, keyspaceSuffix);
+  return { kind: 'scylla', hosts: c.contactPoints, keyspace: c.keyspace, localDataCenter: c.localDataCenter, replicationFactor: c.replicationFactor };
 }
 
 /** Keyspaces a kit may drop: made for one soak, benchmark or test run. */
@@ -37,10 +58,12 @@ export const scyllaTestKit: BackendTestKit<ScyllaBackendConfig, ScyllaInspection
   open: async (cfg, { clock, tuning = {}, scratch = false, keep = false }) => {
     const ks = cfg.keyspace;
     if (scratch && !SCRATCH_KEYSPACE.test(ks)) throw new Error(`a scratch keyspace must match ${SCRATCH_KEYSPACE.source}: ${ks}`);
-    const session = await connectSession(scyllaStoreConfig(cfg));
+    const requests = new RequestTally();
+    const session = await connectSession(scyllaStoreConfig(cfg), { requestTracker: requests });
+    let dialect: CqlDialect;
     try {
       if (scratch) await dropKeyspace(session, ks);
-      await migrate(session, ALL_TABLES);
+      dialect = (await migrate(session, ALL_TABLES)).dialect;
     } catch (e) {
       await session.close().catch(() => undefined);
       throw e;
@@ -75,6 +98,10 @@ export const scyllaTestKit: BackendTestKit<ScyllaBackendConfig, ScyllaInspection
           const rs = await session.client.execute(`SELECT COUNT(*) AS n FROM ${ks}.${table}`, [], { readTimeout: 60_000 });
           return Number(String(rs.first()?.['n'] ?? 0));
         },
+        dialect,
+        execute: (cql, params = [], options = {}) => session.client.execute(cql, [...params], options),
+        requests,
+        messageStoreSeqs: () => ({ lwtRounds: messages.seqLwtRounds, groups: messages.seqGroups }),
       },
       where: `${cfg.hosts.join(',')} keyspace ${ks}`,
       close: async () => {
