@@ -17,6 +17,8 @@ export interface TestStoreTuning {
   readonly releasedProofTtlMs?: bigint;
   /** Store statements one shard's `applyPage` keeps in flight (Redis, Scylla). */
   readonly applyConcurrency?: number;
+  /** Redis: whether warm users' entries may skip the append script (the store's plain path; default the store's). */
+  readonly plainPath?: boolean;
 }
 
 /** How a backend kit opens its stores for the soak or a benchmark. */

@@ -1,6 +1,8 @@
+import type { Id128, MailboxStore } from '@qim/store-core';
 import type { BackendTestKit } from '@qim/store-core/testing';
 import type { Cluster, Redis } from 'ioredis';
 import type { RedisBackendConfig } from '../backend/redis-backend-module';
+import { RedisKeys } from '../keys/redis-keys';
 import { RedisMailboxStore } from '../mailbox/redis-mailbox-store';
 import { RedisMessageStore } from '../message/redis-message-store';
 import { connectRedis } from '../redis/connect-redis';
@@ -48,6 +50,10 @@ export interface RedisInspection {
   messageStoreCommands(): number;
   /** Socket writes of the message store's connection from now on (standalone only: a cluster has one socket per node). */
   countMessageStoreSocketWrites(): { count(): number };
+  /** Commands a mailbox store this kit made has sent so far (scripts and plain commands). */
+  mailboxStoreCommands(store: MailboxStore): number;
+  /** The prefix of every mailbox key of `(tenant, user)` in the namespace (its bucket hash tag included): what a raw baseline writes under. */
+  userKeyPrefix(tenantId: Id128, userId: Id128): string;
 }
 
 const CHUNK = 2_000;
@@ -93,6 +99,8 @@ export const redisTestKit: BackendTestKit<RedisBackendConfig, RedisInspection> =
       ...(tuning.physicalGraceMs === undefined ? {} : { physicalGraceMs: tuning.physicalGraceMs }),
     };
     const messages = new RedisMessageStore({ ...common, ...(tuning.commitAuxTtlMs === undefined ? {} : { commitAuxTtlMs: tuning.commitAuxTtlMs }) });
+    const made = new WeakMap<MailboxStore, RedisMailboxStore>();
+    const keyNames = new RedisKeys(namespace);
     const keys = async (): Promise<string[]> => {
       const all: string[] = [];
       for (const node of redisServers(admin)) {
@@ -138,11 +146,27 @@ export const redisTestKit: BackendTestKit<RedisBackendConfig, RedisInspection> =
         if (typeof target !== 'string') throw new Error('socket writes are counted on a standalone connection only (a cluster client has one socket per node)');
         return countSocketWrites(redis as Redis);
       },
+      mailboxStoreCommands: (store) => {
+        const s = made.get(store);
+        if (s === undefined) throw new Error('not a mailbox store of this kit');
+        return s.io.reads + s.io.writes;
+      },
+      userKeyPrefix: (tenantId, userId) => keyNames.user(tenantId, userId).prefix,
     };
     return {
       kind: 'redis',
       messages,
-      mailboxStore: (shardEpoch, gc) => new RedisMailboxStore({ ...common, shardEpoch, gc, ...(tuning.applyConcurrency === undefined ? {} : { applyConcurrency: tuning.applyConcurrency }) }),
+      mailboxStore: (shardEpoch, gc) => {
+        const store = new RedisMailboxStore({
+          ...common,
+          shardEpoch,
+          gc,
+          ...(tuning.applyConcurrency === undefined ? {} : { applyConcurrency: tuning.applyConcurrency }),
+          ...(tuning.plainPath === undefined ? {} : { plainPath: tuning.plainPath }),
+        });
+        made.set(store, store);
+        return store;
+      },
       inspect,
       where: `${targetWhere(target)} namespace ${namespace}`,
       close: async () => {
