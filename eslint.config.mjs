@@ -83,11 +83,6 @@ const runtimeSpecConstraints = depConstraints.map((c) =>
   c.sourceTag === 'type:runtime' ? { ...c, onlyDependOnLibsWithTags: [...c.onlyDependOnLibsWithTags, 'type:backend'] } : c,
 );
 
-/** The white-box benchmark named below may still import the store libraries. */
-const whiteBoxBenchConstraints = depConstraints.map((c) =>
-  c.sourceTag === 'type:bench' ? { ...c, onlyDependOnLibsWithTags: [...c.onlyDependOnLibsWithTags, 'type:backend'] } : c,
-);
-
 const boundaries = (constraints) => ['error', { enforceBuildableLibDependency: false, allow: [], depConstraints: constraints }];
 
 export default [
@@ -115,9 +110,6 @@ export default [
     sub: { message: [['tables']], mailbox: [['cql'], ['tables', 'context'], ['retention'], ['page']] },
   }),
   { files: ['libs/*-runtime/src/**/*.spec.ts'], rules: { '@nx/enforce-module-boundaries': boundaries(runtimeSpecConstraints) } },
-  // Not yet through libs/backends (issue 29 item 1, left): one white-box benchmark that drives a store's internals beside
-  // its raw baseline — the Scylla mailbox store's statement counter and TTL rule, stores with and without a counter.
-  { files: ['tools/bench/scylla-mailbox.ts'], rules: { '@nx/enforce-module-boundaries': boundaries(whiteBoxBenchConstraints) } },
   {
     files: ['**/*.js', '**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly' } },

@@ -3,11 +3,14 @@ import type { QueryOptions, types } from 'cassandra-driver';
 import { ALL_TABLES } from '../all-tables';
 import type { ScyllaBackendConfig } from '../backend/scylla-env';
 import { scyllaStoreConfig } from '../backend/scylla-backend-module';
+import { entryTtlSeconds } from '../mailbox/retention/entry-ttl';
 import { ScyllaMailboxStore } from '../mailbox/scylla-mailbox-store';
 import { ScyllaMessageStore } from '../message/scylla-message-store';
 import { migrate } from '../migrate/migrate';
 import type { CqlDialect } from '../schema/dialect';
+import { DEFAULT_MAX_IN_FLIGHT } from '../session/in-flight-limit';
 import { connectSession } from '../session/scylla-session';
+import { StatementCounter } from '../session/statement-counter';
 import type { ScyllaSession } from '../session/scylla-session';
 import { RequestTally } from './request-tally';
 import { scyllaTestConfigFromEnv } from './scylla-test-env';
@@ -28,6 +31,12 @@ export interface ScyllaInspection {
   execute(cql: string, params?: readonly unknown[], options?: QueryOptions): Promise<types.ResultSet>;
   /** What the driver really executed on the session so far (requests, LWTs: CQL with an `IF` condition, errors). */
   readonly requests: RequestTally;
+  /** Statements of every mailbox store this kit made, by name (LWT or not), and their requests. */
+  readonly mailboxStatements: StatementCounter;
+  /** The TTL (s) the mailbox store writes an entry expiring at `expiresAt` with at `now` (a raw baseline writes the same). */
+  entryTtlSeconds(expiresAt: bigint, now: bigint): number;
+  /** Requests one mailbox store keeps in flight unless `tuning.applyConcurrency` says otherwise. */
+  readonly defaultApplyConcurrency: number;
   /** The message store's sequence allocation: LWT rounds of the seq CAS, and seqs issued per won round. */
   messageStoreSeqs(): { readonly lwtRounds: number; readonly groups: { readonly seqs: number; readonly rounds: number; readonly inDoubt: number } };
 }
@@ -68,6 +77,7 @@ export const scyllaTestKit: BackendTestKit<ScyllaBackendConfig, ScyllaInspection
       await session.close().catch(() => undefined);
       throw e;
     }
+    const mailboxStatements = new StatementCounter();
     const messages = new ScyllaMessageStore(session, { clock, ...(tuning.commitAuxTtlMs === undefined ? {} : { commitAuxTtlMs: tuning.commitAuxTtlMs }) });
     async function* rows(cql: string): AsyncGenerator<Record<string, unknown>> {
       let pageState: string | undefined;
@@ -86,6 +96,7 @@ export const scyllaTestKit: BackendTestKit<ScyllaBackendConfig, ScyllaInspection
           shardEpoch,
           gc,
           clock,
+          counter: mailboxStatements,
           ...(tuning.releasedProofTtlMs === undefined ? {} : { releasedProofTtlSeconds: Number(tuning.releasedProofTtlMs / 1000n) }),
           ...(tuning.applyConcurrency === undefined ? {} : { maxStatementsInFlight: tuning.applyConcurrency }),
         }),
@@ -101,6 +112,9 @@ export const scyllaTestKit: BackendTestKit<ScyllaBackendConfig, ScyllaInspection
         dialect,
         execute: (cql, params = [], options = {}) => session.client.execute(cql, [...params], options),
         requests,
+        mailboxStatements,
+        entryTtlSeconds,
+        defaultApplyConcurrency: DEFAULT_MAX_IN_FLIGHT,
         messageStoreSeqs: () => ({ lwtRounds: messages.seqLwtRounds, groups: messages.seqGroups }),
       },
       where: `${cfg.hosts.join(',')} keyspace ${ks}`,
