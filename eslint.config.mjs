@@ -70,10 +70,12 @@ const depConstraints = [
     { sourceTag: 'scope:writer', notDependOnLibsWithTags: ['type:harness'] },
     // tools (drills, infra checks) drive the product from outside: through the HTTP client and the service-stack harness only.
     { sourceTag: 'type:tools', onlyDependOnLibsWithTags: ['type:client', 'type:harness'] },
-    // the benchmarks (tools/bench) measure the stores, drivers and services side by side with raw baselines: any library.
-    { sourceTag: 'type:bench', onlyDependOnLibsWithTags: ['*'] },
-    // the soak (tools/soak) runs the real store and worker code in-process: it builds the stores itself; drivers only through the backends.
-    { sourceTag: 'type:soak', onlyDependOnLibsWithTags: ['type:core', 'type:backend', 'type:bus', 'type:service', 'type:runtime'], bannedExternalImports: drivers },
+    // the benchmarks (tools/bench) measure the stores and services beside raw driver baselines: the drivers directly (the
+    // baselines), the stores only through libs/backends (its registry, and `@qim/backends/testing` for the stores' test kits).
+    { sourceTag: 'type:bench', onlyDependOnLibsWithTags: ['type:core', 'type:backends', 'type:bus', 'type:service', 'type:runtime', 'type:wire', 'type:client', 'type:harness'] },
+    // the soak (tools/soak) runs the real store and worker code in-process: stores only through libs/backends (the test
+    // kits of `@qim/backends/testing`, with their inspection seams), no driver.
+    { sourceTag: 'type:soak', onlyDependOnLibsWithTags: ['type:core', 'type:backends', 'type:bus', 'type:service', 'type:runtime'], bannedExternalImports: drivers },
   ];
 
 /** A runtime's specs may also build the stores' own classes (leases on a manual clock, a shared claims table, a raw Redis probe). */

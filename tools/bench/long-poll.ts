@@ -13,7 +13,7 @@
  *   --ab <git-ref> [--rounds N]  A/B in one sitting: exports <git-ref> (e.g. main) to a temp folder,
  *       starts a private redis-server, then alternates that build and this tree, N rounds (default 3),
  *       this same script run by each build's own code; prints every round and the medians.
- *   --redis-url URL  (default QIM_REDIS_URL)  --seconds S (measured window, default 20)
+ *   --redis-url URL  (default QIM_REDIS_URL; one server: the Redis-CPU figure and --ab need one)  --seconds S (measured window, default 20)
  *   --poll-ms MS (the reader's pollMs, default 100)
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -25,7 +25,8 @@ import { join } from 'node:path';
 import type { Id128, MailboxStore, MessageRecord } from '@qim/store-core';
 import { FrontierBoard, MailboxReader, ShardPlacements, dispatchRecordsOf } from '@qim/mailbox-runtime';
 import { openMailboxBackend } from '@qim/backends';
-import { connectRedis } from '@qim/store-redis';
+// a plain driver client for INFO and the clean-up: the script is also run by older builds (`--ab`), so it imports only what every build has
+import { Redis } from 'ioredis';
 
 const args = process.argv.slice(2);
 const opt = (name: string, def: string): string => {
@@ -53,7 +54,7 @@ interface Result {
   readonly load1: number;
 }
 
-async function redisCpuMs(redis: Awaited<ReturnType<typeof connectRedis>>): Promise<number> {
+async function redisCpuMs(redis: Redis): Promise<number> {
   const info = await redis.info('cpu');
   return 1000 * ['used_cpu_sys', 'used_cpu_user'].reduce((s, f) => s + Number(new RegExp(`^${f}:([0-9.]+)`, 'm').exec(info)?.[1] ?? NaN), 0);
 }
@@ -87,7 +88,7 @@ async function runOnce(build: string): Promise<Result> {
   const namespace = `lpb${randomBytes(4).toString('hex')}`;
   const binding = { epoch: EPOCH, gc: { entryRetentionMs: 86_400_000n, dispatchDedupeMs: 86_400_000n }, applyConcurrency: 4 };
   const backend = await openMailboxBackend({ kind: 'redis', redisUrl, namespace }, 'test', binding, () => undefined);
-  const redis = await connectRedis(redisUrl);
+  const redis = new Redis(redisUrl);
   const reads = { frontier: 0, rangeScan: 0 };
   const counted = new Map<number, MailboxStore>();
   const storeFor = async (shard: number): Promise<MailboxStore> => {

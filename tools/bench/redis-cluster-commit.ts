@@ -1,14 +1,16 @@
 /**
  * The Redis commit on a Redis Cluster, with and without replica acks (ADR-0038), beside the same
- * commit on the standalone server: needs QIM_REDIS_URL and QIM_TEST_REDIS_CLUSTER_NODES (run:
- * `tools/bench/run.sh redis-cluster-commit [--rounds N] [--in-flight N]`).
+ * commit on the standalone server: needs QIM_REDIS_URL and a cluster, QIM_REDIS_CLUSTER_NODES (as the
+ * services take it) or else QIM_TEST_REDIS_CLUSTER_NODES (from `tools/infra/infra env`), both parsed
+ * by the Redis backend's own rules (run: `tools/bench/run.sh redis-cluster-commit [--rounds N] [--in-flight N]`).
  *
  * Four targets, alternated in one sitting (A/B per round, the order rotating each round):
  *   standalone          the store on one server (pre-encoded EVALSHA, corked writes)
  *   cluster             the store on a Cluster client (the driver's script command per node, auto-pipelined)
  *   cluster+WAIT 1      the same with `replicaAcks { min: 1 }` (WAIT after putRecord on the two written primaries)
- * each against its raw baseline on the same client: a trivial single-key EVALSHA (`return 1`) at the
- * same in-flight. Prints one line per target and round: commits/s, p50/p99 ms, raw ops/s, commit ÷ raw.
+ * each against its raw baseline on a client of the same kind (its own connection or cluster client,
+ * beside the store's): a trivial single-key EVALSHA (`return 1`) at the same in-flight. The stores
+ * open through `@qim/backends/testing`. Prints one line per target and round: commits/s, p50/p99 ms, raw ops/s, commit ÷ raw.
  * `--json FILE` also writes the rows (for the chart). Env: QIM_BENCH_SECONDS (per measurement, default 3).
  */
 import { randomBytes } from 'node:crypto';
@@ -16,8 +18,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { DurableMessageCommitter, systemClock } from '@qim/store-core';
 import type { Id128, SendRequest } from '@qim/store-core';
-import { RedisMessageStore, connectRedis, parseClusterNodes } from '@qim/store-redis';
-import type { RedisTarget, ReplicaAcks } from '@qim/store-redis';
+import { backendConfigFromEnv, connectRawRedis, openTestStores } from '@qim/backends/testing';
 import { flag } from './in-flight';
 
 const SECONDS = Number(process.env['QIM_BENCH_SECONDS'] ?? 3);
@@ -58,10 +59,13 @@ interface Target {
   close(): Promise<void>;
 }
 
-async function openTarget(name: string, where: RedisTarget, acks: ReplicaAcks): Promise<Target> {
+/** The store of `env` (the Redis backend's variables) under a scratch namespace, and its raw baseline. */
+async function openTarget(name: string, env: Record<string, string>): Promise<Target> {
   const namespace = `qimbench-${randomBytes(4).toString('hex')}`;
-  const client = await connectRedis(where);
-  const store = new RedisMessageStore({ redis: client, namespace, clock: systemClock, ownsConnection: false, replicaAcks: acks });
+  const cfg = { ...backendConfigFromEnv('redis', env), namespace };
+  const stores = await openTestStores(cfg, { clock: systemClock });
+  const store = stores.messages;
+  const client = await connectRawRedis(cfg);
   client.defineCommand('benchTrivial', { numberOfKeys: 1, lua: 'return 1' });
   const trivial = (client as unknown as { benchTrivial(key: string): Promise<unknown> }).benchTrivial.bind(client);
   const tenantId = rid();
@@ -88,15 +92,8 @@ async function openTarget(name: string, where: RedisTarget, acks: ReplicaAcks): 
     },
     raw: () => trivial(`${namespace}:{raw${n++ % 256}}`),
     close: async () => {
-      // The scratch namespace goes: every primary of a cluster, one UNLINK per key (keys of one page lie in several slots).
-      for (const node of 'nodes' in client ? client.nodes('master') : [client]) {
-        let cursor = '0';
-        do {
-          const [next, keys] = await node.scan(cursor, 'MATCH', `${namespace}:*`, 'COUNT', 1000);
-          cursor = next;
-          await Promise.all(keys.map((k) => node.unlink(k)));
-        } while (cursor !== '0');
-      }
+      // the scratch namespace goes (every primary of a cluster), then the connections
+      await stores.close();
       await client.quit();
     },
   };
@@ -104,17 +101,15 @@ async function openTarget(name: string, where: RedisTarget, acks: ReplicaAcks): 
 
 async function main(): Promise<void> {
   const url = process.env['QIM_REDIS_URL'];
-  const nodes = process.env['QIM_TEST_REDIS_CLUSTER_NODES'];
-  if (!url || !nodes) throw new Error('QIM_REDIS_URL and QIM_TEST_REDIS_CLUSTER_NODES must be set: eval "$(tools/infra/infra env)" after infra up redis-cluster');
+  const nodes = process.env['QIM_REDIS_CLUSTER_NODES'] || process.env['QIM_TEST_REDIS_CLUSTER_NODES'];
+  if (!url || !nodes) throw new Error('QIM_REDIS_URL and QIM_REDIS_CLUSTER_NODES (or QIM_TEST_REDIS_CLUSTER_NODES) must be set: eval "$(tools/infra/infra env)" after infra up redis-cluster');
   const rounds = flag('rounds', 3);
   const inFlight = flag('in-flight', 16);
   const jsonAt = process.argv.indexOf('--json');
-  const cluster = parseClusterNodes(nodes);
-  const none = { min: 0, timeoutMs: 1_000 };
   const targets = [
-    await openTarget('standalone', url, none),
-    await openTarget('cluster', cluster, none),
-    await openTarget('cluster+WAIT 1', cluster, { min: 1, timeoutMs: 1_000 }),
+    await openTarget('standalone', { QIM_REDIS_URL: url }),
+    await openTarget('cluster', { QIM_REDIS_CLUSTER_NODES: nodes }),
+    await openTarget('cluster+WAIT 1', { QIM_REDIS_CLUSTER_NODES: nodes, QIM_REDIS_MIN_REPLICA_ACKS: '1', QIM_REDIS_REPLICA_WAIT_MS: '1000' }),
   ];
   for (const t of targets) {
     await t.commit();

@@ -1,5 +1,9 @@
 /**
- * Benchmark of the Redis backend (needs QIM_REDIS_URL; run: tools/bench/run.sh redis-commit).
+ * Benchmark of the Redis backend (run: tools/bench/run.sh redis-commit). The server as the services
+ * take it: QIM_REDIS_URL, or QIM_REDIS_CLUSTER_NODES for a Redis Cluster (same parsing; the store
+ * opened through `@qim/backends/testing`). On a cluster the pre-encoded raw, the floor and the
+ * socket writes are not measured (they drive one connection's socket; a cluster client has one per
+ * node: `n/a`), server CPU and commandstats are summed over the primaries.
  *
  * 1. Commit path without Kafka — `DurableMessageCommitter.send` with a publisher that answers at once:
  *    reserve → putRecord → markPublishedAndCommitted — at 1, 16 and 64 commits in flight, side by side
@@ -28,9 +32,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { Command } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { DurableMessageCommitter, systemClock } from '@qim/store-core';
 import type { Id128, SendRequest } from '@qim/store-core';
-import { RedisMessageStore, connectRedis, countSocketWrites } from '@qim/store-redis';
+import { backendConfigFromEnv, connectRawRedis, openTestStores, redisServers } from '@qim/backends/testing';
 import { FLOOR_SCRIPTS, encodeFloorCall, floorCommit } from './commit-floor';
 import type { FloorCall, FloorScript } from './commit-floor';
 
@@ -68,15 +73,23 @@ async function drive(inFlight: number, op: (worker: number) => Promise<unknown>)
   return { ops: latencies.length, perSecond: latencies.length / elapsed, p50: pct(0.5), p99: pct(0.99) };
 }
 
-/** The server's CPU seconds so far (user + sys, main thread and children), from INFO cpu. */
-async function serverCpuSeconds(redis: Awaited<ReturnType<typeof connectRedis>>): Promise<number> {
-  const info = await redis.info('cpu');
-  return ['used_cpu_sys', 'used_cpu_user'].reduce((sum, f) => sum + Number(new RegExp(`^${f}:([0-9.]+)`, 'm').exec(info)?.[1] ?? NaN), 0);
+/** The servers' CPU seconds so far (user + sys, main thread and children; a cluster: every primary), from INFO cpu. */
+async function serverCpuSeconds(redis: Redis | Cluster): Promise<number> {
+  let sum = 0;
+  for (const server of redisServers(redis)) {
+    const info = await server.info('cpu');
+    sum += ['used_cpu_sys', 'used_cpu_user'].reduce((s, f) => s + Number(new RegExp(`^${f}:([0-9.]+)`, 'm').exec(info)?.[1] ?? NaN), 0);
+  }
+  return sum;
 }
 
-async function commandStats(redis: Awaited<ReturnType<typeof connectRedis>>): Promise<Map<string, number>> {
-  const info = await redis.info('commandstats');
-  return new Map([...info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map((m) => [m[1]!, Number(m[2])]));
+/** Calls per command so far (a cluster: summed over the primaries), from INFO commandstats. */
+async function commandStats(redis: Redis | Cluster): Promise<Map<string, number>> {
+  const calls = new Map<string, number>();
+  for (const server of redisServers(redis)) {
+    for (const m of (await server.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls.set(m[1]!, (calls.get(m[1]!) ?? 0) + Number(m[2]));
+  }
+  return calls;
 }
 
 function requestFor(tenantId: Id128, conversationId: Id128): SendRequest {
@@ -95,7 +108,7 @@ class EncodedCommand extends Command {
 }
 
 /** Sends pre-encoded commands on `client`, the writes of one event-loop turn corked into one socket write (as the store does). */
-function corkedSender(client: Awaited<ReturnType<typeof connectRedis>>): (bytes: Buffer) => Promise<unknown> {
+function corkedSender(client: Redis): (bytes: Buffer) => Promise<unknown> {
   const stream = (client as unknown as { stream: { cork(): void; uncork(): void } }).stream;
   let corked = false;
   return (bytes) => {
@@ -112,7 +125,7 @@ function corkedSender(client: Awaited<ReturnType<typeof connectRedis>>): (bytes:
 }
 
 /** Raw EVALSHA of `lua` (1 key) as pre-encoded bytes, one turn's writes corked into one socket write. */
-function encodedEvalsha(client: Awaited<ReturnType<typeof connectRedis>>, lua: string, key: string): () => Promise<unknown> {
+function encodedEvalsha(client: Redis, lua: string, key: string): () => Promise<unknown> {
   const sha = createHash('sha1').update(lua).digest('hex');
   const bytes = Buffer.from(`*4\r\n$7\r\nevalsha\r\n$40\r\n${sha}\r\n$1\r\n1\r\n$${Buffer.byteLength(key)}\r\n${key}\r\n`);
   const send = corkedSender(client);
@@ -120,7 +133,7 @@ function encodedEvalsha(client: Awaited<ReturnType<typeof connectRedis>>, lua: s
 }
 
 /** Floor commits (`commit-floor.ts`) on their own connection, pre-encoded and corked per turn like the store's scripts. */
-async function floorDriver(client: Awaited<ReturnType<typeof connectRedis>>, namespace: string): Promise<() => Promise<void>> {
+async function floorDriver(client: Redis, namespace: string): Promise<() => Promise<void>> {
   const shas = new Map<FloorScript, string>();
   for (const [name, lua] of Object.entries(FLOOR_SCRIPTS)) shas.set(name as FloorScript, String(await client.script('LOAD', lua)));
   const corked = corkedSender(client);
@@ -135,14 +148,14 @@ async function floorDriver(client: Awaited<ReturnType<typeof connectRedis>>, nam
 }
 
 async function main(): Promise<void> {
-  const url = process.env['QIM_REDIS_URL'];
-  if (!url) throw new Error('QIM_REDIS_URL is not set: eval "$(tools/infra/infra env)"');
   const namespace = `qimbench-${randomBytes(4).toString('hex')}`;
-  const storeClient = await connectRedis(url);
-  const rawClient = await connectRedis(url);
-  const floorClient = await connectRedis(url);
-  const admin = await connectRedis(url);
-  const messages = new RedisMessageStore({ redis: storeClient, namespace, clock: systemClock, ownsConnection: false });
+  const cfg = { ...backendConfigFromEnv('redis'), namespace };
+  const cluster = typeof cfg.redisUrl !== 'string';
+  const stores = await openTestStores(cfg, { clock: systemClock });
+  const messages = stores.messages;
+  const rawClient = await connectRawRedis(cfg);
+  const floorClient = cluster ? null : ((await connectRawRedis(cfg)) as Redis);
+  const admin = await connectRawRedis(cfg);
   rawClient.defineCommand('benchTrivial', { numberOfKeys: 1, lua: 'return 1' });
   const trivial = (rawClient as unknown as { benchTrivial(key: string): Promise<unknown> }).benchTrivial.bind(rawClient);
   const tenantId = rid();
@@ -154,19 +167,22 @@ async function main(): Promise<void> {
     const request = requestFor(tenantId, conversations[n++ % conversations.length]!);
     await committer.send({ request, messageId: rid(), createdAt: systemClock.nowMs(), recipients: [request.senderId] });
   };
-  const socketWrites = countSocketWrites(storeClient);
+  const socketWrites = cluster ? null : stores.inspect.countMessageStoreSocketWrites();
   await trivial(`${namespace}:{warm}`);
-  const trivialEncoded = encodedEvalsha(rawClient, 'return 1', `${namespace}:{raw}`);
+  const trivialEncoded = cluster ? null : encodedEvalsha(rawClient as Redis, 'return 1', `${namespace}:{raw}`);
   await commit();
-  const floor = await floorDriver(floorClient, namespace);
-  await floor();
+  const floor = floorClient === null ? null : await floorDriver(floorClient, namespace);
+  await floor?.();
+  const where = stores.where.replace(/ namespace .*$/, '');
 
-  const version = /^redis_version:(.*)$/m.exec(await admin.info('server'))?.[1]?.trim() ?? '?';
-  const persistence = await admin.info('persistence');
-  const aof = /^aof_enabled:(\d)/m.exec(persistence)?.[1] === '1' ? `AOF on (appendfsync ${String(((await admin.config('GET', 'appendfsync')) as string[])[1])})` : 'AOF off';
+  const first = redisServers(admin)[0]!;
+  const version = /^redis_version:(.*)$/m.exec(await first.info('server'))?.[1]?.trim() ?? '?';
+  const persistence = await first.info('persistence');
+  const aof = /^aof_enabled:(\d)/m.exec(persistence)?.[1] === '1' ? `AOF on (appendfsync ${String(((await first.config('GET', 'appendfsync')) as string[])[1])})` : 'AOF off';
   console.log(`# machine: ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}; redis ${version}, ${aof}; node ${process.version}`);
-  console.log(`# Redis commit path vs raw EVALSHA (${SECONDS}s each, same server ${new URL(url).host}, one connection each; raw = the faster of ioredis' script command (auto-pipelined) and pre-encoded bytes (corked))`);
+  console.log(`# Redis commit path vs raw EVALSHA (${SECONDS}s each, same server ${where}, one connection (or cluster client) each; raw = the faster of ioredis' script command (auto-pipelined) and pre-encoded bytes (corked))`);
   console.log('in-flight | commits/s | p50 ms | p99 ms | CPU µs/commit client / redis-server | raw EVALSHA/s ioredis / pre-encoded | raw p50 ms | raw p99 ms | commit/raw throughput (best raw; ioredis raw) | p50 ratio | floor commits/s (CPU µs client / redis-server) | commit ÷ floor | floor ÷ raw (best; ioredis)');
+  const fmt = (v: number | null, digits: number): string => (v === null ? 'n/a' : v.toFixed(digits));
   for (const inFlight of IN_FLIGHT) {
     const cpu0 = process.cpuUsage();
     const server0 = await serverCpuSeconds(admin);
@@ -174,44 +190,46 @@ async function main(): Promise<void> {
     const server = (await serverCpuSeconds(admin)) - server0;
     const cpu = process.cpuUsage(cpu0);
     const driver = await drive(inFlight, () => trivial(`${namespace}:{raw}`));
-    const encoded = await drive(inFlight, trivialEncoded);
-    const r = encoded.perSecond > driver.perSecond ? encoded : driver;
-    const floorCpu0 = process.cpuUsage();
-    const floorServer0 = await serverCpuSeconds(admin);
-    const f = await drive(inFlight, floor);
-    const floorServer = (await serverCpuSeconds(admin)) - floorServer0;
-    const floorCpu = process.cpuUsage(floorCpu0);
+    const encoded = trivialEncoded === null ? null : await drive(inFlight, trivialEncoded);
+    const r = encoded !== null && encoded.perSecond > driver.perSecond ? encoded : driver;
+    let f: Result | null = null;
+    let floorCpuUs: number | null = null;
+    let floorServerUs: number | null = null;
+    if (floor !== null) {
+      const floorCpu0 = process.cpuUsage();
+      const floorServer0 = await serverCpuSeconds(admin);
+      f = await drive(inFlight, floor);
+      const floorServer = (await serverCpuSeconds(admin)) - floorServer0;
+      const floorCpu = process.cpuUsage(floorCpu0);
+      floorCpuUs = (floorCpu.user + floorCpu.system) / f.ops;
+      floorServerUs = (floorServer * 1e6) / f.ops;
+    }
     console.log(
-      `${inFlight} | ${c.perSecond.toFixed(0)} | ${c.p50.toFixed(2)} | ${c.p99.toFixed(2)} | ${((cpu.user + cpu.system) / c.ops).toFixed(0)} / ${((server * 1e6) / c.ops).toFixed(0)} | ${driver.perSecond.toFixed(0)} / ${encoded.perSecond.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(c.perSecond / r.perSecond).toFixed(3)}; ${(c.perSecond / driver.perSecond).toFixed(3)} | ${(c.p50 / r.p50).toFixed(1)}× | ${f.perSecond.toFixed(0)} (${((floorCpu.user + floorCpu.system) / f.ops).toFixed(0)} / ${((floorServer * 1e6) / f.ops).toFixed(0)}) | ${(c.perSecond / f.perSecond).toFixed(3)} | ${(f.perSecond / r.perSecond).toFixed(3)}; ${(f.perSecond / driver.perSecond).toFixed(3)}`,
+      `${inFlight} | ${c.perSecond.toFixed(0)} | ${c.p50.toFixed(2)} | ${c.p99.toFixed(2)} | ${((cpu.user + cpu.system) / c.ops).toFixed(0)} / ${((server * 1e6) / c.ops).toFixed(0)} | ${driver.perSecond.toFixed(0)} / ${fmt(encoded?.perSecond ?? null, 0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(c.perSecond / r.perSecond).toFixed(3)}; ${(c.perSecond / driver.perSecond).toFixed(3)} | ${(c.p50 / r.p50).toFixed(1)}× | ${fmt(f?.perSecond ?? null, 0)} (${fmt(floorCpuUs, 0)} / ${fmt(floorServerUs, 0)}) | ${fmt(f === null ? null : c.perSecond / f.perSecond, 3)} | ${fmt(f === null ? null : f.perSecond / r.perSecond, 3)}; ${fmt(f === null ? null : f.perSecond / driver.perSecond, 3)}`,
     );
   }
 
   const COUNTED = 500;
   const before = await commandStats(admin);
   const serverCpu0 = await serverCpuSeconds(admin);
-  const io0 = messages.io.reads + messages.io.writes;
-  const writes0 = socketWrites.count();
+  const io0 = stores.inspect.messageStoreCommands();
+  const writes0 = socketWrites?.count() ?? 0;
   const clientCpu0 = process.cpuUsage();
   for (let i = 0; i < COUNTED; i++) await commit();
   const clientCpu = process.cpuUsage(clientCpu0);
   const serverCpu = (await serverCpuSeconds(admin)) - serverCpu0;
-  const roundTrips = (socketWrites.count() - writes0) / COUNTED;
-  const clientCalls = (messages.io.reads + messages.io.writes - io0) / COUNTED;
+  const roundTrips = socketWrites === null ? null : (socketWrites.count() - writes0) / COUNTED;
+  const clientCalls = (stores.inspect.messageStoreCommands() - io0) / COUNTED;
   const after = await commandStats(admin);
-  const deltas = [...after].map(([cmd, calls]) => [cmd, calls - (before.get(cmd) ?? 0)] as const).filter(([cmd, d]) => d > 0 && !/^(info|config)/.test(cmd));
+  const deltas = [...after].map(([cmd, calls]) => [cmd, calls - (before.get(cmd) ?? 0)] as const).filter(([cmd, d]) => d > 0 && !/^(info|config|cluster)/.test(cmd));
   const serverTotal = deltas.reduce((s, [, d]) => s + d, 0) / COUNTED;
   console.log(`\n# Redis commands per commit (${COUNTED} sequential commits)`);
-  console.log(`client round trips (socket writes) per commit: ${roundTrips.toFixed(2)}; commands sent per commit: ${clientCalls.toFixed(2)}; server commands per commit (incl. inside scripts): ${serverTotal.toFixed(2)}`);
+  console.log(`client round trips (socket writes) per commit: ${fmt(roundTrips, 2)}; commands sent per commit: ${clientCalls.toFixed(2)}; server commands per commit (incl. inside scripts): ${serverTotal.toFixed(2)}`);
   console.log(deltas.sort((a, b) => b[1] - a[1]).map(([cmd, d]) => `${cmd}=${(d / COUNTED).toFixed(2)}`).join(' '));
   console.log(`CPU per commit: client ${((clientCpu.user + clientCpu.system) / COUNTED).toFixed(0)} µs, redis-server ${((serverCpu * 1e6) / COUNTED).toFixed(0)} µs (INFO cpu delta; exact only while nothing else uses the server)`);
 
-  let cursor = '0';
-  do {
-    const [next, keys] = await admin.scan(cursor, 'MATCH', `${namespace}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await admin.unlink(...keys);
-  } while (cursor !== '0');
-  await Promise.all([storeClient.quit(), rawClient.quit(), floorClient.quit(), admin.quit()]);
+  await stores.close(); // deletes the namespace's keys (every primary of a cluster)
+  await Promise.all([rawClient.quit(), floorClient?.quit(), admin.quit()]);
 }
 
 main().catch((e) => {

@@ -1,6 +1,8 @@
 /**
- * Benchmark of the Redis mailbox apply path (ADR-0022; needs QIM_REDIS_URL; run:
- * tools/bench/run.sh redis-mailbox).
+ * Benchmark of the Redis mailbox apply path (ADR-0022; needs QIM_REDIS_URL, one server: the raw side
+ * is one explicit pipeline per page; run: tools/bench/run.sh redis-mailbox). The store opens through
+ * `@qim/backends/testing` (the Redis test kit, which also names the raw side's keys and counts the
+ * store's commands).
  *
  * For three fan-out shapes — one 1,000-recipient dispatch per page, and 1,000 three-recipient
  * dispatches in pages of 100 and in pages of 500 (the mailbox's default page, QIM_MAILBOX_PAGE_RECORDS),
@@ -31,17 +33,20 @@ import { cpus, loadavg } from 'node:os';
 import { composeMailboxSeq, dayOf, encodeMailboxEntry, entryExpiry, epochStartSeq, systemClock } from '@qim/store-core';
 import type { DispatchPage, DispatchRecord, Id128 } from '@qim/store-core';
 import { DEFAULT_MAILBOX_PAGE_RECORDS } from '@qim/service-kit';
-import { DEFAULT_MAILBOX_APPLY_CONCURRENCY, RedisMailboxStore, connectRedis } from '@qim/store-redis';
+import type { MailboxStore } from '@qim/store-core';
+import type { Redis } from 'ioredis';
+import type { RedisInspection } from '@qim/backends/testing';
+import { backendConfigFromEnv, connectRawRedis, openTestStores } from '@qim/backends/testing';
 
 const SECONDS = Number(process.env['QIM_BENCH_SECONDS'] ?? 5);
-const CONCURRENCY = Number(process.env['QIM_BENCH_APPLY_CONCURRENCY'] ?? DEFAULT_MAILBOX_APPLY_CONCURRENCY);
+/** Append calls in flight: QIM_BENCH_APPLY_CONCURRENCY, else the store's default. */
+const CONCURRENCY: number | undefined = process.env['QIM_BENCH_APPLY_CONCURRENCY'] === undefined ? undefined : Number(process.env['QIM_BENCH_APPLY_CONCURRENCY']);
 const SHARD = 7;
 const EPOCH = 1;
 const RETENTION_MS = 7n * 86_400_000n;
 const PAYLOAD = randomBytes(256);
 const rid = (): Id128 => randomBytes(16).toString('hex') as Id128;
 const tenantId = rid();
-type Redis = Awaited<ReturnType<typeof connectRedis>>;
 
 /** A fan-out shape: one round is a list of pages, each page a list of dispatches (their recipients). */
 interface Shape {
@@ -123,7 +128,7 @@ async function meteredRound(admin: Redis, tally: Tally, pages: readonly (() => P
 }
 
 /** One round of `shape` through `applyPage`, from `state.offset` on. */
-function storeRound(store: RedisMailboxStore, shape: Shape, state: { offset: bigint }): (() => Promise<number>)[] {
+function storeRound(store: MailboxStore, shape: Shape, state: { offset: bigint }): (() => Promise<number>)[] {
   return shape.round().map((dispatches) => {
     const fromOffset = state.offset;
     state.offset += BigInt(dispatches.length);
@@ -144,7 +149,7 @@ const rawPrefixes = new Map<Id128, string>();
  * into the user's day index and the ZADD GT of its bucket proof (member `<epoch>:<expiry>`, score
  * the seq's offset part), the two writes the store's layout needs per entry.
  */
-function rawRound(raw: Redis, keys: RedisMailboxStore['keys'], shape: Shape, state: { offset: bigint }, sample: Buffer): (() => Promise<number>)[] {
+function rawRound(raw: Redis, keys: Pick<RedisInspection, 'userKeyPrefix'>, shape: Shape, state: { offset: bigint }, sample: Buffer): (() => Promise<number>)[] {
   return shape.round().map((dispatches) => {
     const fromOffset = state.offset;
     state.offset += BigInt(dispatches.length);
@@ -160,7 +165,7 @@ function rawRound(raw: Redis, keys: RedisMailboxStore['keys'], shape: Shape, sta
         const score = String(seq - epochStartSeq(EPOCH));
         for (const user of recipients) {
           let prefix = rawPrefixes.get(user);
-          if (prefix === undefined) rawPrefixes.set(user, (prefix = keys.user(tenantId, user).prefix));
+          if (prefix === undefined) rawPrefixes.set(user, (prefix = keys.userKeyPrefix(tenantId, user)));
           pipeline.zadd(`${prefix}day:${EPOCH}:${day}`, 0, member);
           pipeline.zadd(`${prefix}proof:${day}`, 'GT', score, proofMember);
           entries++;
@@ -207,36 +212,27 @@ function profile(m: Map<string, { calls: number; usec: number }>, entries: numbe
   return `scripts ${sum(scripts).toFixed(1)} µs/entry, commands ${sum(rows.filter(([k]) => !/^eval/.test(k))).toFixed(1)} µs/entry (the scripts' inner commands are in both): ${list}`;
 }
 
-async function dropNamespace(admin: Redis, namespace: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await admin.scan(cursor, 'MATCH', `${namespace}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await admin.unlink(...keys);
-  } while (cursor !== '0');
-}
-
 const PLAIN_PATH = process.env['QIM_BENCH_PLAIN_PATH'] !== '0';
 
 async function main(): Promise<void> {
-  const url = process.env['QIM_REDIS_URL'];
-  if (!url) throw new Error('QIM_REDIS_URL is not set: eval "$(tools/infra/infra env)"');
   const tag = randomBytes(4).toString('hex');
-  const namespace = `qimbench-${tag}`;
-  const rawNamespace = `qimbench-raw-${tag}`;
-  const [storeClient, rawClient, admin] = await Promise.all([connectRedis(url), connectRedis(url), connectRedis(url)]);
+  const cfg = backendConfigFromEnv('redis');
+  if (typeof cfg.redisUrl !== 'string') throw new Error('redis-mailbox measures one server (QIM_REDIS_URL): its raw side is one explicit pipeline per page');
+  const tuning = { plainPath: PLAIN_PATH, ...(CONCURRENCY === undefined ? {} : { applyConcurrency: CONCURRENCY }) };
+  const stores = await openTestStores({ ...cfg, namespace: `qimbench-${tag}` }, { clock: systemClock, tuning });
+  // the raw side's namespace: its kit names the very keys (bucket tags) the store writes, and deletes them at the end
+  const rawSide = await openTestStores({ ...cfg, namespace: `qimbench-raw-${tag}` }, { clock: systemClock });
+  const [rawClient, admin] = (await Promise.all([connectRawRedis(cfg), connectRawRedis(cfg)])) as [Redis, Redis];
   const version = /^redis_version:(.*)$/m.exec(await admin.info('server'))?.[1]?.trim() ?? '?';
   const aof = /^aof_enabled:(\d)/m.exec(await admin.info('persistence'))?.[1] === '1' ? `AOF on (appendfsync ${String(((await admin.config('GET', 'appendfsync')) as string[])[1])})` : 'AOF off';
   const sample = encodeMailboxEntry({ tenantId, userId: rid(), mailboxSeq: composeMailboxSeq(EPOCH, 0n), createdAt: 0n, expiresAt: 0n, events: [{ ordinal: 0, eventId: rid(), payload: PAYLOAD }] });
   console.log(`# machine: ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}; redis ${version}, ${aof}; node ${process.version}`);
-  console.log(`# applyPage vs raw pipelined ZADD (entry into its day index) + ZADD GT (bucket proof) of the same keys (${SECONDS}s each side, alternating rounds, same server ${new URL(url).host}, ${CONCURRENCY} append calls in flight, warm users' plain path ${PLAIN_PATH ? 'on' : 'off'})`);
+  console.log(`# applyPage vs raw pipelined ZADD (entry into its day index) + ZADD GT (bucket proof) of the same keys (${SECONDS}s each side, alternating rounds, same server ${stores.where.replace(/ namespace .*$/, '')}, ${CONCURRENCY ?? "the store's default"} append calls in flight, warm users' plain path ${PLAIN_PATH ? 'on' : 'off'})`);
   console.log('shape | cold entries/s | warm entries/s | raw entries/s | warm/raw | cold/raw | client calls/page | server cmds/entry | CPU µs/entry client / server: warm | raw');
   try {
     for (const shape of [oneBigDispatch(), manySmallDispatches(100), manySmallDispatches(DEFAULT_MAILBOX_PAGE_RECORDS)]) {
       const gc = { entryRetentionMs: RETENTION_MS, dispatchDedupeMs: 86_400_000n };
-      // The key builder of a store on the raw namespace: raw writes the very key names (bucket tags) the store writes.
-      const rawKeys = new RedisMailboxStore({ redis: rawClient, namespace: rawNamespace, clock: systemClock, ownsConnection: false, shardEpoch: { shard: SHARD, epoch: EPOCH }, gc }).keys;
-      const store = new RedisMailboxStore({ redis: storeClient, namespace, clock: systemClock, ownsConnection: false, shardEpoch: { shard: SHARD, epoch: EPOCH }, gc, applyConcurrency: CONCURRENCY, plainPath: PLAIN_PATH });
+      const store = stores.mailboxStore({ shard: SHARD, epoch: EPOCH }, gc);
       const state = { offset: ((await store.frontier()).offset ?? -1n) + 1n };
       const rawState = { offset: 0n };
       const cold = new Tally();
@@ -246,14 +242,14 @@ async function main(): Promise<void> {
       const [warmStats, rawStats] = [new Map<string, { calls: number; usec: number }>(), new Map<string, { calls: number; usec: number }>()];
       while (warm.seconds < SECONDS || raw.seconds < SECONDS) {
         if (warm.seconds < SECONDS) {
-          const [calls0, stats0] = [store.io.reads + store.io.writes, await commandStats(admin)];
+          const [calls0, stats0] = [stores.inspect.mailboxStoreCommands(store), await commandStats(admin)];
           await meteredRound(admin, warm, storeRound(store, shape, state));
-          calls += store.io.reads + store.io.writes - calls0;
+          calls += stores.inspect.mailboxStoreCommands(store) - calls0;
           addDelta(warmStats, stats0, await commandStats(admin));
         }
         if (raw.seconds < SECONDS) {
           const stats0 = await commandStats(admin);
-          await meteredRound(admin, raw, rawRound(rawClient, rawKeys, shape, rawState, sample));
+          await meteredRound(admin, raw, rawRound(rawClient, rawSide.inspect, shape, rawState, sample));
           addDelta(rawStats, stats0, await commandStats(admin));
         }
       }
@@ -266,9 +262,9 @@ async function main(): Promise<void> {
       console.log(`#   server profile, raw:  ${profile(rawStats, raw.entries)}`);
     }
   } finally {
-    await dropNamespace(admin, namespace);
-    await dropNamespace(admin, rawNamespace);
-    await Promise.all([storeClient.quit(), rawClient.quit(), admin.quit()]);
+    await stores.close(); // each deletes its namespace's keys
+    await rawSide.close();
+    await Promise.all([rawClient.quit(), admin.quit()]);
   }
 }
 

@@ -4,25 +4,27 @@
  * (ioredis `smembersBuffer`, auto-pipelined) on the same server and key, interleaved rounds at 1 and
  * 16 in flight: client CPU µs per call and calls/s, and ours ÷ raw.
  *   eval "$(tools/infra/infra env)"; tools/bench/run.sh redis-membership [--calls 20000] [--rounds 3]
+ * The server as the services take it (QIM_REDIS_URL, or QIM_REDIS_CLUSTER_NODES for a cluster); the
+ * coordination opens through `@qim/backends` (`openCoordination`), the raw client through its testing entry.
  */
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import type { Id128 } from '@qim/store-core';
-import { RedisWriterCoordination, connectRedis } from '@qim/store-redis';
+import { openCoordination } from '@qim/backends';
+import { backendConfigFromEnv, connectRawRedis, redisServers } from '@qim/backends/testing';
 import { flag, measureInFlight } from './in-flight';
 
 async function main(): Promise<void> {
-  const url = process.env.QIM_REDIS_URL;
-  if (!url) throw new Error('QIM_REDIS_URL is not set (eval "$(tools/infra/infra env)")');
   const calls = flag('calls', 20_000), rounds = flag('rounds', 3);
   const namespace = `bench-membership-${randomBytes(4).toString('hex')}`;
-  const coordination = await RedisWriterCoordination.open(url, { namespace, owner: 'bench' });
-  const raw = await connectRedis(url);
+  const cfg = { ...backendConfigFromEnv('redis'), namespace };
+  const coordination = await openCoordination(cfg, 'bench', () => undefined);
+  const raw = await connectRawRedis(cfg);
   try {
     const tenant = randomBytes(16).toString('hex') as Id128, conversation = randomBytes(16).toString('hex') as Id128;
     const users = [0, 1, 2].map(() => randomBytes(16).toString('hex') as Id128);
     await coordination.membership.add(tenant, conversation, users, 100);
-    const keys = await raw.keys(`${namespace}*`);
+    const keys = (await Promise.all(redisServers(raw).map((server) => server.keys(`${namespace}*`)))).flat();
     if (keys.length !== 1) throw new Error(`expected one membership key under ${namespace}, found ${keys.length}`);
     const key = keys[0]!;
     if ((await raw.smembersBuffer(key)).length !== 3) throw new Error('raw read does not see the three members');

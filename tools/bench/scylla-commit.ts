@@ -1,7 +1,9 @@
 /**
  * Benchmark of the Scylla message store's commit path (run: eval "$(tools/infra/infra env)";
  * tools/bench/run.sh scylla-commit). Needs QIM_TEST_SCYLLA_ADDR/KEYSPACE/DC/RF; works in a scratch
- * keyspace `<QIM_TEST_SCYLLA_KEYSPACE>_bench_<random>` created by `migrate` and dropped at the end.
+ * keyspace `<QIM_TEST_SCYLLA_KEYSPACE>_bench_<random>` (so the keyspace variable must start `qim_`)
+ * created by `migrate` and dropped at the end. The store opens through `@qim/backends/testing` (the
+ * Scylla test kit); the raw statements run on the kit's session, its request tally counts statements.
  *
  * Side by side, same driver, same session, same in-flight count (1, 8, 64):
  * - commit = `DurableMessageCommitter.send` with a publisher that answers at once (no Kafka):
@@ -17,34 +19,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
-import { tracker } from 'cassandra-driver';
 import { DurableMessageCommitter, systemClock } from '@qim/store-core';
 import type { Id128, SendRequest } from '@qim/store-core';
-import { COMMIT_AUX_TTL_MS } from '@qim/store-core';
-import { MESSAGE_TABLES, ScyllaMessageStore, connectSession, migrate } from '@qim/store-scylla';
-import { scyllaTestConfigFromEnv } from '@qim/store-scylla/testing';
+import { openTestStores, scyllaTestBackendConfig } from '@qim/backends/testing';
 
 const SECONDS = Number(process.env['QIM_BENCH_SECONDS'] ?? 5);
 const IN_FLIGHT = (process.env['QIM_BENCH_IN_FLIGHT'] ?? '1,8,64').split(',').map(Number);
 const rid = (): Id128 => randomBytes(16).toString('hex') as Id128;
-
-/** Counts conditional statements the driver executed (the runtime class is what the driver checks). */
-const TrackerBase = (tracker as unknown as { RequestTracker: new () => object }).RequestTracker;
-class LwtCounter extends TrackerBase {
-  lwt = 0;
-  all = 0;
-  onSuccess(_h: unknown, query: unknown): void {
-    this.count(query);
-  }
-  onError(_h: unknown, query: unknown): void {
-    this.count(query);
-  }
-  shutdown(): void {}
-  private count(query: unknown): void {
-    this.all++;
-    if (typeof query === 'string' && /\sIF\s/.test(query)) this.lwt++;
-  }
-}
 
 interface Result {
   readonly ops: number;
@@ -94,14 +75,14 @@ const fmt = (r: Result): string => `${r.perSecond.toFixed(0)} | ${r.p50.toFixed(
 const load = (): string => (loadavg()[0] ?? 0).toFixed(1);
 
 async function main(): Promise<void> {
-  const config = scyllaTestConfigFromEnv(process.env, `_bench_${randomBytes(3).toString('hex')}`);
-  const counter = new LwtCounter();
-  const session = await connectSession(config, { requestTracker: counter as unknown as tracker.RequestTracker });
-  const ks = config.keyspace;
+  const cfg = scyllaTestBackendConfig(process.env, `_bench_${randomBytes(3).toString('hex')}`);
+  const stores = await openTestStores(cfg, { clock: systemClock, scratch: true });
+  const { inspect } = stores;
+  const counter = inspect.requests;
+  const ks = cfg.keyspace;
   try {
-    const migration = await migrate(session, MESSAGE_TABLES);
-    await session.client.execute(`CREATE TABLE IF NOT EXISTS ${ks}.bench_raw (k blob PRIMARY KEY, v blob)`, [], { executionProfile: 'write' });
-    const store = new ScyllaMessageStore({ ...session, close: async () => undefined }, { commitAuxTtlMs: COMMIT_AUX_TTL_MS });
+    await inspect.execute(`CREATE TABLE IF NOT EXISTS ${ks}.bench_raw (k blob PRIMARY KEY, v blob)`, [], { executionProfile: 'write' });
+    const store = stores.messages;
     const tenantId = rid();
     const spread = Array.from({ length: 1000 }, rid);
     const hot = rid();
@@ -115,20 +96,21 @@ async function main(): Promise<void> {
     const spreadCommit = commit(() => spread[n++ % spread.length]!);
     const hotCommit = commit(() => hot);
     const value = randomBytes(256);
-    const rawInsert = () => session.client.execute(`INSERT INTO ${ks}.bench_raw (k, v) VALUES (?, ?)`, [randomBytes(16), value], { prepare: true, executionProfile: 'write', isIdempotent: true });
-    const rawLwt = () => session.client.execute(`INSERT INTO ${ks}.bench_raw (k, v) VALUES (?, ?) IF NOT EXISTS`, [randomBytes(16), value], { prepare: true, executionProfile: 'lwt' });
+    const rawInsert = () => inspect.execute(`INSERT INTO ${ks}.bench_raw (k, v) VALUES (?, ?)`, [randomBytes(16), value], { prepare: true, executionProfile: 'write', isIdempotent: true });
+    const rawLwt = () => inspect.execute(`INSERT INTO ${ks}.bench_raw (k, v) VALUES (?, ?) IF NOT EXISTS`, [randomBytes(16), value], { prepare: true, executionProfile: 'lwt' });
 
     for (const warm of [spreadCommit, hotCommit, rawInsert, rawLwt]) await warm();
     const lwtsOf = async (inFlight: number, op: () => Promise<unknown>): Promise<{ r: Result; lwt: number; stmts: number; seqRounds: number; group: number }> => {
-      const [l0, a0, s0, g0] = [counter.lwt, counter.all, store.seqLwtRounds, store.seqGroups];
+      const seqs0 = inspect.messageStoreSeqs();
+      const [l0, a0] = [counter.lwts, counter.requests];
       const r = await drive(inFlight, op);
       const done = Math.max(1, r.ops);
-      const g = store.seqGroups;
-      const group = (g.seqs - g0.seqs) / Math.max(1, g.rounds - g0.rounds);
-      return { r, lwt: (counter.lwt - l0) / done, stmts: (counter.all - a0) / done, seqRounds: (store.seqLwtRounds - s0) / done, group };
+      const seqs = inspect.messageStoreSeqs();
+      const group = (seqs.groups.seqs - seqs0.groups.seqs) / Math.max(1, seqs.groups.rounds - seqs0.groups.rounds);
+      return { r, lwt: (counter.lwts - l0) / done, stmts: (counter.requests - a0) / done, seqRounds: (seqs.lwtRounds - seqs0.lwtRounds) / done, group };
     };
 
-    console.log(`# machine: ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ${migration.dialect} at ${config.contactPoints.join(',')} RF ${config.replicationFactor}; node ${process.version}`);
+    console.log(`# machine: ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ${inspect.dialect} at ${cfg.hosts.join(',')} RF ${cfg.replicationFactor}; node ${process.version}`);
     console.log(`# ${SECONDS}s per measurement; one session; commit = committer.send: reserve+putRecord+markPublishedAndCommitted (no Kafka); errors = operations that threw`);
     console.log('in-flight | scenario | ops/s | p50 ms | p99 ms | errors | LWT/op | statements/op | seq CAS rounds/op | seqs per won CAS | vs raw INSERT (ops/s ratio) | vs raw LWT (ops/s ratio) | load');
     for (const inFlight of IN_FLIGHT) {
@@ -147,8 +129,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    await session.client.execute(`DROP KEYSPACE IF EXISTS ${ks}`, [], { executionProfile: 'write' }).catch(() => undefined);
-    await session.close();
+    await stores.close(); // drops the scratch keyspace
   }
 }
 

@@ -12,19 +12,19 @@
  * store's statement counter and, independently, from the driver's request tracker), requests per
  * entry, client CPU per entry, and apply-start → frontier-visible latency (a second store polls the
  * frontier every 2 ms in separate rounds, so polling never slows the throughput rounds).
- * Run: tools/bench/scylla-mailbox.sh   (a scratch keyspace is created by `migrate` and dropped).
+ * Run: tools/bench/scylla-mailbox.sh   (a scratch keyspace `<QIM_TEST_SCYLLA_KEYSPACE>_mbx_bench_<random>`
+ * is created by `migrate` and dropped). The stores open through `@qim/backends/testing` (the Scylla
+ * test kit: its statement counter, request tally, entry TTL rule and session for the raw INSERTs).
  */
 import { randomBytes } from 'node:crypto';
-import { encodeMailboxEntry, entriesOfDispatch, entryExpiry, id128ToBytes } from '@qim/store-core';
-import type { DispatchPage, DispatchRecord, Id128, ShardEpoch } from '@qim/store-core';
-import { DEFAULT_MAX_IN_FLIGHT, MAILBOX_TABLES, ScyllaMailboxStore, StatementCounter, connectSession, entryTtlSeconds, migrate } from '@qim/store-scylla';
-import { RequestTally, scyllaTestConfigFromEnv } from '@qim/store-scylla/testing';
-import type { ScyllaSession } from '@qim/store-scylla';
+import { encodeMailboxEntry, entriesOfDispatch, entryExpiry, id128ToBytes, systemClock } from '@qim/store-core';
+import type { DispatchPage, DispatchRecord, Id128, MailboxStore, ShardEpoch } from '@qim/store-core';
+import { openTestStores, scyllaTestBackendConfig } from '@qim/backends/testing';
+import type { ScyllaInspection, TestStores } from '@qim/backends/testing';
 
 const ROUNDS = Number(process.env['QIM_BENCH_ROUNDS'] ?? 5);
 /** Pages applied (at least) while a second store polls the frontier, for the latency percentiles. */
 const LATENCY_PAGES = 30;
-const IN_FLIGHT = DEFAULT_MAX_IN_FLIGHT;
 const RETENTION = 7n * 86_400_000n;
 const EPOCH = 1;
 const rid = (): Id128 => randomBytes(16).toString('hex') as Id128;
@@ -61,8 +61,9 @@ async function timed(fn: () => Promise<unknown>): Promise<{ ms: number; cpuUs: n
 }
 
 /** Raw prepared INSERTs of exactly the entry rows of `page`, `IN_FLIGHT` at a time (rows encoded beforehand). */
-async function rawInserts(session: ScyllaSession, page: DispatchPage): Promise<{ ms: number; cpuUs: number }> {
-  const cql = `INSERT INTO ${session.config.keyspace}.mailbox_entry (tenant_id, user_id, mailbox_seq, entry) VALUES (?, ?, ?, ?) USING TTL ?`;
+async function rawInserts(inspect: ScyllaInspection, page: DispatchPage): Promise<{ ms: number; cpuUs: number }> {
+  const IN_FLIGHT = inspect.defaultApplyConcurrency;
+  const cql = `INSERT INTO ${inspect.keyspace}.mailbox_entry (tenant_id, user_id, mailbox_seq, entry) VALUES (?, ?, ?, ?) USING TTL ?`;
   const rows = page.records.flatMap((r) =>
     entriesOfDispatch(r.record, EPOCH, r.offset).map((e) => {
       const expiresAt = entryExpiry(e.createdAt, RETENTION);
@@ -75,7 +76,7 @@ async function rawInserts(session: ScyllaSession, page: DispatchPage): Promise<{
       Array.from({ length: IN_FLIGHT }, async () => {
         while (next < rows.length) {
           const [t, u, s, blob, expiresAt] = rows[next++]!;
-          await session.client.execute(cql, [t, u, s, blob, entryTtlSeconds(expiresAt, BigInt(Date.now()))], { prepare: true, executionProfile: 'write', isIdempotent: true });
+          await inspect.execute(cql, [t, u, s, blob, inspect.entryTtlSeconds(expiresAt, BigInt(Date.now()))], { prepare: true, executionProfile: 'write', isIdempotent: true });
         }
       }),
     ),
@@ -85,7 +86,8 @@ async function rawInserts(session: ScyllaSession, page: DispatchPage): Promise<{
 const entriesOf = (p: DispatchPage): number => p.records.reduce((n, r) => n + r.record.recipients.length, 0);
 
 /** Applies `pages`, each paired with its raw INSERTs (order alternating page by page). */
-async function pairedRun(session: ScyllaSession, store: ScyllaMailboxStore, pages: readonly DispatchPage[], counter: StatementCounter, tally: RequestTally): Promise<Tally> {
+async function pairedRun(inspect: ScyllaInspection, store: MailboxStore, pages: readonly DispatchPage[]): Promise<Tally> {
+  const [counter, tally] = [inspect.mailboxStatements, inspect.requests];
   const out = emptyTally();
   for (const [i, page] of pages.entries()) {
     const storeSide = async (): Promise<void> => {
@@ -99,7 +101,7 @@ async function pairedRun(session: ScyllaSession, store: ScyllaMailboxStore, page
       out.requests += counter.requests;
     };
     const rawSide = async (): Promise<void> => {
-      const t = await rawInserts(session, page);
+      const t = await rawInserts(inspect, page);
       out.rawMs += t.ms;
       out.rawCpuUs += t.cpuUs;
     };
@@ -117,7 +119,7 @@ async function pairedRun(session: ScyllaSession, store: ScyllaMailboxStore, page
 }
 
 /** apply-start → frontier-visible (ms) of each page, seen by a second store polling every 2 ms. */
-async function visibility(store: ScyllaMailboxStore, reader: ScyllaMailboxStore, pages: readonly DispatchPage[]): Promise<number[]> {
+async function visibility(store: MailboxStore, reader: MailboxStore, pages: readonly DispatchPage[]): Promise<number[]> {
   const out: number[] = [];
   for (const page of pages) {
     const start = performance.now();
@@ -153,11 +155,11 @@ function row(name: string, label: string, t: Tally): string {
   return `| ${name} | ${label} | ${t.entries} | ${storeRate.toFixed(0)} | ${rawRate.toFixed(0)} | ${(storeRate / rawRate).toFixed(2)} | ${(t.lwts / t.dispatches).toFixed(2)} (${(t.trackedLwts / t.dispatches).toFixed(2)}) | ${(t.requests / t.entries).toFixed(2)} | ${(t.storeCpuUs / t.entries).toFixed(0)} / ${(t.rawCpuUs / t.entries).toFixed(0)} |`;
 }
 
-async function scenario(session: ScyllaSession, tally: RequestTally, s: Scenario, shard: number): Promise<{ lines: string[]; ratios: number[]; visible: number[] }> {
+async function scenario(stores: TestStores<ScyllaInspection>, s: Scenario, shard: number): Promise<{ lines: string[]; ratios: number[]; visible: number[] }> {
   const se = { shard, epoch: EPOCH };
   const gc = { entryRetentionMs: RETENTION, dispatchDedupeMs: RETENTION };
-  const counter = new StatementCounter();
-  const store = new ScyllaMailboxStore({ session, shardEpoch: se, gc, counter });
+  const inspect = stores.inspect;
+  const store = stores.mailboxStore(se, gc);
   const tenantId = rid();
   let offset = 0n;
   const nextPages = (sets: number): DispatchPage[] => {
@@ -173,36 +175,36 @@ async function scenario(session: ScyllaSession, tally: RequestTally, s: Scenario
     }
     return pages;
   };
-  const lines = [row(s.name, 'first day (new recipients)', await pairedRun(session, store, nextPages(1), counter, tally))];
+  const lines = [row(s.name, 'first day (new recipients)', await pairedRun(inspect, store, nextPages(1)))];
   const ratios: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
-    const t = await pairedRun(session, store, nextPages(s.setsPerRound), counter, tally);
+    const t = await pairedRun(inspect, store, nextPages(s.setsPerRound));
     ratios.push(t.rawMs / t.storeMs);
     lines.push(row(s.name, `day registered, round ${i + 1}`, t));
   }
-  const cold = new ScyllaMailboxStore({ session, shardEpoch: se, gc, counter });
-  lines.push(row(s.name, 'day registered, fresh store (cold cache)', await pairedRun(session, cold, nextPages(1), counter, tally)));
-  const reader = new ScyllaMailboxStore({ session, shardEpoch: se, gc });
+  const cold = stores.mailboxStore(se, gc);
+  lines.push(row(s.name, 'day registered, fresh store (cold cache)', await pairedRun(inspect, cold, nextPages(1))));
+  // the reader's frontier polls count on the kit's statement counter too, but in rounds of their own (pairedRun resets it per page)
+  const reader = stores.mailboxStore(se, gc);
   const visible: number[] = [];
   while (visible.length < LATENCY_PAGES) visible.push(...(await visibility(store, reader, nextPages(1))));
   return { lines, ratios, visible };
 }
 
 async function main(): Promise<void> {
-  const config = scyllaTestConfigFromEnv(process.env, `_mbx_bench_${randomBytes(3).toString('hex')}`);
-  const tally = new RequestTally();
-  const session = await connectSession(config, { requestTracker: tally });
+  const cfg = scyllaTestBackendConfig(process.env, `_mbx_bench_${randomBytes(3).toString('hex')}`);
+  const stores = await openTestStores(cfg, { clock: systemClock, scratch: true });
+  const tally = stores.inspect.requests;
   try {
-    await migrate(session, MAILBOX_TABLES);
     const warm = { fromOffset: 0n, toOffset: 0n, records: [{ offset: 0n, record: record({ shard: 9, epoch: EPOCH }, rid(), ids(1000), BigInt(Date.now())) }] };
-    await rawInserts(session, warm);
+    await rawInserts(stores.inspect, warm);
     const scenarios: [Scenario, number][] = [
       [{ name: 'A: 1 × 1,000 recipients', groups: [ids(1000)], perPage: 1, setsPerRound: 5 }, 1],
       [{ name: 'B: 1,000 × 3 recipients, pages of 100', groups: Array.from({ length: 1000 }, () => ids(3)), perPage: 100, setsPerRound: 1 }, 2],
     ];
     const results = [];
-    for (const [s, shard] of scenarios) results.push({ s, ...(await scenario(session, tally, s, shard)) });
-    console.log(`\nScylla mailbox page benchmark — ${IN_FLIGHT} in flight (raw: single-row INSERTs; store: its bound on requests and on entries), ${ROUNDS} registered rounds, ${config.contactPoints.join(',')}\n`);
+    for (const [s, shard] of scenarios) results.push({ s, ...(await scenario(stores, s, shard)) });
+    console.log(`\nScylla mailbox page benchmark — ${stores.inspect.defaultApplyConcurrency} in flight (raw: single-row INSERTs; store: its bound on requests and on entries), ${ROUNDS} registered rounds, ${cfg.hosts.join(',')}\n`);
     console.log('| scenario | run | entries | store entries/s | raw INSERT rows/s | store ÷ raw | LWT/dispatch (tracker) | requests/entry | client CPU µs/entry store / raw |');
     console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|');
     for (const r of results) for (const l of r.lines) console.log(l);
@@ -213,8 +215,7 @@ async function main(): Promise<void> {
     }
     console.log(`\ndriver errors during the run: ${tally.errors.length}${tally.errors.length ? ` (${[...new Set(tally.errors)].join(', ')})` : ''}`);
   } finally {
-    await session.client.execute(`DROP KEYSPACE IF EXISTS ${config.keyspace}`, [], { executionProfile: 'write' }).catch(() => undefined);
-    await session.close();
+    await stores.close(); // drops the scratch keyspace
   }
 }
 

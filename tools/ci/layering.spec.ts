@@ -52,6 +52,13 @@ const cases: readonly { name: string; filePath: string; code: string; forbidden:
   { name: 'an app imports the backends registry', filePath: 'apps/admin/src/zz-probe.ts', code: "import { verifyScylla } from '@qim/backends';\nexport const x = verifyScylla;\n", forbidden: false },
   { name: 'the writer app imports the writer runtime', filePath: 'apps/writer/src/zz-probe.ts', code: "import { startWriterRuntime } from '@qim/writer-runtime';\nexport const x = startWriterRuntime;\n", forbidden: false },
   { name: 'the mailbox app imports the mailbox runtime', filePath: 'apps/mailbox/src/zz-probe.ts', code: "import { startMailboxRuntime } from '@qim/mailbox-runtime';\nexport const x = startMailboxRuntime;\n", forbidden: false },
+  // The soak and the benchmarks open stores through libs/backends too: its test kits (`@qim/backends/testing`), not the store libraries.
+  { name: 'the soak imports a store library', filePath: 'tools/soak/src/zz-probe.ts', code: "import { MemoryMailboxBackend } from '@qim/store-memory';\nexport const x = MemoryMailboxBackend;\n", forbidden: true },
+  { name: 'the soak imports a store library\'s testing entry', filePath: 'tools/soak/src/zz-probe.ts', code: "import { redisTestKit } from '@qim/store-redis/testing';\nexport const x = redisTestKit;\n", forbidden: true },
+  { name: 'the soak opens stores through the backends test kits', filePath: 'tools/soak/src/zz-probe.ts', code: "import { openTestStores } from '@qim/backends/testing';\nexport const x = openTestStores;\n", forbidden: false },
+  { name: 'a benchmark imports a store library', filePath: 'tools/bench/zz-probe.ts', code: "import { RedisMessageStore } from '@qim/store-redis';\nexport const x = RedisMessageStore;\n", forbidden: true },
+  { name: 'a benchmark opens stores through the backends test kits', filePath: 'tools/bench/zz-probe.ts', code: "import { openTestStores } from '@qim/backends/testing';\nexport const x = openTestStores;\n", forbidden: false },
+  { name: 'a benchmark imports a driver (its raw baseline)', filePath: 'tools/bench/zz-probe.ts', code: "import { Redis } from 'ioredis';\nexport const x = Redis;\n", forbidden: false },
   { name: 'the operator CLI imports the mailbox runtime (offset reset)', filePath: 'apps/admin/src/zz-probe.ts', code: "import { resetMailboxOffsets } from '@qim/mailbox-runtime';\nexport const x = resetMailboxOffsets;\n", forbidden: false },
   // Folder layers inside a library (each README's "Layers" list).
   { name: 'store-core: a codec imports a rule', filePath: 'libs/store-core/src/codecs/zz-probe.ts', code: "import { recordFromIntent } from '../rules/record-from-intent';\nexport const x = recordFromIntent;\n", forbidden: true, rule: LAYERS },

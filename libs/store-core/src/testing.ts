@@ -3,3 +3,4 @@
  * the benchmarks — never imported by production code.
  */
 export { ManualClock } from './testing/manual-clock';
+export type { BackendTestKit, TestOpenOptions, TestStoreTuning, TestStores } from './testing/backend-test-kit';

@@ -3,6 +3,8 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { BackendKind } from './backends';
 import { openMemory, openRedis, openScylla } from './backends';
+import type { ConfigOfKind } from '@qim/backends/testing';
+import { backendConfigFromEnv } from '@qim/backends/testing';
 import { storageTable } from './report';
 import type { OpenBackend, SoakPlan, SoakResult, SoakSabotage } from './soak';
 import { describeLifetimes, runSoak } from './soak';
@@ -12,13 +14,14 @@ const USAGE = `usage: tools/soak/run --backend memory|redis|scylla|all [--days N
   --days N            simulated days per backend (full run: ≥ 45; default 45, --short 10)
   --seed N            load generator seed (default 1): a run is repeatable
   --keep              leave the soak's Redis keys / Cassandra keyspace in place afterwards
-  --redis-db N        Redis logical database of the soak (default 7; ignored when QIM_REDIS_URL names one)
+  --redis-db N        Redis logical database of the soak (default 7; ignored when QIM_REDIS_URL names one, and on a cluster)
   --sabotage KIND     the run must FAIL: drop-entry | double-entry (the soak's devices lose / double every 400th entry),
                       epoch-bump (at the mid-run mailbox epoch bump the devices jump to the new epoch's start),
                       retention-decrease (after it, devices read on from a CURSOR_EXPIRED's boundary without resyncing),
                       lost-writes (redis: when Redis loses the mailbox's last writes, the shard frontiers stay over the lost entries)
   --out DIR           where the table, JSON and chart go (default .infra/soak)
-Redis and Cassandra from the environment: eval "$(tools/infra/infra env)" (QIM_REDIS_URL, QIM_TEST_SCYLLA_ADDR, QIM_TEST_SCYLLA_DC).`;
+Redis and Cassandra from the environment: eval "$(tools/infra/infra env)" (QIM_REDIS_URL, QIM_TEST_SCYLLA_ADDR, QIM_TEST_SCYLLA_DC).
+A Redis Cluster as the services take one: QIM_REDIS_CLUSTER_NODES=host:port,… instead of QIM_REDIS_URL (same parsing and rules).`;
 
 interface Args {
   readonly backends: BackendKind[];
@@ -110,14 +113,19 @@ function planFor(backend: BackendKind, a: Args): SoakPlan {
 }
 
 /**
- * The soak's Redis database: its own logical database (default 7) unless the URL names one, so the
- * census's SCAN walks the soak's keys, not every key other tests left in database 0.
+ * The soak's Redis, read from the services' variables with their rules (`QIM_REDIS_URL`, or
+ * `QIM_REDIS_CLUSTER_NODES` for a Redis Cluster, never both; `QIM_REDIS_MIN_REPLICA_ACKS`), under the
+ * soak's own namespace. A standalone server: its own logical database (default 7) unless the URL
+ * names one, so the census's SCAN walks the soak's keys, not every key other tests left in database
+ * 0. A cluster has database 0 only: the census scans the soak's namespace on every primary.
  */
-function redisUrlWithDb(url: string, db: number): string {
-  const u = new URL(url);
-  if (u.pathname !== '' && u.pathname !== '/') return url;
+function redisConfig(db: number, namespace: string): ConfigOfKind<'redis'> {
+  const cfg = backendConfigFromEnv('redis');
+  if (typeof cfg.redisUrl !== 'string') return { ...cfg, namespace };
+  const u = new URL(cfg.redisUrl);
+  if (u.protocol === 'unix:' || (u.pathname !== '' && u.pathname !== '/')) return { ...cfg, namespace };
   u.pathname = `/${db}`;
-  return u.toString();
+  return { ...cfg, redisUrl: u.toString(), namespace };
 }
 
 function env(name: string): string {
@@ -140,12 +148,18 @@ async function main(): Promise<number> {
     const tag = `${process.pid}_${stamp.replace('T', '_')}`;
     const open: OpenBackend =
       backend === 'memory'
-        ? async (clock, life) => openMemory(clock, life)
+        ? (clock, life) => openMemory(clock, life)
         : backend === 'redis'
-          ? (clock, life) => openRedis(redisUrlWithDb(env('QIM_REDIS_URL'), a.redisDb), `qim_soak_${tag}`, clock, life, a.keep)
+          ? (clock, life) => openRedis(redisConfig(a.redisDb, `qim_soak_${tag}`), clock, life, a.keep)
           : (clock, life, dispatchCreatedAt) =>
               openScylla(
-                { contactPoint: env('QIM_TEST_SCYLLA_ADDR'), dataCenter: process.env['QIM_TEST_SCYLLA_DC'] ?? 'datacenter1', keyspace: `qim_soak_${process.pid}` },
+                {
+                  kind: 'scylla',
+                  hosts: [env('QIM_TEST_SCYLLA_ADDR')],
+                  localDataCenter: process.env['QIM_TEST_SCYLLA_DC'] ?? 'datacenter1',
+                  keyspace: `qim_soak_${process.pid}`,
+                  replicationFactor: 1,
+                },
                 clock,
                 life,
                 dispatchCreatedAt,

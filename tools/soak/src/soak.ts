@@ -8,7 +8,7 @@ import type { BackendKind, SoakBackend, StoreLifetimes } from './backends';
 import { growsByDesign } from './structures';
 import type { AckedMessage, StorageSample, SyncResult } from './checker';
 import { DeviceView, LoopHealth, checkBounded, checkHistory, checkReplay, checkStall } from './checker';
-import { MemoryMembership } from '@qim/store-memory';
+import { memoryCoordination } from '@qim/backends';
 import { LogDispatchProducer, LogOutboxPublisher, OrderedLog, drainLog } from './pipeline';
 
 export interface SoakPlan {
@@ -202,7 +202,8 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
     const messagesLog = new OrderedLog('soak.messages', 4);
     const publisher = new LogOutboxPublisher(messagesLog);
     const committer = new DurableMessageCommitter(backend.messages, publisher);
-    const membership = new MemoryMembership();
+    // the writer's membership directory in-process (what memory mode's coordination keeps), whatever the store
+    const membership = memoryCoordination('soak').membership;
     const hlc = new HybridLogicalClock(() => clock.nowMs());
     const ids = new MessageIdSource(hlc, 1);
     let lastIssued: string | null = null;
