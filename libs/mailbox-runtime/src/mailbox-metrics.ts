@@ -144,6 +144,13 @@ export class MailboxMetrics extends ServiceMetrics {
     registers: [this.registry],
   });
 
+  /** Store calls of woken long polls' scans: one per store and event-loop turn, carrying every scan woken then (ADR-0041). */
+  readonly syncWokenStoreCalls = new Counter({
+    name: 'qim_sync_woken_store_calls_total',
+    help: "Store calls of woken long polls' range scans: one per store and event-loop turn, carrying every scan woken then",
+    registers: [this.registry],
+  });
+
   /** Device syncs held because they repeated the cursor an answer gave the user within QIM_SYNC_REPEAT_HOLD_MS and found nothing new. */
   readonly syncHeld = new Counter({
     name: 'qim_sync_held_total',

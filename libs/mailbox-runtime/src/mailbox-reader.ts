@@ -1,4 +1,4 @@
-import type { Id128, MailboxEntry, MailboxStore } from '@qim/store-core';
+import type { Id128, MailboxEntry, MailboxStore, RangeScanPage } from '@qim/store-core';
 import type { ReadBudget } from '@qim/service-kit';
 import { CursorExpiredError, ForbiddenError, InvalidInputError, epochStartSeq, seqForWatermark, splitMailboxSeq } from '@qim/store-core';
 import type { Frontier, FrontierBoard } from './frontier-board';
@@ -6,6 +6,7 @@ import { frontierAbove, userKeyOf } from './frontier-board';
 import { FrontierPoller } from './frontier-poller';
 import { waitForFrontier } from './frontier-wait';
 import { ShardPlacements } from './shard-placements';
+import { WokenReads } from './woken-reads';
 import { beforeDeadline } from './store-deadline';
 
 export interface SyncPage {
@@ -47,6 +48,8 @@ export interface MailboxReaderOptions {
   readonly onPoll?: () => void;
   /** Each range scan a sync needed: `read` from the store, or `skipped` (the cursor proven current). */
   readonly onScan?: (result: 'read' | 'skipped') => void;
+  /** Each store call of woken long polls' scans (`WokenReads`), with the number of scans it carried. */
+  readonly onWokenRead?: (reads: number) => void;
   /**
    * The repeat hold (ms, `QIM_SYNC_REPEAT_HOLD_MS`; 0 or absent: none). A sync that finds nothing
    * after the cursor of one of this user's answers, within this long of that answer, waits as a
@@ -114,6 +117,8 @@ export class MailboxReader {
   /** A device syncs again and again: its shard is remembered, not hashed each time. */
   private readonly placements: ShardPlacements;
   private readonly poller: FrontierPoller;
+  /** The scans of long polls woken in one turn: one store call per store (ADR-0041). */
+  private readonly woken: WokenReads;
 
   constructor(private readonly opts: MailboxReaderOptions) {
     this.pollMs = opts.pollMs ?? 100;
@@ -125,6 +130,7 @@ export class MailboxReader {
     if (!Number.isInteger(this.maxAnswers) || this.maxAnswers < 1) throw new InvalidInputError(`maxRememberedAnswers must be an integer ≥ 1: ${this.maxAnswers}`);
     this.placements = new ShardPlacements(opts.shardCount);
     this.poller = new FrontierPoller({ board: opts.board, storeFor: opts.storeFor, pollMs: this.pollMs, onRead: opts.onPoll });
+    this.woken = new WokenReads(opts.onWokenRead);
   }
 
   /** Shards whose waiters the shared poller serves now. */
@@ -180,7 +186,8 @@ export class MailboxReader {
         if (end === 'aborted' || end === 'closed') return this.answered(userKey, scan.page);
         // No entry is visible above the frontier scanned until the frontier moves: nothing to read before then.
         const frontier = await bounded(this.waitedFrontier(shard));
-        if (frontierAbove(frontier, scan.frontier)) scan = this.provenCurrent(shard, userKey, req) ?? (await bounded<Scan>(this.scan(store, req, frontier)));
+        // Read together with the other waiters this advance woke: one store call for all of them.
+        if (frontierAbove(frontier, scan.frontier)) scan = this.provenCurrent(shard, userKey, req) ?? (await bounded<Scan>(this.scan(store, req, frontier, 'woken')));
       }
     } finally {
       unwatch?.();
@@ -245,11 +252,13 @@ export class MailboxReader {
     return { page: { entries: [], nextAfter: req.after, hasMore: false, upTo: seqForWatermark(this.opts.epoch, frontier) }, frontier };
   }
 
-  private async scan(store: MailboxStore, req: SyncRequest, frontier: Frontier): Promise<Scan> {
+  /** A scan up to `frontier`: on its own, or (`woken`) with the other scans of this turn's woken long polls. */
+  private async scan(store: MailboxStore, req: SyncRequest, frontier: Frontier, how: 'alone' | 'woken' = 'alone'): Promise<Scan> {
     this.opts.onScan?.('read');
     const upTo = seqForWatermark(this.opts.epoch, frontier);
     const budget = this.opts.readBudget;
-    const raw = budget === undefined ? await this.rangeFrom(store, req, upTo) : await budget.run(req.maxBytes, () => this.rangeFrom(store, req, upTo));
+    const read = (): Promise<RangeScanPage> => this.rangeFrom(store, req, upTo, how);
+    const raw = budget === undefined ? await read() : await budget.run(req.maxBytes, read);
     return { page: { entries: raw.entries, nextAfter: raw.next, hasMore: raw.hasMore, upTo }, frontier };
   }
 
@@ -259,13 +268,17 @@ export class MailboxReader {
    * expired retention gap), at the retained boundary the store names. A device WITH a cursor below
    * the boundary still gets `CursorExpiredError`: only it can know it missed something.
    */
-  private async rangeFrom(store: MailboxStore, req: SyncRequest, upTo: bigint) {
-    if (req.after !== null) return store.rangeScan(req.tenantId, req.userId, req.after, upTo, req.limit, req.maxBytes);
+  private async rangeFrom(store: MailboxStore, req: SyncRequest, upTo: bigint, how: 'alone' | 'woken'): Promise<RangeScanPage> {
+    const from = (after: bigint): Promise<RangeScanPage> =>
+      how === 'woken'
+        ? this.woken.read(store, { tenantId: req.tenantId, userId: req.userId, after, upTo, limit: req.limit, maxBytes: req.maxBytes })
+        : store.rangeScan(req.tenantId, req.userId, after, upTo, req.limit, req.maxBytes);
+    if (req.after !== null) return from(req.after);
     try {
-      return await store.rangeScan(req.tenantId, req.userId, epochStartSeq(this.opts.epoch), upTo, req.limit, req.maxBytes);
+      return await from(epochStartSeq(this.opts.epoch));
     } catch (err) {
       if (!(err instanceof CursorExpiredError)) throw err;
-      return store.rangeScan(req.tenantId, req.userId, err.boundary, upTo, req.limit, req.maxBytes);
+      return from(err.boundary);
     }
   }
 

@@ -143,6 +143,7 @@ export async function startMailboxRuntime(config: MailboxConfig, log: BusLogger)
         board,
         repeatHoldMs: config.syncRepeatHoldMs,
         onScan: (result) => metrics.syncScans.inc({ result }),
+        onWokenRead: () => metrics.syncWokenStoreCalls.inc(),
         onHold: () => metrics.syncHeld.inc(),
         readBudget: new ReadBudget({ totalBytes: config.readBudget.bytes, waitMs: config.readBudget.waitMs, onRefused: () => metrics.readBudgetRefused.inc() }),
       }),

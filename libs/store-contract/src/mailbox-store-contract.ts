@@ -14,6 +14,7 @@ import { retentionMetaDamageCases } from './mailbox/retention-meta-damage-cases'
 import { retentionRaceCases } from './mailbox/retention-race-cases';
 import { scanBudgetCases } from './mailbox/scan-budget-cases';
 import { scanCases } from './mailbox/scan-cases';
+import { scanManyCases } from './mailbox/scan-many-cases';
 
 /**
  * The one MailboxStore contract suite (ADR-0022: shard frontier, advance by page). Every backend's
@@ -34,6 +35,7 @@ export function describeMailboxStoreContract(name: string, factory: MailboxHarne
     appendCases(ctx);
     scanCases(ctx);
     scanBudgetCases(ctx);
+    scanManyCases(ctx);
     retentionCases(ctx);
     retentionBoundCases(ctx);
     retentionRaceCases(ctx);

@@ -23,6 +23,7 @@ export * from './rules/request-validation';
 export * from './rules/mailbox-seq';
 export * from './rules/sharding';
 export * from './rules/cut-batch';
+export * from './rules/range-scan-many';
 export * from './rules/dispatch-page';
 export * from './rules/retention-bounds';
 export * from './rules/retention-ledger';

@@ -99,6 +99,7 @@ export async function mailboxTestApp(
       pollMs: opts.pollMs,
       repeatHoldMs: opts.repeatHoldMs ?? 0,
       onScan: (result) => metrics.syncScans.inc({ result }),
+      onWokenRead: () => metrics.syncWokenStoreCalls.inc(),
       onHold: () => metrics.syncHeld.inc(),
       readBudget: opts.readBudget,
     }),

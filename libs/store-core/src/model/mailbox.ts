@@ -1,3 +1,4 @@
+import type { StoreError } from '../errors/domain-errors';
 import type { Id128 } from './ids';
 
 /** The Kafka partition of the dispatch topic (shard) and the epoch a `MailboxStore` is bound to. */
@@ -75,6 +76,20 @@ export interface RangeScanPage {
   /** True when entries in `(next, upTo]` may remain. */
   readonly hasMore: boolean;
 }
+
+/** One read of `MailboxStore.rangeScanMany`: the arguments of one `rangeScan`. */
+export interface RangeScanRead {
+  readonly tenantId: Id128;
+  readonly userId: Id128;
+  /** Exclusive cursor. */
+  readonly after: bigint;
+  readonly upTo: bigint;
+  readonly limit: number;
+  readonly maxBytes?: number;
+}
+
+/** The answer to one read of `rangeScanMany`: the page `rangeScan` would return, or the store error it would throw. */
+export type RangeScanOutcome = { readonly ok: true; readonly page: RangeScanPage } | { readonly ok: false; readonly error: StoreError };
 
 /** One record of a dispatch page: its Kafka offset and decoded value. */
 export interface DispatchPageRecord {

@@ -3,7 +3,9 @@ import type {
   DispatchPage,
   MailboxEntryInput,
   PageReport,
+  RangeScanOutcome,
   RangeScanPage,
+  RangeScanRead,
   ShardEpoch,
   ShardFrontier,
 } from '../model/mailbox';
@@ -53,6 +55,17 @@ export interface MailboxStore {
    * `limit` whole entries when `maxBytes` is small).
    */
   rangeScan(tenantId: Id128, userId: Id128, after: bigint, upTo: bigint, limit: number, maxBytes?: number): Promise<RangeScanPage>;
+
+  /**
+   * Several users' `rangeScan`s in one call (the long polls one frontier advance woke, ADR-0041):
+   * outcome `i` is exactly what `rangeScan(reads[i]…)` would have answered at some moment during the
+   * call — its page (same cursor, same cut, same budgets), or the `StoreError` it would have thrown
+   * (`CursorExpiredError`, `EpochMismatchError`, `InvalidInputError`, `CorruptEntryError`, …), one
+   * read's error never failing another. The store reads them together (Redis: one pipelined write of
+   * one-tag scripts; Scylla: concurrent statements). A failure of the store itself may reject the
+   * whole call. No reads → no outcome and nothing sent.
+   */
+  rangeScanMany(reads: readonly RangeScanRead[]): Promise<RangeScanOutcome[]>;
 
   /** Monotonically raises the user's trim to `seq` (a lower or equal `seq` is a no-op). */
   truncateBefore(tenantId: Id128, userId: Id128, seq: bigint): Promise<void>;

@@ -2,7 +2,7 @@ import { FrontierGapError, InvalidInputError } from '../errors/domain-errors';
 import { dispatchRecordSamples, USER_A, USER_B } from '../codecs/golden/golden-samples';
 import type { DispatchPage, DispatchRecord } from '../model/mailbox';
 import { parseId128, type Id128 } from '../model/ids';
-import { dispatchDedupeExpiry, dispatchDigest, entriesOfDispatch, planPage, sameDigest } from './dispatch-page';
+import { dispatchDedupeExpiry, dispatchDigest, entriesOfDispatch, pageDecision, planPage, sameDigest } from './dispatch-page';
 import { composeMailboxSeq } from './mailbox-seq';
 
 const base = dispatchRecordSamples['one-event']!;
@@ -47,6 +47,15 @@ describe('planPage', () => {
     ['a record of another shard', page(5n, 9n, [[7n, rec(D1, { shard: base.shard + 1 })]])],
   ])('refuses %s with InvalidInputError', (_name, p) => {
     expect(() => planPage(p, shardEpoch, null)).toThrow(InvalidInputError);
+  });
+});
+
+describe('pageDecision (the range part of planPage, for a page planned before its frontier was read)', () => {
+  it('decides every range as planPage does, with the same gap error', () => {
+    const cases: [bigint, bigint, bigint | null][] = [[40n, 45n, null], [3n, 10n, 10n], [3n, 11n, 10n], [11n, 11n, 10n], [0n, 0n, null]];
+    for (const [from, to, f] of cases) expect(pageDecision({ fromOffset: from, toOffset: to }, shardEpoch, f)).toBe(planPage(page(from, to, []), shardEpoch, f).kind);
+    expect(() => pageDecision({ fromOffset: 12n, toOffset: 14n }, shardEpoch, 10n)).toThrow(FrontierGapError);
+    expect(() => pageDecision({ fromOffset: 12n, toOffset: 14n }, shardEpoch, 10n)).toThrow(/offsets 11…11 missing/);
   });
 });
 

@@ -50,12 +50,8 @@ export type PagePlan = { readonly kind: 'behind' } | ApplyPlan;
  */
 export function planPage(page: DispatchPage, shardEpoch: ShardEpoch, frontier: bigint | null): PagePlan {
   validatePage(page, shardEpoch);
-  if (frontier !== null && page.fromOffset > frontier + 1n) {
-    throw new FrontierGapError(
-      `shard ${shardEpoch.shard} epoch ${shardEpoch.epoch}: page starts at offset ${page.fromOffset}, frontier is ${frontier} (offsets ${frontier + 1n}…${page.fromOffset - 1n} missing)`,
-    );
-  }
-  if (frontier !== null && page.toOffset <= frontier) return { kind: 'behind' };
+  const decision = pageDecision(page, shardEpoch, frontier);
+  if (decision === 'behind') return { kind: 'behind' };
   const first = new Map<Id128, PageCandidate>();
   const candidates: PageCandidate[] = [];
   const repeats: InPageRepeat[] = [];
@@ -71,6 +67,21 @@ export function planPage(page: DispatchPage, shardEpoch: ShardEpoch, frontier: b
     }
   }
   return { kind: 'apply', candidates, repeats };
+}
+
+/**
+ * `planPage`'s decision of a page range against the frontier `F`, without the records: `gap`
+ * (thrown as `FrontierGapError`, the same error `planPage` raises), `behind` or `apply`. For a store
+ * that planned the page's records before it knew `F` (Redis reads `F` in the script that records
+ * the page) and must decide on the `F` it learnt, without planning the page again.
+ */
+export function pageDecision(range: Pick<DispatchPage, 'fromOffset' | 'toOffset'>, shardEpoch: ShardEpoch, frontier: bigint | null): 'behind' | 'apply' {
+  if (frontier !== null && range.fromOffset > frontier + 1n) {
+    throw new FrontierGapError(
+      `shard ${shardEpoch.shard} epoch ${shardEpoch.epoch}: page starts at offset ${range.fromOffset}, frontier is ${frontier} (offsets ${frontier + 1n}…${range.fromOffset - 1n} missing)`,
+    );
+  }
+  return frontier !== null && range.toOffset <= frontier ? 'behind' : 'apply';
 }
 
 function validatePage(page: DispatchPage, shardEpoch: ShardEpoch): void {

@@ -1,4 +1,4 @@
-import { DAY_MS, InvalidInputError, UnavailableError, assertU64, checkMailboxRetention } from '@qim/store-core';
+import { DAY_MS, InvalidInputError, UnavailableError, assertU64, checkMailboxRetention, rangeScanEach } from '@qim/store-core';
 import type {
   AppendReport,
   Clock,
@@ -9,7 +9,9 @@ import type {
   MailboxStore,
   MailboxStoreCapabilities,
   PageReport,
+  RangeScanOutcome,
   RangeScanPage,
+  RangeScanRead,
   ShardEpoch,
   ShardFrontier,
 } from '@qim/store-core';
@@ -93,6 +95,11 @@ export class MemoryMailboxStore implements MailboxStore {
 
   async rangeScan(tenantId: Id128, userId: Id128, after: bigint, upTo: bigint, limit: number, maxBytes?: number): Promise<RangeScanPage> {
     return scanEntries(this.open(), tenantId, userId, after, upTo, limit, maxBytes);
+  }
+
+  /** Each read as its own `rangeScan`, one after the other (no interleaving: the reads of one call see one state). */
+  rangeScanMany(reads: readonly RangeScanRead[]): Promise<RangeScanOutcome[]> {
+    return rangeScanEach(reads, async (r) => scanEntries(this.open(), r.tenantId, r.userId, r.after, r.upTo, r.limit, r.maxBytes));
   }
 
   async truncateBefore(tenantId: Id128, userId: Id128, seq: bigint): Promise<void> {

@@ -1,8 +1,8 @@
-import { CorruptEntryError, CursorExpiredError, InvalidInputError, PageCutter, UnavailableError, assertSeqInEpoch, decodeMailboxEntry, isId128 } from '@qim/store-core';
-import type { Clock, Id128, MailboxEntry, RangeScanPage } from '@qim/store-core';
-import type { RedisKeys } from '../keys/redis-keys';
+import { CorruptEntryError, CursorExpiredError, InvalidInputError, PageCutter, StoreError, UnavailableError, assertSeqInEpoch, decodeMailboxEntry, isId128, settleRangeScan } from '@qim/store-core';
+import type { Clock, Id128, MailboxEntry, RangeScanOutcome, RangeScanPage, RangeScanRead } from '@qim/store-core';
+import type { RedisKeys, UserKeys } from '../keys/redis-keys';
 import { u64FromHex16 } from '../redis/hex64';
-import type { RedisIo } from '../redis/redis-io';
+import type { RedisIo, ScriptCall } from '../redis/redis-io';
 import { ScriptCode, errorForCode } from '../redis/script-codes';
 import { ScriptReply } from '../redis/script-reply';
 import { rangeScanCall, truncateBeforeCall } from './mailbox-script-args';
@@ -11,6 +11,13 @@ import type { RedisRetentionInspector } from './redis-retention-inspector';
 
 /** Times a range scan runs the inspect and reads again before giving up (concurrent writers). */
 const SCAN_RETRIES = 16;
+
+/** A read whose arguments passed `rangeScan`'s checks, with its page cutter and key names. */
+interface CheckedScan {
+  readonly read: RangeScanRead;
+  readonly cutter: PageCutter<MailboxEntry>;
+  readonly keys: UserKeys;
+}
 
 export interface MailboxReadsConfig {
   readonly io: RedisIo;
@@ -22,7 +29,7 @@ export interface MailboxReadsConfig {
 }
 
 /**
- * `rangeScan` and `truncateBefore` over a user's tag. The scan reads in one script (trim, gap,
+ * `rangeScan`, `rangeScanMany` and `truncateBefore` over a user's tag. The scan reads in one script (trim, gap,
  * the ledger days' indexes, which hold the entry bytes); an expired ledger item makes it run the inspect first, so a
  * cursor is never read past an expired entry.
  */
@@ -30,34 +37,94 @@ export class RedisMailboxReads {
   constructor(private readonly c: MailboxReadsConfig) {}
 
   async rangeScan(tenantId: Id128, userId: Id128, after: bigint, upTo: bigint, limit: number, maxBytes?: number): Promise<RangeScanPage> {
-    if (!isId128(tenantId) || !isId128(userId)) throw new InvalidInputError('rangeScan: ids must be canonical');
-    assertSeqInEpoch(after, this.c.epoch);
-    assertSeqInEpoch(upTo, this.c.epoch);
-    const cutter = new PageCutter<MailboxEntry>(limit, maxBytes);
+    const scan = this.checked({ tenantId, userId, after, upTo, limit, maxBytes });
     if (after > upTo) return { entries: [], next: after, hasMore: false };
-    const u = this.c.keys.user(tenantId, userId);
     for (let attempt = 0; attempt < SCAN_RETRIES; attempt++) {
       const now = this.c.clock.nowMs();
-      const reply = ScriptReply.of(await this.c.io.script(rangeScanCall(u, now, after, upTo, limit + 1, this.c.epoch, maxBytes), 'read'), 'rangeScan');
-      switch (reply.code) {
-        case ScriptCode.CURSOR_EXPIRED: {
-          const boundary = u64FromHex16(reply.buf(1), 'cursor boundary');
-          throw new CursorExpiredError(`cursor ${after} is below the retained boundary ${boundary}`, boundary);
-        }
-        case ScriptCode.NEEDS_INSPECT: {
-          const known = await this.c.inspector.inspect(tenantId, userId, now);
-          const user = `${tenantId}${userId}`;
-          if (known === undefined) this.c.cache.forget(user);
-          else this.c.cache.set(user, known);
-          continue;
-        }
-        case ScriptCode.OK:
-          return this.page(reply, tenantId, userId, upTo, cutter, now);
-        default:
-          throw errorForCode(reply.code, 'rangeScan: retention meta is damaged');
-      }
+      const page = this.answer(await this.c.io.script(this.call(scan, now), 'read'), scan, now);
+      if (page !== null) return page;
+      await this.inspect(tenantId, userId, now);
     }
     throw new UnavailableError('rangeScan: retention meta kept changing under concurrent writers');
+  }
+
+  /**
+   * Several users' scans as one pipelined write (ADR-0041): one `range-scan` script per user, each on
+   * its own user's tag (so a Cluster client sends each to its node), every answer decoded as
+   * `rangeScan` decodes it. A user whose ledger must be inspected first goes on alone through
+   * `rangeScan` after the inspect (rare: a ledger day expired since the last write).
+   */
+  async rangeScanMany(reads: readonly RangeScanRead[]): Promise<RangeScanOutcome[]> {
+    const out: RangeScanOutcome[] = new Array<RangeScanOutcome>(reads.length);
+    const pending: { readonly i: number; readonly scan: CheckedScan }[] = [];
+    reads.forEach((read, i) => {
+      try {
+        const scan = this.checked(read);
+        if (read.after > read.upTo) out[i] = { ok: true, page: { entries: [], next: read.after, hasMore: false } };
+        else pending.push({ i, scan });
+      } catch (error) {
+        if (!(error instanceof StoreError)) throw error;
+        out[i] = { ok: false, error };
+      }
+    });
+    if (pending.length === 0) return out;
+    const now = this.c.clock.nowMs();
+    const replies = await this.c.io.scriptsPipelined(
+      pending.map((p) => this.call(p.scan, now)),
+      'read',
+    );
+    await Promise.all(
+      pending.map(async ({ i, scan }, k) => {
+        out[i] = await settleRangeScan(async () => {
+          const page = this.answer(replies[k], scan, now);
+          if (page !== null) return page;
+          await this.inspect(scan.read.tenantId, scan.read.userId, now);
+          const r = scan.read;
+          return this.rangeScan(r.tenantId, r.userId, r.after, r.upTo, r.limit, r.maxBytes);
+        });
+      }),
+    );
+    return out;
+  }
+
+  /** A read's arguments checked as `rangeScan` checks them (ids, epoch of both ends, budgets). */
+  private checked(read: RangeScanRead): CheckedScan {
+    if (!isId128(read.tenantId) || !isId128(read.userId)) throw new InvalidInputError('rangeScan: ids must be canonical');
+    assertSeqInEpoch(read.after, this.c.epoch);
+    assertSeqInEpoch(read.upTo, this.c.epoch);
+    const cutter = new PageCutter<MailboxEntry>(read.limit, read.maxBytes);
+    return { read, cutter, keys: this.c.keys.user(read.tenantId, read.userId) };
+  }
+
+  private call(scan: CheckedScan, now: bigint): ScriptCall {
+    const r = scan.read;
+    return rangeScanCall(scan.keys, now, r.after, r.upTo, r.limit + 1, this.c.epoch, r.maxBytes);
+  }
+
+  /** A scan script's answer: the page, null when the user's ledger must be inspected first, or the error it names. */
+  private answer(raw: unknown, scan: CheckedScan, now: bigint): RangeScanPage | null {
+    const reply = ScriptReply.of(raw, 'rangeScan');
+    const r = scan.read;
+    switch (reply.code) {
+      case ScriptCode.CURSOR_EXPIRED: {
+        const boundary = u64FromHex16(reply.buf(1), 'cursor boundary');
+        throw new CursorExpiredError(`cursor ${r.after} is below the retained boundary ${boundary}`, boundary);
+      }
+      case ScriptCode.NEEDS_INSPECT:
+        return null;
+      case ScriptCode.OK:
+        return this.page(reply, r.tenantId, r.userId, r.upTo, scan.cutter, now);
+      default:
+        throw errorForCode(reply.code, 'rangeScan: retention meta is damaged');
+    }
+  }
+
+  /** Runs the retention inspect of a user and remembers the meta it leaves. */
+  private async inspect(tenantId: Id128, userId: Id128, now: bigint): Promise<void> {
+    const known = await this.c.inspector.inspect(tenantId, userId, now);
+    const user = `${tenantId}${userId}`;
+    if (known === undefined) this.c.cache.forget(user);
+    else this.c.cache.set(user, known);
   }
 
   /**

@@ -8,7 +8,9 @@ import type {
   MailboxStore,
   MailboxStoreCapabilities,
   PageReport,
+  RangeScanOutcome,
   RangeScanPage,
+  RangeScanRead,
   ShardEpoch,
   ShardFrontier,
 } from '@qim/store-core';
@@ -129,6 +131,11 @@ export class RedisMailboxStore implements MailboxStore {
 
   rangeScan(tenantId: Id128, userId: Id128, after: bigint, upTo: bigint, limit: number, maxBytes?: number): Promise<RangeScanPage> {
     return this.reads.rangeScan(tenantId, userId, after, upTo, limit, maxBytes);
+  }
+
+  /** One pipelined write of one-tag scan scripts (a Cluster client sends each to its node). */
+  rangeScanMany(reads: readonly RangeScanRead[]): Promise<RangeScanOutcome[]> {
+    return this.reads.rangeScanMany(reads);
   }
 
   truncateBefore(tenantId: Id128, userId: Id128, seq: bigint): Promise<void> {

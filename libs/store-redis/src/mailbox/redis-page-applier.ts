@@ -1,4 +1,4 @@
-import { FrontierGapError, InvalidStateError, InvariantViolationError, UnavailableError, dispatchDedupeExpiry, planPage } from '@qim/store-core';
+import { FrontierGapError, InvalidStateError, InvariantViolationError, UnavailableError, dispatchDedupeExpiry, pageDecision, planPage } from '@qim/store-core';
 import type { Clock, DispatchPage, MailboxGcConfig, PageReport, ShardEpoch, ShardFrontier } from '@qim/store-core';
 import type { OldLayoutFrontier, ShardFrontierKeys } from '../keys/redis-keys';
 import { u64FromHex16 } from '../redis/hex64';
@@ -100,10 +100,11 @@ export class RedisPageApplier {
     const before = frontierOf(reply.bufOrNull(1));
     if (before === null && this.sawFrontier) throw this.lostFrontier('the frontier this store saw is gone');
     if (before !== null) this.sawFrontier = true;
-    const decision = planPage({ fromOffset: page.fromOffset, toOffset: page.toOffset, records: [] }, shardEpoch, before);
+    // The plan above stands: only the range is decided again, on the frontier the script read (a gap throws here, as planPage would).
+    const decision = pageDecision(page, shardEpoch, before);
     const scriptSays = reply.code === ScriptCode.OK ? 'apply' : reply.code === ScriptCode.ALREADY ? 'behind' : 'gap';
-    if (decision.kind !== scriptSays) throw new InvariantViolationError(`applyPage: the script decided ${scriptSays}, planPage ${decision.kind} (frontier ${before})`);
-    if (decision.kind === 'behind') return { frontier: before!, wrote: false, outcomes: [], entriesWritten: 0, entriesExpired: 0 };
+    if (decision !== scriptSays) throw new InvariantViolationError(`applyPage: the script decided ${scriptSays}, store-core ${decision} (frontier ${before})`);
+    if (decision === 'behind') return { frontier: before!, wrote: false, outcomes: [], entriesWritten: 0, entriesExpired: 0 };
 
     const runId = reply.buf(2).toString('latin1');
     const canonical: CanonicalSight[] = plan.candidates.map((_, i) => ({ offset: u64FromHex16(reply.buf(3 + 2 * i), 'canonical offset'), digest: reply.buf(4 + 2 * i) }));

@@ -1,4 +1,4 @@
-import { InvalidInputError, assertU64, checkMailboxRetention, systemClock } from '@qim/store-core';
+import { InvalidInputError, assertU64, checkMailboxRetention, rangeScanEach, systemClock } from '@qim/store-core';
 import type {
   AppendReport,
   Clock,
@@ -9,7 +9,9 @@ import type {
   MailboxStore,
   MailboxStoreCapabilities,
   PageReport,
+  RangeScanOutcome,
   RangeScanPage,
+  RangeScanRead,
   ShardEpoch,
   ShardFrontier,
 } from '@qim/store-core';
@@ -118,6 +120,11 @@ export class ScyllaMailboxStore implements MailboxStore {
 
   rangeScan(tenantId: Id128, userId: Id128, after: bigint, upTo: bigint, limit: number, maxBytes?: number): Promise<RangeScanPage> {
     return rangeScan(this.readerCtx, tenantId, userId, after, upTo, limit, maxBytes);
+  }
+
+  /** Every read's statements go out together (each read's own steps stay in their order). */
+  rangeScanMany(reads: readonly RangeScanRead[]): Promise<RangeScanOutcome[]> {
+    return rangeScanEach(reads, (r) => rangeScan(this.readerCtx, r.tenantId, r.userId, r.after, r.upTo, r.limit, r.maxBytes));
   }
 
   truncateBefore(tenantId: Id128, userId: Id128, seq: bigint): Promise<void> {
