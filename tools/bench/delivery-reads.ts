@@ -22,9 +22,8 @@ import { setMaxListeners } from 'node:events';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ShardPlacements, dispatchRecordsOf } from '@qim/mailbox-runtime';
 import type { DispatchRecord, Id128, MailboxStore, MessageRecord } from '@qim/store-core';
-import { FrontierBoard, MailboxReader, userKeyOf } from '@qim/mailbox-runtime';
+import { FrontierBoard, MailboxReader, ShardPlacements, dispatchRecordsOf, userKeyOf } from '@qim/mailbox-runtime';
 import { memoryMailboxBackend, openMailboxBackend } from '@qim/backends';
 import type { MailboxBackend } from '@qim/backends';
 
