@@ -17,10 +17,26 @@ import {
   encodeSendRequest,
   identityOfRequestBytes,
   publishIntentBytes,
+  requestIdentity,
   reservedIntentOf,
   validateReserveInput,
+  validateSendRequest,
 } from '@qim/store-core';
-import type { Clock, CommitIntent, CommitKey, CommitSnapshot, Id128, MessageRecord, Publication, ReserveInput, ReserveResult, SeqClaim, StepDecision } from '@qim/store-core';
+import type {
+  Clock,
+  CommitIntent,
+  CommitKey,
+  CommitSnapshot,
+  Id128,
+  MessageCommitSteps,
+  MessageRecord,
+  Publication,
+  ReserveInput,
+  ReserveResult,
+  SendRequest,
+  SeqClaim,
+  StepDecision,
+} from '@qim/store-core';
 import type { CommitKeys, ConversationKeys, RedisKeys } from '../keys/redis-keys';
 import type { RedisIo, ScriptCall } from '../redis/redis-io';
 import { ScriptCode } from '../redis/script-codes';
@@ -86,7 +102,7 @@ export interface LoadedCommit {
  * decisions and their error texts are the same as every other backend's. Crash-safe order: the
  * recovery member exists before any seq is spent, the record exists before RECORDED.
  */
-export class RedisCommitOps {
+export class RedisCommitOps implements MessageCommitSteps {
   /**
    * The intent bytes this store moved to RECORDED, by the intent object it answered with: the
    * committer hands that object to `markPublishedAndCommitted`, which then needs no second encoding.
@@ -151,6 +167,17 @@ export class RedisCommitOps {
     const claim = parseSeqClaim(raw as Buffer);
     if (claim.expiresAt <= now || !Buffer.from(claim.identity).equals(stored.identity)) return null;
     return { snapshot: { intent: reservedIntentOf(stored.request, stored.identity, stored.recipients, claim), state: 'RESERVED' }, intentBytes: null };
+  }
+
+  async loadCommit(key: CommitKey): Promise<CommitSnapshot | null> {
+    return (await this.load(key))?.snapshot ?? null;
+  }
+
+  async loadCommitForRequest(request: SendRequest): Promise<CommitSnapshot | null> {
+    validateSendRequest(request);
+    const snapshot = await this.loadCommit(commitKeyOf(request));
+    if (snapshot !== null) assertSameRequest('loadCommitForRequest', snapshot.intent.identity, requestIdentity(request));
+    return snapshot;
   }
 
   async reserve(raw: ReserveInput): Promise<ReserveResult> {
