@@ -10,7 +10,7 @@ import { RedisMailboxStore } from '../mailbox/redis-mailbox-store';
 import { RedisMailboxFixture, SPEC_GC, pageOf } from '../testing/redis-mailbox-fixture';
 import { dropNamespace, requireRedisCluster, testClient, testNamespace } from '../testing/redis-test-env';
 import { connectRedis } from './connect-redis';
-import { checkRedisReadiness } from './redis-readiness';
+import { checkRedisReadiness } from '../readiness/redis-readiness';
 import { RedisIo } from './redis-io';
 
 const rid = (): Id128 => randomBytes(16).toString('hex') as Id128;
