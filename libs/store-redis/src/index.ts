@@ -2,7 +2,7 @@ export { RedisMessageStore } from './message/redis-message-store';
 export type { RedisMessageStoreOptions } from './message/redis-message-store';
 export { DEFAULT_MAILBOX_APPLY_CONCURRENCY, DEFAULT_META_CACHE_USERS, RedisMailboxStore } from './mailbox/redis-mailbox-store';
 export type { RedisMailboxStoreOptions } from './mailbox/redis-mailbox-store';
-export type { MailboxFaults } from './mailbox/mailbox-faults';
+export type { MailboxFaults } from './mailbox/redis-mailbox-faults';
 export { DEFAULT_PHYSICAL_GRACE_MS } from './redis/store-options';
 export type { RedisStoreOptions } from './redis/store-options';
 export { connectRedis } from './redis/connect-redis';

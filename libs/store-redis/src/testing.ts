@@ -1,2 +1,2 @@
 /** Test seams of the Redis backend (`@qim/store-redis/testing`): the error its fault points throw. */
-export { SimulatedCrashError } from './mailbox/mailbox-faults';
+export { SimulatedCrashError } from './mailbox/redis-mailbox-faults';

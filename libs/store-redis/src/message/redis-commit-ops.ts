@@ -51,6 +51,7 @@ import {
 } from './message-script-args';
 import { registerEphemeral, writeRecord } from './record-writes';
 import { packIds, parseSeqClaim, unpackIds } from './seq-claim-value';
+import type { RedisMessageFaults } from './redis-message-faults';
 import { CLAIMED, COMMIT_FIELDS, parseStoredCommit, snapshotOf } from './stored-commit';
 
 /** Times a step re-reads and decides again after its conditional write found the commit changed. */
@@ -65,20 +66,6 @@ export interface CommitOpsConfig {
   readonly commitAuxTtlMs: bigint;
   readonly physicalGraceMs: bigint;
   readonly faults?: RedisMessageFaults | undefined;
-}
-
-/**
- * Named points between the durable steps of `reserve` and `putRecord` (a test seam). Redis merges
- * steps other backends take apart: `claim-commit` writes the recovery member with the claim, the
- * RESERVED commit is complete once `claim-seq` has run (so `reserve:after-seq` and
- * `reserve:after-commit` leave the same state), and `put-record` writes record and index row in one
- * script (so both `put-record:*` points leave record + index without RECORDED).
- */
-export type RedisMessageFaultPoint = 'reserve:after-recovery-entry' | 'reserve:after-seq' | 'reserve:after-commit' | 'put-record:after-record' | 'put-record:after-index';
-
-/** Called when a step is durable; throwing stops the operation there, like a kill -9 would. */
-export interface RedisMessageFaults {
-  at(point: RedisMessageFaultPoint): void | Promise<void>;
 }
 
 /** A commit as loaded: its snapshot, and the stored intent bytes when it holds them (RECORDED on). */

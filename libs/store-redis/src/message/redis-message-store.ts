@@ -28,7 +28,7 @@ import { RedisIo } from '../redis/redis-io';
 import { releaseConnection, resolveGrace } from '../redis/store-options';
 import type { RedisStoreOptions } from '../redis/store-options';
 import { RedisCommitOps } from './redis-commit-ops';
-import type { RedisMessageFaults } from './redis-commit-ops';
+import type { RedisMessageFaults } from './redis-message-faults';
 import { RedisHistoryReads } from './redis-history-reads';
 import { RedisMessageHousekeeping } from './redis-message-housekeeping';
 import { RedisRecoveryScan } from './redis-recovery-scan';
