@@ -14,7 +14,7 @@ module.exports = {
     '/redis/command-timeout\\.spec\\.ts$',
     '/redis/connect-redis\\.spec\\.ts$',
     '/redis/redis-io\\.spec\\.ts$',
-    '/redis/redis-readiness\\.spec\\.ts$',
+    '/readiness/redis-readiness\\.spec\\.ts$',
     // The warm-user plain path is a standalone-client fast path; on a Cluster every entry goes through
     // the append script (redis-cluster.cluster-spec.ts shows it).
     '/mailbox/redis-plain-path\\.spec\\.ts$',

@@ -1,4 +1,4 @@
-import type { HistoryAuthorizer, MembershipDirectory, MessageStore } from '@qim/store-core';
+import type { HistoryAuthorizer, MembershipDirectory, MessageReads } from '@qim/store-core';
 import type { ReadBudget, ReadinessCheck, ServiceMetrics } from '@qim/service-kit';
 import type { Sender } from '@qim/writer-runtime';
 
@@ -8,7 +8,8 @@ export interface WriterAppOptions {
   readonly serviceTokens: readonly string[];
   /** The send path, bounded by the send deadline (`DeadlineSender` over `MessageSender`). */
   readonly sender: Sender;
-  readonly store: MessageStore;
+  /** History pages and conversation summaries (the only store calls the routes make). */
+  readonly store: MessageReads;
   readonly membership: MembershipDirectory;
   readonly authorizer: HistoryAuthorizer;
   readonly maxFanout: number;

@@ -1,5 +1,5 @@
 import { ConflictError, DurableMessageCommitter, RecoveryRunner, encodeMessageEvent, messageEventOf, recordFromIntent, systemClock } from '@qim/store-core';
-import type { CommitIntent, CommitKey, Id128, MessageStore, OutboxPublisher, Publication, ReserveInput, SendOutcome } from '@qim/store-core';
+import type { CommitIntent, CommitKey, Id128, MessageCommitSteps, OutboxPublisher, Publication, ReserveInput, SendOutcome } from '@qim/store-core';
 import type { MessageHarnessFactory } from './harness';
 import { allowAll, makeRequest, makeReserve, useMessageContext } from './message/message-fixtures';
 import type { MessageContext } from './message/message-fixtures';
@@ -40,9 +40,9 @@ class CrashSwitch {
     throw new CrashError(`crashed ${this.point.when} ${this.point.step}`);
   }
 
-  store(real: MessageStore): MessageStore {
+  /** The commit steps the committer drives, each able to die; the two loads pass through. */
+  store(real: MessageCommitSteps): MessageCommitSteps {
     return {
-      capabilities: real.capabilities,
       reserve: (input) =>
         this.run('reserve', async () => {
           const r = await real.reserve(input);
@@ -55,12 +55,6 @@ class CrashSwitch {
       markPublishedAndCommitted: (intent, publication) => this.run('markPublishedAndCommitted', () => real.markPublishedAndCommitted(intent, publication)),
       loadCommit: (key) => real.loadCommit(key),
       loadCommitForRequest: (request) => real.loadCommitForRequest(request),
-      scanRecoverableCommits: (cutoff, max) => real.scanRecoverableCommits(cutoff, max),
-      gcCommittedAuxiliary: (now, limit) => real.gcCommittedAuxiliary(now, limit),
-      gcExpiredHistory: (now, limit) => real.gcExpiredHistory(now, limit),
-      historyPage: (authorizer, viewer, conversationId, query) => real.historyPage(authorizer, viewer, conversationId, query),
-      conversationSummaries: (viewer, queries) => real.conversationSummaries(viewer, queries),
-      close: () => real.close(),
     };
   }
 

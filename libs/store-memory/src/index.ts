@@ -3,7 +3,7 @@ export type { MemoryMessageStoreOptions } from './message/memory-message-store';
 export { MemoryMessageBackend } from './message/memory-message-backend';
 export { MemoryMailboxStore } from './mailbox/memory-mailbox-store';
 export type { MemoryMailboxStoreOptions } from './mailbox/memory-mailbox-store';
-export type { MemoryMailboxFaults } from './mailbox/mailbox-page';
+export type { MemoryMailboxFaults } from './mailbox/memory-mailbox-faults';
 export { MemoryMailboxBackend } from './mailbox/memory-mailbox-backend';
 export { MemoryMailboxInspector } from './mailbox/mailbox-inspection';
 export { MemoryMembership } from './membership/memory-membership';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { CommitIntent, Id128, MessageStore, OutboxPublisher, Publication, SendRequest } from '@qim/store-core';
+import type { CommitIntent, Id128, MessageCommitSteps, OutboxPublisher, Publication, SendRequest } from '@qim/store-core';
 import { COMMIT_AUX_TTL_MS, DurableMessageCommitter } from '@qim/store-core';
 import { ManualClock } from '@qim/store-core/testing';
 import { connectRedis } from '@qim/store-redis';
@@ -32,7 +32,7 @@ const request = (n: number, ephemeral: boolean): SendRequest => ({
 });
 
 /** Sends `normal` default and `ephemeral` ephemeral messages, and leaves one commit RESERVED (a crash after reserve). */
-async function traffic(store: MessageStore, clock: ManualClock, normal: number, ephemeral: number): Promise<void> {
+async function traffic(store: MessageCommitSteps, clock: ManualClock, normal: number, ephemeral: number): Promise<void> {
   const committer = new DurableMessageCommitter(store, publisher);
   for (let n = 0; n < normal + ephemeral; n++) {
     await committer.send({ request: request(n, n >= normal), messageId: id(0x9000 + n), createdAt: clock.nowMs(), recipients: [id(1), id(2)] });

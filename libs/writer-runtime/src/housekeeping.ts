@@ -1,4 +1,4 @@
-import type { Clock, HousekeepingReport, MessageStore } from '@qim/store-core';
+import type { Clock, HousekeepingReport, MessageHousekeeping } from '@qim/store-core';
 import { PeriodicTask } from '@qim/service-kit';
 import type { WriterMetrics } from './writer-metrics';
 
@@ -26,7 +26,7 @@ export interface HousekeepingRound {
  * One bounded round: `gcCommittedAuxiliary` then `gcExpiredHistory`, each examining at most
  * `batch` facts, counted in the metrics (examined, reclaimed, backlog left beyond the batch).
  */
-export async function housekeepingRound(store: MessageStore, s: Omit<HousekeepingSettings, 'intervalMs'>, metrics: WriterMetrics, log: HousekeepingLogger): Promise<HousekeepingRound> {
+export async function housekeepingRound(store: MessageHousekeeping, s: Omit<HousekeepingSettings, 'intervalMs'>, metrics: WriterMetrics, log: HousekeepingLogger): Promise<HousekeepingRound> {
   const now = s.clock.nowMs();
   const commitAux = await store.gcCommittedAuxiliary(now, s.batch);
   const expiredHistory = await store.gcExpiredHistory(now, s.batch);
@@ -46,7 +46,7 @@ export async function housekeepingRound(store: MessageStore, s: Omit<Housekeepin
  * history on a schedule, for stores that keep expired facts until told (`needsHousekeeping`).
  * Returns null (nothing to run) for stores whose server TTLs remove them. Not started.
  */
-export function housekeepingLoop(store: MessageStore, s: HousekeepingSettings, metrics: WriterMetrics, log: HousekeepingLogger): PeriodicTask | null {
+export function housekeepingLoop(store: MessageHousekeeping, s: HousekeepingSettings, metrics: WriterMetrics, log: HousekeepingLogger): PeriodicTask | null {
   if (!store.capabilities.needsHousekeeping) return null;
   return new PeriodicTask(
     async () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { CommitIntent, Id128, MessageStore, OutboxPublisher, Publication, SendRequest } from '@qim/store-core';
+import type { CommitIntent, Id128, MessageCommitSteps, MessageRecoveryScan, OutboxPublisher, Publication, SendRequest } from '@qim/store-core';
 import { DurableMessageCommitter, RecoveryRunner, UnavailableError, commitKeyString } from '@qim/store-core';
 import { ManualClock } from '@qim/store-core/testing';
 import { openCoordination, openMessageBackend } from '@qim/backends';
@@ -44,7 +44,7 @@ const request = (n: number): SendRequest => ({
 });
 
 /** `count` commits left RECORDED by a failed publish (the sends' clients got 503). */
-async function slowCommits(store: MessageStore, clock: ManualClock, broker: SlowBroker, count: number): Promise<void> {
+async function slowCommits(store: MessageCommitSteps, clock: ManualClock, broker: SlowBroker, count: number): Promise<void> {
   const committer = new DurableMessageCommitter(store, broker);
   broker.down = true;
   for (let n = 0; n < count; n++) {
@@ -54,7 +54,7 @@ async function slowCommits(store: MessageStore, clock: ManualClock, broker: Slow
 }
 
 /** One writer's recovery: its own committer (no shared single flight), its own claims. */
-function writerRecovery(store: MessageStore, broker: SlowBroker, clock: ManualClock, claims: RecoveryClaims | null): RecoveryRunner {
+function writerRecovery(store: MessageCommitSteps & MessageRecoveryScan, broker: SlowBroker, clock: ManualClock, claims: RecoveryClaims | null): RecoveryRunner {
   return new RecoveryRunner(store, new DurableMessageCommitter(store, broker), {
     graceMs: 1_000n,
     maxItems: 100,

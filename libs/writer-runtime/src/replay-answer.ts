@@ -1,4 +1,4 @@
-import type { DurableMessageCommitter, MessageStore, SendOutcome, SendRequest } from '@qim/store-core';
+import type { DurableMessageCommitter, MessageCommitSteps, SendOutcome, SendRequest } from '@qim/store-core';
 
 /**
  * The original answer to `request` when its commit already exists (a replay): found by the
@@ -7,7 +7,7 @@ import type { DurableMessageCommitter, MessageStore, SendOutcome, SendRequest } 
  * that is not a replay writes nothing here.
  */
 export async function replayAnswer(
-  store: Pick<MessageStore, 'loadCommitForRequest'>,
+  store: Pick<MessageCommitSteps, 'loadCommitForRequest'>,
   committer: Pick<DurableMessageCommitter, 'resume'>,
   request: SendRequest,
 ): Promise<SendOutcome | null> {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { BusLogger } from '@qim/bus';
 import { KafkaOutboxPublisher, TopicVerifier, createKafka, produceBudgetWithin, verifyTopics } from '@qim/bus';
-import type { HistoryAuthorizer, MembershipDirectory, MessageStore } from '@qim/store-core';
+import type { HistoryAuthorizer, MembershipDirectory, MessageReads } from '@qim/store-core';
 import { DurableMessageCommitter, RecoveryRunner, systemClock } from '@qim/store-core';
 import { PeriodicTask, ShutdownStack, TerminalFailure, isDevelopmentEnv, kafkaReadiness } from '@qim/service-kit';
 import { openMessageBackend } from '@qim/backends';
@@ -29,7 +29,8 @@ export interface WriterRuntime {
   readonly sender: Sender;
   /** Backpressure from delivery; null when `QIM_ADMISSION_MAX_LAG_MS=0`. */
   readonly admission: AdmissionGate | null;
-  readonly store: MessageStore;
+  /** The message store's reads (history pages, summaries), for the HTTP routes. */
+  readonly store: MessageReads;
   readonly membership: MembershipDirectory;
   readonly authorizer: HistoryAuthorizer;
   readonly metrics: WriterMetrics;

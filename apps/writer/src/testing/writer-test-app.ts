@@ -1,4 +1,4 @@
-import type { CommitIntent, Id128, MembershipDirectory, MessageStore, OutboxPublisher, Publication } from '@qim/store-core';
+import type { CommitIntent, Id128, MembershipDirectory, MessageReads, MessageStore, OutboxPublisher, Publication } from '@qim/store-core';
 import { DurableMessageCommitter, UnavailableError } from '@qim/store-core';
 import { ManualClock } from '@qim/store-core/testing';
 import { LeaseLostError, ReadBudget, serviceServerOptions } from '@qim/service-kit';
@@ -110,18 +110,14 @@ export async function writerTestApp(opts: WriterTestOptions = {}): Promise<Write
       };
     },
   };
-  // The app's view of the store: history reads wait while `holdHistoryReads` holds them.
-  const appStore = new Proxy(store, {
-    get(target, key) {
-      if (key === 'historyPage')
-        return async (...args: Parameters<MessageStore['historyPage']>) => {
-          if (held) await held;
-          return target.historyPage(...args);
-        };
-      const v: unknown = Reflect.get(target, key);
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+  // The app's reads: history reads wait while `holdHistoryReads` holds them (looked up per call, so a spy on `store` sees them).
+  const appStore: MessageReads = {
+    historyPage: async (...args) => {
+      if (held) await held;
+      return store.historyPage(...args);
     },
-  });
+    conversationSummaries: (...args) => store.conversationSummaries(...args),
+  };
   const committer = new DurableMessageCommitter(store, publisher, metrics.commitSteps);
   const sender = new MessageSender({
     membership,

@@ -1,12 +1,12 @@
 import { recordFromIntent } from '@qim/store-core';
-import type { HistoryItem, Id128, MessageStore } from '@qim/store-core';
+import type { HistoryItem, Id128, MessageReads } from '@qim/store-core';
 import { MESSAGE_CRASH_POINTS, MESSAGE_CRASH_TEXT } from '../harness';
 import { randomId } from '../support/ids';
 import { TIMED_CASE_TIMEOUT_MS } from '../support/time-control';
 import { allowAll, makeRequest, makeReserve, publicationAt } from './message-fixtures';
 import type { MessageContext } from './message-fixtures';
 
-async function historyOf(store: MessageStore, tenantId: Id128, conv: Id128): Promise<readonly HistoryItem[]> {
+async function historyOf(store: MessageReads, tenantId: Id128, conv: Id128): Promise<readonly HistoryItem[]> {
   return (await store.historyPage(allowAll, { tenantId, userId: randomId() }, conv, { direction: 'newer', anchor: null, maxItems: 100, maxBytes: 1 << 20 })).items;
 }
 

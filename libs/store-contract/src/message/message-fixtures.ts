@@ -1,5 +1,5 @@
 import { recordFromIntent } from '@qim/store-core';
-import type { CommitSnapshot, HistoryAuthorizer, Id128, MessageStore, Publication, ReserveInput, SendRequest, Viewer } from '@qim/store-core';
+import type { CommitSnapshot, HistoryAuthorizer, Id128, MessageCommitSteps, MessageStore, Publication, ReserveInput, SendRequest, Viewer } from '@qim/store-core';
 import type { MessageHarnessFactory, MessageStoreHarness } from '../harness';
 import { randomId } from '../support/ids';
 import { TimeControl } from '../support/time-control';
@@ -56,7 +56,7 @@ export function makeReserve(request: SendRequest, createdAt: bigint, recipients:
 }
 
 /** reserve → putRecord: the message is RECORDED and visible in history. */
-export async function recordMessage(store: MessageStore, input: ReserveInput): Promise<CommitSnapshot> {
+export async function recordMessage(store: MessageCommitSteps, input: ReserveInput): Promise<CommitSnapshot> {
   const { snapshot } = await store.reserve(input);
   return store.putRecord(snapshot.intent, recordFromIntent(snapshot.intent));
 }
@@ -67,7 +67,7 @@ export function publicationAt(offset: bigint): Publication {
 }
 
 /** Drives a reserved commit through RECORDED, OUTBOXED and COMMITTED. */
-export async function commitFully(store: MessageStore, input: ReserveInput, offset = 7n): Promise<CommitSnapshot> {
+export async function commitFully(store: MessageCommitSteps, input: ReserveInput, offset = 7n): Promise<CommitSnapshot> {
   const recorded = await recordMessage(store, input);
   await store.markOutboxPublished(recorded.intent.key, recorded.intent.messageId, publicationAt(offset));
   return store.markCommitted(recorded.intent.key);

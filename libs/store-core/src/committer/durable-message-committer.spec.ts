@@ -1,7 +1,7 @@
 import { InvalidInputError, InvariantViolationError } from '../errors/domain-errors';
 import type { Id128 } from '../model/ids';
 import type { CommitIntent, CommitSnapshot, CommitState, Publication, SendRequest } from '../model/message';
-import type { MessageStore, ReserveInput } from '../ports/message-store';
+import type { MessageCommitSteps, ReserveInput } from '../ports/message-commit-steps';
 import type { OutboxPublisher } from '../ports/outbox-publisher';
 import { recordFromIntent } from '../rules/record-from-intent';
 import { DurableMessageCommitter } from './durable-message-committer';
@@ -34,10 +34,9 @@ const pub: Publication = { topic: 'qim.messages', partition: 3, offset: 41n };
 const snap = (state: CommitState, publication: Publication | null = null): CommitSnapshot => ({ intent: { ...intent, publication }, state });
 
 /** A scripted store: answers each step with the next state and logs every call. Only the calls the committer makes exist. */
-function scriptedStore(start: CommitState | null, overrides: Partial<MessageStore> = {}): { store: MessageStore; calls: string[] } {
+function scriptedStore(start: CommitState | null, overrides: Partial<MessageCommitSteps> = {}): { store: MessageCommitSteps; calls: string[] } {
   const calls: string[] = [];
   const base = {
-    capabilities: { injectableClock: true },
     reserve: async () => {
       calls.push('reserve');
       return { snapshot: snap(start ?? 'RESERVED', start === 'OUTBOXED' || start === 'COMMITTED' ? pub : null), created: start === null };
@@ -64,7 +63,7 @@ function scriptedStore(start: CommitState | null, overrides: Partial<MessageStor
     },
     ...overrides,
   };
-  return { store: base as unknown as MessageStore, calls };
+  return { store: base as unknown as MessageCommitSteps, calls };
 }
 
 function publisher(fail = false): OutboxPublisher & { published: CommitIntent[] } {
@@ -208,7 +207,7 @@ describe('DurableMessageCommitter single flight', () => {
     const gate = deferred<void>();
     const { store, calls } = scriptedStore(null);
     const reserve = store.reserve.bind(store);
-    const gated: MessageStore = { ...store, reserve: async (i) => (await gate.promise, reserve(i)) };
+    const gated: MessageCommitSteps = { ...store, reserve: async (i) => (await gate.promise, reserve(i)) };
     const p = publisher();
     const committer = new DurableMessageCommitter(gated, p);
     const copies = Array.from({ length: 5 }, (_, k) => ({ ...input, request: { ...request, body: new Uint8Array([104, 105]) }, messageId: id(200 + k) }));
@@ -245,7 +244,7 @@ describe('DurableMessageCommitter single flight', () => {
     const order: string[] = [];
     const { store } = scriptedStore(null);
     const reserve = store.reserve.bind(store);
-    const gated: MessageStore = {
+    const gated: MessageCommitSteps = {
       ...store,
       reserve: async (i) => {
         order.push(`reserve ${Buffer.from(i.request.body).toString()}`);
@@ -268,7 +267,7 @@ describe('DurableMessageCommitter single flight', () => {
     const gate = deferred<void>();
     const { store, calls } = scriptedStore(null);
     const reserve = store.reserve.bind(store);
-    const gated: MessageStore = { ...store, reserve: async (i) => (i.request.clientMessageId === id(3) ? await gate.promise : undefined, reserve(i)) };
+    const gated: MessageCommitSteps = { ...store, reserve: async (i) => (i.request.clientMessageId === id(3) ? await gate.promise : undefined, reserve(i)) };
     const committer = new DurableMessageCommitter(gated, publisher());
     const blocked = committer.send(input);
     await committer.send({ ...input, request: { ...request, clientMessageId: id(33) } });
@@ -287,7 +286,7 @@ describe('DurableMessageCommitter single flight', () => {
     const gate = deferred<void>();
     const { store, calls } = scriptedStore(null);
     const putRecord = store.putRecord.bind(store);
-    const gated: MessageStore = { ...store, putRecord: async (i, r) => (await gate.promise, putRecord(i, r)) };
+    const gated: MessageCommitSteps = { ...store, putRecord: async (i, r) => (await gate.promise, putRecord(i, r)) };
     const p = publisher();
     const committer = new DurableMessageCommitter(gated, p);
     const sending = committer.send(input);

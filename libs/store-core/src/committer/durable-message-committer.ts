@@ -2,7 +2,7 @@ import { commitKeyOf, commitKeyString } from '../codecs/send-request';
 import { InvariantViolationError } from '../errors/domain-errors';
 import type { Id128 } from '../model/ids';
 import type { CommitIntent, CommitSnapshot, SendRequest } from '../model/message';
-import type { MessageStore, ReserveInput } from '../ports/message-store';
+import type { MessageCommitSteps, ReserveInput } from '../ports/message-commit-steps';
 import type { OutboxPublisher } from '../ports/outbox-publisher';
 import { commitStateIndex } from '../rules/commit-fsm';
 import { recordFromIntent, requestsEqual } from '../rules/record-from-intent';
@@ -40,7 +40,7 @@ export interface CommitStepObserver {
 }
 
 /**
- * Drives one commit `RESERVED → RECORDED → (publish) → COMMITTED` over a `MessageStore` and an
+ * Drives one commit `RESERVED → RECORDED → (publish) → COMMITTED` over the store's `MessageCommitSteps` and an
  * `OutboxPublisher`; the only place that publishes and the only place an ACK comes from.
  *
  * Each step is idempotent at the store, so the committer may die between any two steps: a later
@@ -61,7 +61,7 @@ export class DurableMessageCommitter {
   private readonly finishing = new Map<string, Promise<CommitSnapshot>>();
 
   constructor(
-    private readonly store: MessageStore,
+    private readonly store: MessageCommitSteps,
     private readonly publisher: OutboxPublisher,
     private readonly observer?: CommitStepObserver,
   ) {}

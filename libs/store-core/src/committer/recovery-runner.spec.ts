@@ -2,7 +2,7 @@ import { InvalidInputError } from '../errors/domain-errors';
 import type { Id128 } from '../model/ids';
 import type { CommitSnapshot } from '../model/message';
 import { ManualClock } from '../testing/manual-clock';
-import type { MessageStore } from '../ports/message-store';
+import type { MessageRecoveryScan } from '../ports/message-recovery-scan';
 import type { DurableMessageCommitter } from './durable-message-committer';
 import { RecoveryRunner } from './recovery-runner';
 
@@ -10,15 +10,15 @@ const id = (n: number): Id128 => n.toString(16).padStart(32, '0') as Id128;
 const snapshotOf = (n: number): CommitSnapshot =>
   ({ state: 'RECORDED', intent: { key: { tenantId: id(1), senderId: id(2), clientMessageId: id(n) } } }) as unknown as CommitSnapshot;
 
-function setup(snapshots: CommitSnapshot[], failOn: Set<number>): { store: MessageStore; committer: DurableMessageCommitter; scans: [bigint, number][]; resumed: CommitSnapshot[] } {
+function setup(snapshots: CommitSnapshot[], failOn: Set<number>): { store: MessageRecoveryScan; committer: DurableMessageCommitter; scans: [bigint, number][]; resumed: CommitSnapshot[] } {
   const scans: [bigint, number][] = [];
   const resumed: CommitSnapshot[] = [];
-  const store = {
+  const store: MessageRecoveryScan = {
     scanRecoverableCommits: async (cutoff: bigint, max: number) => {
       scans.push([cutoff, max]);
       return snapshots;
     },
-  } as unknown as MessageStore;
+  };
   const committer = {
     resume: async (s: CommitSnapshot) => {
       resumed.push(s);
@@ -55,7 +55,7 @@ describe('RecoveryRunner', () => {
     const { store, committer, scans } = setup([], new Set());
     expect(await new RecoveryRunner(store, committer, { graceMs: 10n, maxItems: 1, clock: new ManualClock(3n) }).runOnce()).toEqual({ examined: 0, completed: 0, failed: 0, failures: [] });
     expect(scans).toEqual([[0n, 1]]);
-    const broken = { scanRecoverableCommits: async () => Promise.reject(new Error('scan down')) } as unknown as MessageStore;
+    const broken: MessageRecoveryScan = { scanRecoverableCommits: async () => Promise.reject(new Error('scan down')) };
     await expect(new RecoveryRunner(broken, committer, { graceMs: 0n, maxItems: 1, clock: new ManualClock(3n) }).runOnce()).rejects.toThrow('scan down');
   });
 

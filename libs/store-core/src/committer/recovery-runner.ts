@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors/domain-errors';
 import type { CommitKey } from '../model/message';
 import type { Clock } from '../ports/clock';
-import type { MessageStore } from '../ports/message-store';
+import type { MessageRecoveryScan } from '../ports/message-recovery-scan';
 import type { DurableMessageCommitter } from './durable-message-committer';
 
 /** Recovery settings (explicit; no defaults). */
@@ -40,7 +40,7 @@ export interface RecoveryReport {
  */
 export class RecoveryRunner {
   constructor(
-    private readonly store: MessageStore,
+    private readonly store: MessageRecoveryScan,
     private readonly committer: DurableMessageCommitter,
     private readonly options: RecoveryOptions,
   ) {

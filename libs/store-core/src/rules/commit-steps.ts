@@ -23,7 +23,7 @@ export const COMMIT_STEP_TEXTS = Object.freeze({
   seqTaken: 'another record already holds this seq',
 });
 
-/** The `MessageStore` operations whose refusals the functions below phrase. */
+/** The `MessageCommitSteps` operations whose refusals the functions below phrase. */
 export type CommitOperation = 'reserve' | 'loadCommitForRequest' | 'putRecord' | 'markOutboxPublished' | 'markCommitted' | 'markPublishedAndCommitted';
 
 /** What a backend does for one step after the decision. */

@@ -4,7 +4,7 @@ import type { Id128 } from '../model/ids';
 import { MAX_BODY_BYTES, MAX_CONTENT_TYPE_BYTES, MAX_EPHEMERAL_TTL_SECONDS, MESSAGE_KINDS } from '../model/message';
 import type { RetentionClass, SendRequest } from '../model/message';
 import { U63_MAX } from '../model/u64';
-import type { ReserveInput } from '../ports/message-store';
+import type { ReserveInput } from '../ports/message-commit-steps';
 
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 

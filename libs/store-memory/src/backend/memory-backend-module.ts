@@ -4,6 +4,7 @@ import { MemoryMailboxBackend } from '../mailbox/memory-mailbox-backend';
 import { MemoryMailboxStore } from '../mailbox/memory-mailbox-store';
 import { MemoryMembership } from '../membership/memory-membership';
 import { MemoryMessageStore } from '../message/memory-message-store';
+import { memoryCoordinationReadiness, memoryStoreReadiness } from '../readiness/memory-readiness';
 import { MemoryLeaseStore } from '../writer-coordination/memory-lease-store';
 import { MemoryRecoveryClaims } from '../writer-coordination/memory-recovery-claims';
 
@@ -12,19 +13,17 @@ export interface MemoryBackendConfig {
   readonly kind: 'memory';
 }
 
-const alwaysReady = { name: 'store', check: async () => ({ ok: true, detail: { backend: 'memory', durable: false } }) };
-
 /** Memory message backend (development/test only; the config refuses it elsewhere). */
 export function memoryMessageBackend(clock: Clock = systemClock): MessageBackend {
   const store = new MemoryMessageStore({ clock });
-  return { kind: 'memory', store, readiness: alwaysReady, close: () => store.close() };
+  return { kind: 'memory', store, readiness: memoryStoreReadiness, close: () => store.close() };
 }
 
 /** Memory mailbox backend: one in-process store per shard over one shared storage. */
 export function memoryMailboxBackend(binding: MailboxBinding, clock: Clock = systemClock): MailboxBackend {
   const shared = new MemoryMailboxBackend();
   const cache = new StoreCache(async (shard) => new MemoryMailboxStore({ shardEpoch: { shard, epoch: binding.epoch }, gc: binding.gc, clock, backend: shared }));
-  return { kind: 'memory', storeFor: (s) => cache.get(s), readiness: alwaysReady, close: () => cache.closeAll() };
+  return { kind: 'memory', storeFor: (s) => cache.get(s), readiness: memoryStoreReadiness, close: () => cache.closeAll() };
 }
 
 /**
@@ -36,7 +35,7 @@ export function memoryCoordination(owner: string): Coordination {
     membership: new MemoryMembership(),
     leases: new MemoryLeaseStore(),
     claims: new MemoryRecoveryClaims(owner),
-    readiness: { name: 'coordination', check: async () => ({ ok: true, detail: 'in-process (memory mode)' }) },
+    readiness: memoryCoordinationReadiness,
     close: async () => {},
   };
 }

@@ -5,21 +5,8 @@ import { prepareEntries, writeEntry } from './mailbox-entries';
 import type { PreparedEntry } from './mailbox-entries';
 import { frontierKey, indexKey } from './memory-mailbox-backend';
 import type { MailboxScope } from './mailbox-scope';
-
-/**
- * Simulated crash points inside `applyPage` (tests only; production passes none). The store throws
- * at that point and leaves exactly what a kill -9 there would leave.
- */
-export interface MemoryMailboxFaults {
-  /** Crash once this many entry writes of the page are done (0: right after the dispatch index); a larger number than the page has never fires. */
-  readonly crashAfterEntries?: number;
-  /** Crash after the dispatch index and every entry of the page, before the frontier write. */
-  readonly crashBeforeFrontier?: boolean;
-}
-
-function crash(where: string): never {
-  throw new Error(`simulated crash ${where}`);
-}
+import { SimulatedCrashError } from './memory-mailbox-faults';
+import type { MemoryMailboxFaults } from './memory-mailbox-faults';
 
 /** The shard frontier of the store's epoch (null: none yet). */
 export function readFrontier(s: MailboxScope): bigint | null {
@@ -73,13 +60,13 @@ export async function applyPage(s: MailboxScope, page: DispatchPage, faults: Mem
   let entriesWritten = 0;
   let entriesExpired = 0;
   for (const [done, entry] of entries.entries()) {
-    if (faults.crashAfterEntries === done) crash(`after ${done} entries`);
+    if (faults.crashAfterEntries === done) throw new SimulatedCrashError(`simulated crash after ${done} entries`);
     await yieldTurn();
     if (writeEntry(s, entry) === 'written') entriesWritten++;
     else entriesExpired++;
   }
-  if (faults.crashAfterEntries === entries.length) crash(`after ${entries.length} entries`);
-  if (faults.crashBeforeFrontier === true) crash('before the frontier');
+  if (faults.crashAfterEntries === entries.length) throw new SimulatedCrashError(`simulated crash after ${entries.length} entries`);
+  if (faults.crashBeforeFrontier === true) throw new SimulatedCrashError('simulated crash before the frontier');
 
   await yieldTurn();
   const frontier = raiseFrontier(s, page.toOffset);

@@ -17,7 +17,7 @@ import type {
 } from '@qim/store-core';
 import { appendEntries, raiseTrim, scanEntries } from './mailbox-entries';
 import { applyPage, readFrontier } from './mailbox-page';
-import type { MemoryMailboxFaults } from './mailbox-page';
+import type { MemoryMailboxFaults } from './memory-mailbox-faults';
 import type { MailboxScope } from './mailbox-scope';
 import { MemoryMailboxBackend } from './memory-mailbox-backend';
 

@@ -24,19 +24,8 @@ import { padU64, yieldTurn } from '../storage/memory-tables';
 import { snapshotOfRow } from './commit-rows';
 import { RECOVERY_BUCKET_MS, conversationKey } from './memory-message-backend';
 import type { MemoryMessageBackend } from './memory-message-backend';
-
-/** Named points between the durable steps of `reserve` and `putRecord` (a test seam; see `MemoryMessageFaults`). */
-export type MemoryMessageFaultPoint = 'reserve:after-recovery-entry' | 'reserve:after-seq' | 'reserve:after-commit' | 'put-record:after-record' | 'put-record:after-index';
-
-/**
- * Test seam for crash injection: called synchronously when a step is durable; throwing stops the
- * operation exactly there, like a kill -9 would. Production passes none (`NO_MEMORY_FAULTS`).
- */
-export interface MemoryMessageFaults {
-  at(point: MemoryMessageFaultPoint): void;
-}
-
-export const NO_MEMORY_FAULTS: MemoryMessageFaults = Object.freeze({ at: () => undefined });
+import { NO_MEMORY_MESSAGE_FAULTS } from './memory-message-faults';
+import type { MemoryMessageFaults } from './memory-message-faults';
 
 /**
  * The commit lifecycle of the Memory MessageStore. Every decision comes from the store-core step
@@ -49,7 +38,7 @@ export class MemoryCommitSteps {
     private readonly backend: MemoryMessageBackend,
     private readonly clock: Clock,
     private readonly commitAuxTtlMs: bigint,
-    private readonly faults: MemoryMessageFaults = NO_MEMORY_FAULTS,
+    private readonly faults: MemoryMessageFaults = NO_MEMORY_MESSAGE_FAULTS,
   ) {}
 
   /** The live commit of `key`, decoded; null when absent or expired. */

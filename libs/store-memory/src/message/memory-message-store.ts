@@ -22,7 +22,7 @@ import type {
 } from '@qim/store-core';
 import { historyPage } from './memory-history';
 import { MemoryCommitSteps } from './memory-commit-steps';
-import type { MemoryMessageFaults } from './memory-commit-steps';
+import type { MemoryMessageFaults } from './memory-message-faults';
 import { MemoryMessageBackend } from './memory-message-backend';
 import { scanRecoverable } from './recovery-scan';
 import { conversationSummaries } from './memory-summaries';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { RedisMailboxStore } from '../mailbox/redis-mailbox-store';
 import { RedisMessageStore } from '../message/redis-message-store';
 import { connectRedis } from '../redis/connect-redis';
-import { checkRedisReadiness } from '../redis/redis-readiness';
+import { checkRedisReadiness } from '../readiness/redis-readiness';
 import type { RedisTarget } from '../redis/redis-target';
 import type { ReplicaAcks } from '../redis/replica-acks';
 import { NO_REPLICA_ACKS } from '../redis/replica-acks';

@@ -4,7 +4,7 @@ import { ManualClock } from '@qim/store-core/testing';
 import type { DispatchRecord, Id128 } from '@qim/store-core';
 import { Redis } from 'ioredis';
 import { RedisKeys } from '../keys/redis-keys';
-import type { MailboxFaults } from '../mailbox/mailbox-faults';
+import type { MailboxFaults } from '../mailbox/redis-mailbox-faults';
 import { RedisMailboxStore } from '../mailbox/redis-mailbox-store';
 import { SPEC_GC, pageOf, rid } from '../testing/redis-mailbox-fixture';
 import { RedisServerProcess } from '../testing/redis-server-process';

@@ -5,7 +5,7 @@ import type { Id128, MailboxEntryInput, OutboxPublisher, Publication, SendOutcom
 import { Redis } from 'ioredis';
 import { RedisMailboxStore } from '../mailbox/redis-mailbox-store';
 import { RedisMessageStore } from '../message/redis-message-store';
-import { checkRedisReadiness } from '../redis/redis-readiness';
+import { checkRedisReadiness } from '../readiness/redis-readiness';
 import { RedisServerProcess } from '../testing/redis-server-process';
 
 const rid = (): Id128 => randomBytes(16).toString('hex') as Id128;

@@ -3,7 +3,7 @@ import type { Id128 } from '@qim/store-core';
 import { writtenPrimaries } from '../redis/replica-acks';
 import { advanceFrontierCall } from './mailbox-script-args';
 import { MAX_ENTRIES_PER_CALL } from './redis-user-appender';
-import { SimulatedCrashError } from './mailbox-faults';
+import { SimulatedCrashError } from './redis-mailbox-faults';
 import { RedisMailboxStore } from './redis-mailbox-store';
 import { RedisMailboxFixture, SPEC_GC, pageOf, rid } from '../testing/redis-mailbox-fixture';
 import { keysMatching, testClient } from '../testing/redis-test-env';

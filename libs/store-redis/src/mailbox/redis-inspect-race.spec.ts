@@ -5,7 +5,7 @@ import { LUA_SCRIPTS } from '../generated/lua-scripts';
 import { RedisKeys } from '../keys/redis-keys';
 import { RedisMailboxFixture, rid } from '../testing/redis-mailbox-fixture';
 import { testClient } from '../testing/redis-test-env';
-import type { MailboxFaults } from './mailbox-faults';
+import type { MailboxFaults } from './redis-mailbox-faults';
 import { inspectRetentionCall, proofText } from './mailbox-script-args';
 import { META_FIELDS, dayProofOf, decodeRetentionMeta, encodeRetentionMeta } from './stored-retention-meta';
 import type { StoredMetaFields } from './stored-retention-meta';

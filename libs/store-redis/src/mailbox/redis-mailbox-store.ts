@@ -18,7 +18,7 @@ import { RedisKeys } from '../keys/redis-keys';
 import { RedisIo } from '../redis/redis-io';
 import { releaseConnection, resolveGrace } from '../redis/store-options';
 import type { RedisStoreOptions } from '../redis/store-options';
-import type { MailboxFaults } from './mailbox-faults';
+import type { MailboxFaults } from './redis-mailbox-faults';
 import { MetaCache } from './meta-cache';
 import { groupByUser, prepareEntry } from './prepared-entry';
 import { RedisMailboxReads } from './redis-mailbox-reads';

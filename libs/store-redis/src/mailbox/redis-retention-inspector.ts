@@ -2,7 +2,7 @@ import { applyInspect, consumeExpired, expiredLedgerDays } from '@qim/store-core
 import type { BucketProof, Id128 } from '@qim/store-core';
 import type { RedisKeys } from '../keys/redis-keys';
 import type { RedisIo } from '../redis/redis-io';
-import type { MailboxFaults } from './mailbox-faults';
+import type { MailboxFaults } from './redis-mailbox-faults';
 import { ScriptCode, errorForCode } from '../redis/script-codes';
 import { ScriptReply } from '../redis/script-reply';
 import { inspectRetentionCall, proofText } from './mailbox-script-args';

@@ -17,10 +17,26 @@ import {
   encodeSendRequest,
   identityOfRequestBytes,
   publishIntentBytes,
+  requestIdentity,
   reservedIntentOf,
   validateReserveInput,
+  validateSendRequest,
 } from '@qim/store-core';
-import type { Clock, CommitIntent, CommitKey, CommitSnapshot, Id128, MessageRecord, Publication, ReserveInput, ReserveResult, SeqClaim, StepDecision } from '@qim/store-core';
+import type {
+  Clock,
+  CommitIntent,
+  CommitKey,
+  CommitSnapshot,
+  Id128,
+  MessageCommitSteps,
+  MessageRecord,
+  Publication,
+  ReserveInput,
+  ReserveResult,
+  SendRequest,
+  SeqClaim,
+  StepDecision,
+} from '@qim/store-core';
 import type { CommitKeys, ConversationKeys, RedisKeys } from '../keys/redis-keys';
 import type { RedisIo, ScriptCall } from '../redis/redis-io';
 import { ScriptCode } from '../redis/script-codes';
@@ -35,6 +51,7 @@ import {
 } from './message-script-args';
 import { registerEphemeral, writeRecord } from './record-writes';
 import { packIds, parseSeqClaim, unpackIds } from './seq-claim-value';
+import type { RedisMessageFaults } from './redis-message-faults';
 import { CLAIMED, COMMIT_FIELDS, parseStoredCommit, snapshotOf } from './stored-commit';
 
 /** Times a step re-reads and decides again after its conditional write found the commit changed. */
@@ -49,20 +66,6 @@ export interface CommitOpsConfig {
   readonly commitAuxTtlMs: bigint;
   readonly physicalGraceMs: bigint;
   readonly faults?: RedisMessageFaults | undefined;
-}
-
-/**
- * Named points between the durable steps of `reserve` and `putRecord` (a test seam). Redis merges
- * steps other backends take apart: `claim-commit` writes the recovery member with the claim, the
- * RESERVED commit is complete once `claim-seq` has run (so `reserve:after-seq` and
- * `reserve:after-commit` leave the same state), and `put-record` writes record and index row in one
- * script (so both `put-record:*` points leave record + index without RECORDED).
- */
-export type RedisMessageFaultPoint = 'reserve:after-recovery-entry' | 'reserve:after-seq' | 'reserve:after-commit' | 'put-record:after-record' | 'put-record:after-index';
-
-/** Called when a step is durable; throwing stops the operation there, like a kill -9 would. */
-export interface RedisMessageFaults {
-  at(point: RedisMessageFaultPoint): void | Promise<void>;
 }
 
 /** A commit as loaded: its snapshot, and the stored intent bytes when it holds them (RECORDED on). */
@@ -86,7 +89,7 @@ export interface LoadedCommit {
  * decisions and their error texts are the same as every other backend's. Crash-safe order: the
  * recovery member exists before any seq is spent, the record exists before RECORDED.
  */
-export class RedisCommitOps {
+export class RedisCommitOps implements MessageCommitSteps {
   /**
    * The intent bytes this store moved to RECORDED, by the intent object it answered with: the
    * committer hands that object to `markPublishedAndCommitted`, which then needs no second encoding.
@@ -151,6 +154,17 @@ export class RedisCommitOps {
     const claim = parseSeqClaim(raw as Buffer);
     if (claim.expiresAt <= now || !Buffer.from(claim.identity).equals(stored.identity)) return null;
     return { snapshot: { intent: reservedIntentOf(stored.request, stored.identity, stored.recipients, claim), state: 'RESERVED' }, intentBytes: null };
+  }
+
+  async loadCommit(key: CommitKey): Promise<CommitSnapshot | null> {
+    return (await this.load(key))?.snapshot ?? null;
+  }
+
+  async loadCommitForRequest(request: SendRequest): Promise<CommitSnapshot | null> {
+    validateSendRequest(request);
+    const snapshot = await this.loadCommit(commitKeyOf(request));
+    if (snapshot !== null) assertSameRequest('loadCommitForRequest', snapshot.intent.identity, requestIdentity(request));
+    return snapshot;
   }
 
   async reserve(raw: ReserveInput): Promise<ReserveResult> {

@@ -7,6 +7,7 @@ import type {
   HistoryPage,
   HistoryQuery,
   Id128,
+  MessageReads,
   MessageRecord,
   SummaryQuery,
   Viewer,
@@ -35,7 +36,7 @@ function checkCoordinates(r: MessageRecord, tenantId: Id128, conversationId: Id1
 }
 
 /** history_page and conversation_summaries: one read script per page / per conversation. */
-export class RedisHistoryReads {
+export class RedisHistoryReads implements MessageReads {
   constructor(
     private readonly io: RedisIo,
     private readonly keys: RedisKeys,

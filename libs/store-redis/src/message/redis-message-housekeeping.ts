@@ -1,5 +1,5 @@
 import { InvalidInputError } from '@qim/store-core';
-import type { HousekeepingReport, Id128 } from '@qim/store-core';
+import type { HousekeepingReport, Id128, MessageHousekeeping } from '@qim/store-core';
 import { COMMIT_SHARDS, EPHEMERAL_REGISTRY_SHARDS } from '../keys/redis-keys';
 import type { RedisKeys } from '../keys/redis-keys';
 import { msScore } from '../redis/hex64';
@@ -20,7 +20,7 @@ function count(reply: unknown): number {
  * read (caller clock); these passes reclaim memory of facts that expired: auxiliary commit facts
  * (commit hash + recovery/aux members) and Ephemeral history (record + index row).
  */
-export class RedisMessageHousekeeping {
+export class RedisMessageHousekeeping implements Omit<MessageHousekeeping, 'capabilities'> {
   constructor(
     private readonly io: RedisIo,
     private readonly keys: RedisKeys,

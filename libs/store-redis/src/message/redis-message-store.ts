@@ -1,4 +1,4 @@
-import { InvalidInputError, assertSameRequest, commitKeyOf, commitKeyString, parseId128, requestIdentity, validateSendRequest } from '@qim/store-core';
+import { COMMIT_AUX_TTL_MS, InvalidInputError } from '@qim/store-core';
 import type {
   CommitIntent,
   CommitKey,
@@ -9,7 +9,11 @@ import type {
   HistoryQuery,
   HousekeepingReport,
   Id128,
+  MessageCommitSteps,
+  MessageHousekeeping,
+  MessageReads,
   MessageRecord,
+  MessageRecoveryScan,
   MessageStore,
   MessageStoreCapabilities,
   Publication,
@@ -19,18 +23,15 @@ import type {
   SummaryQuery,
   Viewer,
 } from '@qim/store-core';
-import { COMMIT_SHARDS, RedisKeys } from '../keys/redis-keys';
+import { RedisKeys } from '../keys/redis-keys';
 import { RedisIo } from '../redis/redis-io';
-import { ScriptReply } from '../redis/script-reply';
-import { COMMIT_AUX_TTL_MS } from '@qim/store-core';
 import { releaseConnection, resolveGrace } from '../redis/store-options';
 import type { RedisStoreOptions } from '../redis/store-options';
-import { scanRecoveryCall } from './message-script-args';
 import { RedisCommitOps } from './redis-commit-ops';
-import type { RedisMessageFaults } from './redis-commit-ops';
+import type { RedisMessageFaults } from './redis-message-faults';
 import { RedisHistoryReads } from './redis-history-reads';
 import { RedisMessageHousekeeping } from './redis-message-housekeeping';
-import { CLAIMED, snapshotOf } from './stored-commit';
+import { RedisRecoveryScan } from './redis-recovery-scan';
 
 export interface RedisMessageStoreOptions extends RedisStoreOptions {
   /** Lifetime of auxiliary commit facts from the reserve (ms). Production: 2 h (the default). */
@@ -46,15 +47,18 @@ export interface RedisMessageStoreOptions extends RedisStoreOptions {
 
 /**
  * `MessageStore` over Redis: atomic Lua scripts per hash tag (see `RedisKeys`), the store-core
- * codecs' bytes as values, logical time from the injected clock.
+ * codecs' bytes as values, logical time from the injected clock. One part per capability port —
+ * commit steps, recovery scan, housekeeping, reads — each implementing it; this class only joins
+ * them into the one object the backend module hands out.
  */
 export class RedisMessageStore implements MessageStore {
   readonly capabilities: MessageStoreCapabilities = Object.freeze({ injectableClock: true, needsHousekeeping: true });
   readonly io: RedisIo;
   readonly keys: RedisKeys;
-  private readonly commits: RedisCommitOps;
-  private readonly history: RedisHistoryReads;
-  private readonly housekeeping: RedisMessageHousekeeping;
+  private readonly commits: MessageCommitSteps;
+  private readonly recovery: MessageRecoveryScan;
+  private readonly housekeeping: Omit<MessageHousekeeping, 'capabilities'>;
+  private readonly reads: MessageReads;
 
   constructor(private readonly options: RedisMessageStoreOptions) {
     this.io = new RedisIo(options.redis, {
@@ -64,9 +68,11 @@ export class RedisMessageStore implements MessageStore {
     this.keys = new RedisKeys(options.namespace);
     const commitAuxTtlMs = options.commitAuxTtlMs ?? COMMIT_AUX_TTL_MS;
     if (commitAuxTtlMs < 1n) throw new InvalidInputError('commitAuxTtlMs must be positive');
-    this.commits = new RedisCommitOps({ io: this.io, keys: this.keys, clock: options.clock, commitAuxTtlMs, physicalGraceMs: resolveGrace(options), faults: options.faults });
-    this.history = new RedisHistoryReads(this.io, this.keys, options.clock);
+    const commits = new RedisCommitOps({ io: this.io, keys: this.keys, clock: options.clock, commitAuxTtlMs, physicalGraceMs: resolveGrace(options), faults: options.faults });
+    this.commits = commits;
+    this.recovery = new RedisRecoveryScan(this.io, this.keys, options.clock, commits);
     this.housekeeping = new RedisMessageHousekeeping(this.io, this.keys);
+    this.reads = new RedisHistoryReads(this.io, this.keys, options.clock);
   }
 
   reserve(input: ReserveInput): Promise<ReserveResult> {
@@ -89,39 +95,16 @@ export class RedisMessageStore implements MessageStore {
     return this.commits.markPublishedAndCommitted(intent, publication);
   }
 
-  async loadCommit(key: CommitKey): Promise<CommitSnapshot | null> {
-    return (await this.commits.load(key))?.snapshot ?? null;
+  loadCommit(key: CommitKey): Promise<CommitSnapshot | null> {
+    return this.commits.loadCommit(key);
   }
 
-  async loadCommitForRequest(request: SendRequest): Promise<CommitSnapshot | null> {
-    validateSendRequest(request);
-    const snapshot = await this.loadCommit(commitKeyOf(request));
-    if (snapshot !== null) assertSameRequest('loadCommitForRequest', snapshot.intent.identity, requestIdentity(request));
-    return snapshot;
+  loadCommitForRequest(request: SendRequest): Promise<CommitSnapshot | null> {
+    return this.commits.loadCommitForRequest(request);
   }
 
-  async scanRecoverableCommits(cutoffMs: bigint, maxItems: number): Promise<CommitSnapshot[]> {
-    if (!Number.isInteger(maxItems) || maxItems < 1) throw new InvalidInputError('maxItems must be an integer ≥ 1');
-    const now = this.options.clock.nowMs();
-    const cap = Math.max(1000, maxItems * 8);
-    const calls = Array.from({ length: COMMIT_SHARDS }, (_, s) => scanRecoveryCall(this.keys.commitShard(s), cutoffMs, now, maxItems, cap));
-    const found: CommitSnapshot[] = [];
-    const claimed: CommitKey[] = [];
-    for (const raw of await this.io.scripts(calls, 'read')) {
-      const reply = ScriptReply.of(raw, 'scanRecoverableCommits');
-      for (let i = 2; i < reply.length; i += 3) {
-        if (reply.str(i) === CLAIMED) claimed.push(commitKeyOfMember(reply.str(i + 1)));
-        else found.push(snapshotOf(reply.buf(i), reply.buf(i + 2)));
-      }
-    }
-    // A CLAIMED commit is RESERVED only with its seq claim; without one no seq was spent: skipped.
-    for (const loaded of await Promise.all(claimed.map((key) => this.commits.load(key)))) {
-      if (loaded !== null && loaded.snapshot.state === 'RESERVED') found.push(loaded.snapshot);
-    }
-    return found
-      .filter((s) => s.intent.createdAt < cutoffMs)
-      .sort((a, b) => (a.intent.createdAt !== b.intent.createdAt ? (a.intent.createdAt < b.intent.createdAt ? -1 : 1) : commitKeyString(a.intent.key) < commitKeyString(b.intent.key) ? -1 : 1))
-      .slice(0, maxItems);
+  scanRecoverableCommits(cutoffMs: bigint, maxItems: number): Promise<CommitSnapshot[]> {
+    return this.recovery.scanRecoverableCommits(cutoffMs, maxItems);
   }
 
   gcCommittedAuxiliary(nowMs: bigint, limit: number): Promise<HousekeepingReport> {
@@ -133,19 +116,14 @@ export class RedisMessageStore implements MessageStore {
   }
 
   historyPage(authorizer: HistoryAuthorizer, viewer: Viewer, conversationId: Id128, query: HistoryQuery): Promise<HistoryPage> {
-    return this.history.historyPage(authorizer, viewer, conversationId, query);
+    return this.reads.historyPage(authorizer, viewer, conversationId, query);
   }
 
   conversationSummaries(viewer: Viewer, queries: readonly SummaryQuery[]): Promise<ConversationSummary[]> {
-    return this.history.conversationSummaries(viewer, queries);
+    return this.reads.conversationSummaries(viewer, queries);
   }
 
   close(): Promise<void> {
     return releaseConnection(this.options);
   }
-}
-
-/** The commit key of a recovery index member (96 hex: tenant, sender, client message id). */
-function commitKeyOfMember(member: string): CommitKey {
-  return { tenantId: parseId128(member.slice(0, 32)), senderId: parseId128(member.slice(32, 64)), clientMessageId: parseId128(member.slice(64, 96)) };
 }

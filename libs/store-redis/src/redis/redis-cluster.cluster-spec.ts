@@ -11,7 +11,7 @@ import { RedisMailboxFixture, SPEC_GC, pageOf } from '../testing/redis-mailbox-f
 import { dropNamespace, requireRedisCluster, testClient, testNamespace } from '../testing/redis-test-env';
 import { RedisWriterCoordination } from '../writer-coordination/redis-writer-coordination';
 import { connectRedis } from './connect-redis';
-import { checkRedisReadiness } from './redis-readiness';
+import { checkRedisReadiness } from '../readiness/redis-readiness';
 import { RedisIo } from './redis-io';
 
 const rid = (): Id128 => randomBytes(16).toString('hex') as Id128;

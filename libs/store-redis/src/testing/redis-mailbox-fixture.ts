@@ -3,7 +3,7 @@ import { DAY_MS, composeMailboxSeq, epochStartSeq } from '@qim/store-core';
 import { ManualClock } from '@qim/store-core/testing';
 import type { DispatchPage, DispatchRecord, Id128, MailboxEntryInput, MailboxGcConfig, ShardEpoch } from '@qim/store-core';
 import type { Redis } from 'ioredis';
-import type { MailboxFaults } from '../mailbox/mailbox-faults';
+import type { MailboxFaults } from '../mailbox/redis-mailbox-faults';
 import { RedisMailboxStore } from '../mailbox/redis-mailbox-store';
 import { dropNamespace, testClient, testNamespace } from './redis-test-env';
 

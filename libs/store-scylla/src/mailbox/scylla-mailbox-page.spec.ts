@@ -8,7 +8,7 @@ import {
 } from '@qim/store-core';
 import type { DispatchRecord, Id128, MailboxStore, ShardEpoch } from '@qim/store-core';
 import { StatementCounter } from '../session/statement-counter';
-import { SimulatedCrashError } from './context/page-faults';
+import { SimulatedCrashError } from './context/scylla-mailbox-faults';
 import { INDEX_STAMP_BASE } from './page/dispatch-index';
 import { FAST_BATCH_BYTES, FAST_BATCH_ENTRIES } from './retention/append-entries';
 import { ScyllaMailboxStore } from './scylla-mailbox-store';

@@ -23,7 +23,7 @@ import type { MailboxContext } from './context/mailbox-context';
 import { applyPage } from './page/apply-page';
 import { readFrontier } from './page/frontier';
 import { KnownFrontier } from './context/known-frontier';
-import type { ScyllaMailboxFaults } from './context/page-faults';
+import type { ScyllaMailboxFaults } from './context/scylla-mailbox-faults';
 import { prepareEntries, writeEntries } from './retention/append-entries';
 import { MAX_CQL_TTL_SECONDS } from './retention/entry-ttl';
 import { rangeScan } from './retention/range-scan';

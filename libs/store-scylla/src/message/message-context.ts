@@ -1,7 +1,7 @@
 import type { Clock } from '@qim/store-core';
 import type { CqlRunner } from '../session/cql-runner';
 import { CommitCache } from './commit-cache';
-import type { FaultPoints } from './fault-points';
+import type { ScyllaMessageFaults } from './scylla-message-faults';
 import { COMMIT_CQL } from './tables/commit-table';
 import { HISTORY_INDEX_CQL } from './tables/history-index-table';
 import { RECORD_CQL } from './tables/record-table';
@@ -27,7 +27,7 @@ export interface MessageContext {
   readonly auxTtlMs: bigint;
   /** How long a claim on a commit key holds before another reserve of the same request may take it over, ms. */
   readonly claimLeaseMs: bigint;
-  readonly faults: FaultPoints;
+  readonly faults: ScyllaMessageFaults;
   /** The commits this store just wrote (a read-skipping hint for their next step). */
   readonly cache: CommitCache;
 }
@@ -37,7 +37,7 @@ export interface MessageSettings {
   readonly clock: Clock;
   readonly auxTtlMs: bigint;
   readonly claimLeaseMs: bigint;
-  readonly faults: FaultPoints;
+  readonly faults: ScyllaMessageFaults;
 }
 
 export function createMessageContext(cql: CqlRunner, settings: MessageSettings): MessageContext {

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { types } from 'cassandra-driver';
 import { ConflictError, DurableMessageCommitter, InvalidInputError, InvariantViolationError, UnavailableError, id128ToBytes, recordFromIntent } from '@qim/store-core';
 import type { Id128, OutboxPublisher, ReserveInput, SendRequest } from '@qim/store-core';
-import { FAULT_POINTS } from './fault-points';
-import type { FaultPoint, FaultPoints } from './fault-points';
+import { SCYLLA_MESSAGE_FAULT_POINTS } from './scylla-message-faults';
+import type { ScyllaMessageFaultPoint, ScyllaMessageFaults } from './scylla-message-faults';
 import { COMMIT_CQL } from './tables/commit-table';
 import { HISTORY_INDEX_CQL } from './tables/history-index-table';
 import { RECORD_CQL } from './tables/record-table';
@@ -122,15 +122,15 @@ describe('racing reserves (separate store instances): one seq per commit, no hol
 });
 
 describe('crash injection between every durable step, then the recovery scan', () => {
-  const crashAt = (point: FaultPoint) => ({
-    at: (p: FaultPoint) => {
+  const crashAt = (point: ScyllaMessageFaultPoint) => ({
+    at: (p: ScyllaMessageFaultPoint) => {
       if (p === point) throw new Error(`injected crash at ${p}`);
     },
   });
 
-  const reservePoints = new Set<FaultPoint>(['reserve:claim-answered', 'reserve:after-claim', 'reserve:after-entry', 'reserve:after-entry-and-seq']);
+  const reservePoints = new Set<ScyllaMessageFaultPoint>(['reserve:claim-answered', 'reserve:after-claim', 'reserve:after-entry', 'reserve:after-entry-and-seq']);
 
-  it.each(FAULT_POINTS.map((p) => [p]))('crash at %s: the scan recovers the commit or safely passes it; a retry takes a dead claim over', async (point) => {
+  it.each(SCYLLA_MESSAGE_FAULT_POINTS.map((p) => [p]))('crash at %s: the scan recovers the commit or safely passes it; a retry takes a dead claim over', async (point) => {
     const tenant = id();
     const conv = id();
     const req = request(tenant, conv);
@@ -205,10 +205,10 @@ describe('crash injection between every durable step, then the recovery scan', (
   // A node killed mid-LWT leaves answers lost and LWTs timing out for as long as the others still
   // count it alive (~20 s here). A claim left behind by such a failure must not make every retry
   // wait out the lease (the node-down drill's 15 s sends and its 2 failed ones).
-  const failing = (point: FaultPoint, times: number): FaultPoints & { hits: number } => {
+  const failing = (point: ScyllaMessageFaultPoint, times: number): ScyllaMessageFaults & { hits: number } => {
     const f = {
       hits: 0,
-      at: (p: FaultPoint) => {
+      at: (p: ScyllaMessageFaultPoint) => {
         if (p !== point || f.hits >= times) return;
         f.hits += 1;
         throw new UnavailableError(`injected: cluster unavailable at ${p}`);
@@ -245,7 +245,7 @@ describe('crash injection between every durable step, then the recovery scan', (
 
   it('a reserve crashing after its claim (no answer, no release) still leaves the claim to the lease: nothing is released on a crash', async () => {
     const req = request(id(), id());
-    const crash = { at: (p: FaultPoint) => { if (p === 'reserve:after-claim') throw new Error('injected crash'); } };
+    const crash = { at: (p: ScyllaMessageFaultPoint) => { if (p === 'reserve:after-claim') throw new Error('injected crash'); } };
     const releases = failing('reserve:release-claim', 0);
     const lease = { claimLeaseMs: 3_000n, commitAuxTtlMs: 120_000n };
     const store = gate.store(lease, { at: (p) => { releases.at(p); crash.at(p); } });

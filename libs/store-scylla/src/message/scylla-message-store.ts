@@ -26,8 +26,8 @@ import type { ScyllaSession } from '../session/scylla-session';
 import { StatementCounter } from '../session/statement-counter';
 import { ClaimReleases, DEFAULT_CLAIM_LEASE_MS } from './claim';
 import { loadStoredCommit } from './commit-rows';
-import { NO_FAULTS } from './fault-points';
-import type { FaultPoints } from './fault-points';
+import { NO_SCYLLA_MESSAGE_FAULTS } from './scylla-message-faults';
+import type { ScyllaMessageFaults } from './scylla-message-faults';
 import { historyPage } from './history-page';
 import { createMessageContext } from './message-context';
 import type { MessageContext } from './message-context';
@@ -55,6 +55,8 @@ export interface ScyllaMessageStoreOptions {
   readonly maxStatementsInFlight?: number;
   /** Counts every statement by name (LWTs apart) and the requests in flight; default a private one (`statements`). */
   readonly counter?: StatementCounter;
+  /** Test seam: crash injection between the durable steps (`ScyllaMessageFaults`); production passes none. */
+  readonly faults?: ScyllaMessageFaults;
 }
 
 /**
@@ -71,13 +73,9 @@ export class ScyllaMessageStore implements MessageStore {
   private readonly reserves: ReserveSingleFlight;
   private readonly releases: ClaimReleases;
 
-  /**
-   * @param faults test seam only (see `FaultPoints`); production code never passes it.
-   */
   constructor(
     private readonly session: ScyllaSession,
     options: ScyllaMessageStoreOptions = {},
-    faults: FaultPoints = NO_FAULTS,
   ) {
     const auxTtlMs = options.commitAuxTtlMs ?? COMMIT_AUX_TTL_MS;
     if (typeof auxTtlMs !== 'bigint' || auxTtlMs < 1000n) throw new InvalidInputError('commitAuxTtlMs must be at least 1000 ms');
@@ -86,7 +84,7 @@ export class ScyllaMessageStore implements MessageStore {
     const clock = options.clock ?? systemClock;
     this.statements = options.counter ?? new StatementCounter();
     const cql = new CqlRunner(session.client, session.config.keyspace, this.statements, new InFlightLimit(options.maxStatementsInFlight ?? MAX_MAX_IN_FLIGHT));
-    this.ctx = createMessageContext(cql, { clock, auxTtlMs, claimLeaseMs, faults });
+    this.ctx = createMessageContext(cql, { clock, auxTtlMs, claimLeaseMs, faults: options.faults ?? NO_SCYLLA_MESSAGE_FAULTS });
     this.seqs = new SequenceAllocator(this.ctx);
     this.releases = new ClaimReleases(this.ctx);
     this.reserves = new ReserveSingleFlight((input) => reserve(this.ctx, this.seqs, this.releases, input));

@@ -9,7 +9,7 @@ import { migrate } from '../migrate/migrate';
 import type { MigrationReport } from '../migrate/migrate';
 import { connectSession } from '../session/scylla-session';
 import type { ScyllaSession } from '../session/scylla-session';
-import type { FaultPoint, FaultPoints } from '../message/fault-points';
+import type { ScyllaMessageFaultPoint, ScyllaMessageFaults } from '../message/scylla-message-faults';
 import { MESSAGE_TABLES } from '../message/message-tables';
 import { ScyllaMessageStore } from '../message/scylla-message-store';
 import type { ScyllaMessageStoreOptions } from '../message/scylla-message-store';
@@ -30,7 +30,7 @@ export const GATE_CLAIM_LEASE_MS = 1_500n;
 const CRASH_PAIR_AUX_TTL_MS = 20_000n;
 
 /** The store's own fault point at each crash point of the contract. */
-const SCYLLA_CRASH_POINTS: Readonly<Record<MessageCrashPoint, FaultPoint>> = Object.freeze({
+const SCYLLA_CRASH_POINTS: Readonly<Record<MessageCrashPoint, ScyllaMessageFaultPoint>> = Object.freeze({
   'reserve:after-recovery-entry': 'reserve:after-entry',
   'reserve:after-seq': 'reserve:after-entry-and-seq',
   'reserve:after-commit': 'reserve:after-commit',
@@ -65,9 +65,9 @@ export class MessageGate {
   }
 
   /** A store on the shared session (its `close()` leaves the session open). */
-  store(options: ScyllaMessageStoreOptions = {}, faults?: FaultPoints): ScyllaMessageStore {
+  store(options: ScyllaMessageStoreOptions = {}, faults?: ScyllaMessageFaults): ScyllaMessageStore {
     const shared: ScyllaSession = { client: this.session.client, config: this.config, close: async () => undefined };
-    return new ScyllaMessageStore(shared, { commitAuxTtlMs: GATE_AUX_TTL_MS, claimLeaseMs: GATE_CLAIM_LEASE_MS, ...options }, faults);
+    return new ScyllaMessageStore(shared, { commitAuxTtlMs: GATE_AUX_TTL_MS, claimLeaseMs: GATE_CLAIM_LEASE_MS, ...options, ...(faults === undefined ? {} : { faults }) });
   }
 
   /** A store with its own session (its own connection pool), as a second writer process would have; `close()` closes it. */

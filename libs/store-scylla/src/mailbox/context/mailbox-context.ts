@@ -1,7 +1,7 @@
 import type { Clock, MailboxGcConfig, ShardEpoch } from '@qim/store-core';
 import { UnavailableError } from '@qim/store-core';
 import type { CqlRunner } from '../../session/cql-runner';
-import type { ScyllaMailboxFaults } from './page-faults';
+import type { ScyllaMailboxFaults } from './scylla-mailbox-faults';
 import type { RegisteredDays } from './registered-days';
 import type { KnownFrontier } from './known-frontier';
 

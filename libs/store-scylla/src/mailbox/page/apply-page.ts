@@ -9,7 +9,7 @@ import { SIGHT_GROUP, readSights, sightsOf, writeSights } from './dispatch-index
 import type { Sight } from './dispatch-index';
 import { readFrontier, writeFrontier } from './frontier';
 import { indexReadCovers } from '../context/known-frontier';
-import { SimulatedCrashError } from '../context/page-faults';
+import { SimulatedCrashError } from '../context/scylla-mailbox-faults';
 
 /** Throws the simulated crash once `crashAfterEntries` entries are acknowledged (none configured: never). */
 function crashCounter(ctx: MailboxContext): { before(): void; after(): void } {

@@ -1,5 +1,5 @@
 import { describeCommitterContract, describeMessageStoreContract } from '@qim/store-contract/testing';
-import { memoryMessageHarness } from './testing/memory-harnesses';
+import { memoryMessageHarness } from '../testing/memory-harnesses';
 
 describeMessageStoreContract('memory', memoryMessageHarness);
 describeCommitterContract('memory', memoryMessageHarness);

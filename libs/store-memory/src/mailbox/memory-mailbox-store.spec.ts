@@ -1,4 +1,4 @@
 import { describeMailboxStoreContract } from '@qim/store-contract/testing';
-import { memoryMailboxHarness } from './testing/memory-harnesses';
+import { memoryMailboxHarness } from '../testing/memory-harnesses';
 
 describeMailboxStoreContract('memory', memoryMailboxHarness);
