@@ -15,6 +15,7 @@ module.exports = {
     '/redis/connect-redis\\.spec\\.ts$',
     '/redis/redis-io\\.spec\\.ts$',
     '/readiness/redis-readiness\\.spec\\.ts$',
+    '/redis/replica-acks\\.spec\\.ts$',
     // The warm-user plain path is a standalone-client fast path; on a Cluster every entry goes through
     // the append script (redis-cluster.cluster-spec.ts shows it).
     '/mailbox/redis-plain-path\\.spec\\.ts$',

@@ -16,6 +16,7 @@ import { u64ToHex16 } from '../redis/hex64';
  * | `sf:<shard>` | the shard frontier of each epoch (`mbd-frontier:<epoch>`) and the dispatch index (first sight of each dispatch id) | record-dispatches, advance-frontier, frontier GET |
  * | `writers` | writer-id leases and their HLC floors | lease-acquire, -renew, -reacquire, -release |
  * | `cs:<0…63>` (again) | recovery claims, beside the commit they claim | recovery-claim |
+ * | `fence:<n>` | `wait`: the replica-ack fence, a short-lived value SET right before each WAIT (ADR-0038); `n` picks a slot of the primary waited on | plain SET … PX |
  *
  * One key keeps the layout of the builds before this table, so stored memberships stay readable:
  * a conversation's member set is `<namespace>:members:{<tenant>:<conversation>}` (one key, one tag).
@@ -233,6 +234,15 @@ export class RedisKeys {
     if (!Number.isInteger(writerId) || writerId < 0 || writerId > 0xffff) throw new InvalidInputError(`writer id must be an integer in [0, 65535]: ${writerId}`);
     const p = this.prefix('writers');
     return { lease: `${p}lease:${writerId}`, hlcFloor: `${p}hlc:${writerId}` };
+  }
+
+  /**
+   * The replica-ack fence of tag `fence:<n>` (ADR-0038): SET with a short expiry right before a WAIT so
+   * that the WAIT covers everything the primary ran before it. `n` (≥ 0) only picks the slot.
+   */
+  replicaFence(n: number): string {
+    if (!Number.isInteger(n) || n < 0) throw new InvalidInputError(`replica fence number must be an integer ≥ 0: ${n}`);
+    return `${this.prefix(`fence:${n}`)}wait`;
   }
 
   /** A writer's recovery claim of one commit: in the commit's shard tag, beside the commit. */

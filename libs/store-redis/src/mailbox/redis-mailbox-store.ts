@@ -92,7 +92,7 @@ export class RedisMailboxStore implements MailboxStore {
     checkConfig(options.shardEpoch, options.gc);
     this.shardEpoch = Object.freeze({ ...options.shardEpoch });
     this.gc = Object.freeze({ ...options.gc });
-    this.io = new RedisIo(options.redis, options.replicaAcks === undefined ? {} : { replicaAcks: options.replicaAcks });
+    this.io = new RedisIo(options.redis, { namespace: options.namespace, ...(options.replicaAcks === undefined ? {} : { replicaAcks: options.replicaAcks }) });
     this.keys = new RedisKeys(options.namespace);
     const graceMs = resolveGrace(options);
     this.graceMs = graceMs;

@@ -63,6 +63,7 @@ export class RedisMessageStore implements MessageStore {
   constructor(private readonly options: RedisMessageStoreOptions) {
     this.io = new RedisIo(options.redis, {
       groupCommit: options.groupCommit ?? true,
+      namespace: options.namespace,
       ...(options.replicaAcks === undefined ? {} : { replicaAcks: options.replicaAcks }),
     });
     this.keys = new RedisKeys(options.namespace);

@@ -13,6 +13,7 @@ import { RedisWriterCoordination } from '../writer-coordination/redis-writer-coo
 import { connectRedis } from './connect-redis';
 import { checkRedisReadiness } from '../readiness/redis-readiness';
 import { RedisIo } from './redis-io';
+import { ReplicaFence } from './replica-acks';
 
 const rid = (): Id128 => randomBytes(16).toString('hex') as Id128;
 
@@ -62,6 +63,20 @@ describe('store-redis on a Redis Cluster', () => {
     const keys = new RedisKeys(namespace);
     const sample = [keys.writerLease(7).lease, keys.conversation(rid(), rid()).seq, keys.commit({ tenantId: rid(), senderId: rid(), clientMessageId: rid() }).hash];
     for (const key of sample) expect(keySlot(key)).toBe(Number(await cluster.cluster('KEYSLOT', key)));
+  });
+
+  it('each primary gets a replica-ack fence key in one of its own slots, in the namespace', async () => {
+    const fence = new ReplicaFence(new RedisKeys(namespace));
+    const masters = cluster.nodes('master');
+    const keys = masters.map((m) => fence.keyFor(cluster, m));
+    expect(new Set(keys).size).toBe(masters.length);
+    for (const [i, m] of masters.entries()) {
+      const key = keys[i]!;
+      expect(key).toMatch(new RegExp(`^${namespace}:\\{fence:\\d+\\}:wait$`));
+      // The primary serves it itself: a MOVED would mean the fence lands on another primary.
+      expect(await m.set(key, '1', 'PX', 1_000)).toBe('OK');
+      expect(fence.keyFor(cluster, m)).toBe(key);
+    }
   });
 
   it('readiness checks cluster_state and every primary; replica acks beyond the replicas online are not ready', async () => {

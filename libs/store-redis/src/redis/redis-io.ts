@@ -1,9 +1,10 @@
-import { InvariantViolationError, StoreError, UnavailableError } from '@qim/store-core';
+import { InvalidInputError, InvariantViolationError, StoreError, UnavailableError } from '@qim/store-core';
 import type { Cluster, Redis } from 'ioredis';
 import { LUA_SCRIPTS } from '../generated/lua-scripts';
 import type { LuaScriptName } from '../generated/lua-scripts';
 import { EncodedEvalshaSender, encodeCommand, encodeEvalsha } from './encoded-evalsha';
-import { NO_REPLICA_ACKS, awaitReplicas, checkReplicaAcks } from './replica-acks';
+import { RedisKeys } from '../keys/redis-keys';
+import { NO_REPLICA_ACKS, ReplicaFence, awaitReplicas, checkReplicaAcks } from './replica-acks';
 import type { ReplicaAcks } from './replica-acks';
 import { BATCHABLE_SCRIPTS, ScriptBatcher, batchAnswers, commitBatchCall } from './script-batch';
 import type { BatchAnswer } from './script-batch';
@@ -74,18 +75,23 @@ export class RedisIo {
 
   /** How the durable steps wait for replicas (`replicated`). */
   readonly replicaAcks: ReplicaAcks;
+  /** The fence keys the WAITs are fenced with (null with replica acks off). */
+  private readonly fence: ReplicaFence | null;
 
   /**
    * `groupCommit`: the commit-path scripts (`BATCHABLE_SCRIPTS`) made in one event-loop turn go to
    * Redis as one `commit-batch` call, each answered on its own. Only on a standalone client without a
    * key prefix (the batch spans hash tags); elsewhere each call goes on its own, as without it.
-   * `replicaAcks`: how the durable steps wait for replicas (ADR-0038; none by default).
+   * `replicaAcks`: how the durable steps wait for replicas (ADR-0038; none by default); with
+   * `min` ≥ 1 the store's `namespace` is required, its fence keys live there.
    */
   constructor(
     readonly redis: Redis | Cluster,
-    options: { readonly groupCommit?: boolean; readonly replicaAcks?: ReplicaAcks } = {},
+    options: { readonly groupCommit?: boolean; readonly replicaAcks?: ReplicaAcks; readonly namespace?: string } = {},
   ) {
     this.replicaAcks = checkReplicaAcks(options.replicaAcks ?? NO_REPLICA_ACKS);
+    if (this.replicaAcks.min > 0 && options.namespace === undefined) throw new InvalidInputError('replica acks need the store namespace (the WAIT fence key lives in it)');
+    this.fence = this.replicaAcks.min > 0 ? new ReplicaFence(new RedisKeys(options.namespace!)) : null;
     registerScripts(redis);
     this.encoded = EncodedEvalshaSender.usableOn(redis) ? new EncodedEvalshaSender(redis) : null;
     this.batcher =
@@ -118,11 +124,12 @@ export class RedisIo {
 
   /**
    * After durable writes: waits until `replicaAcks.min` replicas of each primary holding `keys`
-   * ('all': every primary) have every earlier write of this client (`awaitReplicas`); nothing to
-   * do when `min` is 0. Fewer in time → `UnavailableError`.
+   * ('all': every primary) have everything that primary ran so far, whichever connection wrote it
+   * (a fenced WAIT, `awaitReplicas`); nothing to do when `min` is 0. Fewer in time → `UnavailableError`.
    */
   replicated(keys: readonly string[] | 'all', what: string): Promise<void> {
-    return awaitReplicas(this.redis, this.replicaAcks, keys, what);
+    if (this.fence === null) return Promise.resolve();
+    return awaitReplicas(this.redis, this.replicaAcks, keys, what, this.fence);
   }
 
   /**

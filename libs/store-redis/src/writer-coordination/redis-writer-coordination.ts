@@ -34,7 +34,7 @@ export class RedisWriterCoordination {
     private readonly redis: Redis | Cluster,
     options: RedisWriterCoordinationOptions,
   ) {
-    this.io = new RedisIo(redis, options.replicaAcks === undefined ? {} : { replicaAcks: options.replicaAcks });
+    this.io = new RedisIo(redis, { namespace: options.namespace, ...(options.replicaAcks === undefined ? {} : { replicaAcks: options.replicaAcks }) });
     const keys = new RedisKeys(options.namespace);
     this.membership = new RedisMembershipDirectory(this.io, keys);
     this.leases = new RedisLeaseStore(this.io, keys);
