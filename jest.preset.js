@@ -18,6 +18,7 @@ module.exports = {
     '^@qim/store-core$': alias('libs/store-core/src/index.ts'),
     '^@qim/store-core/testing$': alias('libs/store-core/src/testing.ts'),
     '^@qim/store-memory$': alias('libs/store-memory/src/index.ts'),
+    '^@qim/store-memory/testing$': alias('libs/store-memory/src/testing.ts'),
     '^@qim/store-redis$': alias('libs/store-redis/src/index.ts'),
     '^@qim/store-redis/testing$': alias('libs/store-redis/src/testing.ts'),
     '^@qim/store-scylla$': alias('libs/store-scylla/src/index.ts'),

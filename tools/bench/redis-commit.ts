@@ -30,7 +30,8 @@ import { cpus, loadavg } from 'node:os';
 import { Command } from 'ioredis';
 import { DurableMessageCommitter, systemClock } from '@qim/store-core';
 import type { Id128, SendRequest } from '@qim/store-core';
-import { RedisMessageStore, connectRedis, countSocketWrites } from '@qim/store-redis';
+import { RedisMessageStore, connectRedis } from '@qim/store-redis';
+import { countSocketWrites } from '@qim/store-redis/testing';
 import { FLOOR_SCRIPTS, encodeFloorCall, floorCommit } from './commit-floor';
 import type { FloorCall, FloorScript } from './commit-floor';
 

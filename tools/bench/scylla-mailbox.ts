@@ -17,8 +17,8 @@
 import { randomBytes } from 'node:crypto';
 import { encodeMailboxEntry, entriesOfDispatch, entryExpiry, id128ToBytes } from '@qim/store-core';
 import type { DispatchPage, DispatchRecord, Id128, ShardEpoch } from '@qim/store-core';
-import { DEFAULT_MAX_IN_FLIGHT, MAILBOX_TABLES, ScyllaMailboxStore, StatementCounter, connectSession, entryTtlSeconds, migrate } from '@qim/store-scylla';
-import { RequestTally, scyllaTestConfigFromEnv } from '@qim/store-scylla/testing';
+import { DEFAULT_MAX_IN_FLIGHT, MAILBOX_TABLES, ScyllaMailboxStore, connectSession, entryTtlSeconds, migrate } from '@qim/store-scylla';
+import { RequestTally, StatementCounter, scyllaTestConfigFromEnv } from '@qim/store-scylla/testing';
 import type { ScyllaSession } from '@qim/store-scylla';
 
 const ROUNDS = Number(process.env['QIM_BENCH_ROUNDS'] ?? 5);
