@@ -30,6 +30,7 @@ module.exports = {
     '^@qim/backends$': alias('libs/backends/src/index.ts'),
     '^@qim/writer-runtime$': alias('libs/writer-runtime/src/index.ts'),
     '^@qim/mailbox-runtime$': alias('libs/mailbox-runtime/src/index.ts'),
+    '^@qim/mailbox-runtime/testing$': alias('libs/mailbox-runtime/src/testing.ts'),
     '^@qim/wire$': alias('libs/wire/src/index.ts'),
     '^@qim/client$': alias('libs/client/src/index.ts'),
     '^@qim/client/testing$': alias('libs/client/src/testing.ts'),

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { shardOf } from '@qim/store-core';
-import { SHARDS, SYNC_MAX_WAIT_MS, headers, hex, mailboxTestApp, messageRecord } from './testing/mailbox-test-app';
+import { specMessage } from '@qim/mailbox-runtime/testing';
+import { SHARDS, SYNC_MAX_WAIT_MS, headers, hex, mailboxTestApp } from './testing/mailbox-test-app';
 import type { MailboxTestApp } from './testing/mailbox-test-app';
 
 const T = hex(0xa1);
@@ -37,7 +38,7 @@ describe('long-poll sync (wait_ms)', () => {
     t = await mailboxTestApp();
     const pending = poll(alice, `?wait_ms=${SYNC_MAX_WAIT_MS}`);
     await until('the sync to wait', () => t.board.waiterCount(shard) === 1);
-    await t.deliver(messageRecord(T, 1n, neighbour, t.clock.nowMs()), [alice]);
+    await t.deliver(specMessage(T, neighbour, 1n, t.clock.nowMs()), [alice]);
     const { r, ms } = await pending;
     expect(r.statusCode).toBe(200);
     expect(r.json().entries.map((e: { events: { message: { seq: string } }[] }) => e.events[0]!.message.seq)).toEqual(['1']);
@@ -52,10 +53,10 @@ describe('long-poll sync (wait_ms)', () => {
     let done = false;
     const pending = poll(alice, '?wait_ms=5000').then((x) => ((done = true), x));
     await until('the sync to wait', () => t.board.waiterCount(shard) === 1);
-    await t.deliver(messageRecord(T, 1n, alice, t.clock.nowMs()), [neighbour]);
+    await t.deliver(specMessage(T, alice, 1n, t.clock.nowMs()), [neighbour]);
     await sleep(50);
     expect([done, t.board.waiterCount(shard)]).toEqual([false, 1]);
-    await t.deliver(messageRecord(T, 2n, neighbour, t.clock.nowMs()), [alice, neighbour]);
+    await t.deliver(specMessage(T, neighbour, 2n, t.clock.nowMs()), [alice, neighbour]);
     const { r } = await pending;
     expect(r.json().entries).toHaveLength(1);
   });
@@ -72,7 +73,7 @@ describe('long-poll sync (wait_ms)', () => {
 
   it('answers at once when entries are already visible', async () => {
     t = await mailboxTestApp();
-    await t.deliver(messageRecord(T, 1n, alice, t.clock.nowMs()), [alice]);
+    await t.deliver(specMessage(T, alice, 1n, t.clock.nowMs()), [alice]);
     const { r, ms } = await poll(alice, '?wait_ms=5000');
     expect(r.json().entries).toHaveLength(1);
     expect(ms).toBeLessThan(1_000);
@@ -82,7 +83,7 @@ describe('long-poll sync (wait_ms)', () => {
     t = await mailboxTestApp();
     const above = await poll(alice, `?wait_ms=${SYNC_MAX_WAIT_MS + 1}`);
     expect([above.r.statusCode, above.r.json().code]).toEqual([400, 'INVALID_INPUT']);
-    await t.deliver(messageRecord(T, 1n, alice, t.clock.nowMs()), [alice]);
+    await t.deliver(specMessage(T, alice, 1n, t.clock.nowMs()), [alice]);
     expect((await poll(alice, `?wait_ms=${SYNC_MAX_WAIT_MS}`)).r.statusCode).toBe(200);
   });
 
@@ -90,7 +91,7 @@ describe('long-poll sync (wait_ms)', () => {
     t = await mailboxTestApp({ ownShards: false, pollMs: 50 });
     const pending = poll(alice, '?wait_ms=5000');
     await until('the sync to wait', () => t.board.waiterCount(shard) === 1);
-    await t.applyElsewhere(messageRecord(T, 1n, neighbour, t.clock.nowMs()), [alice]);
+    await t.applyElsewhere(specMessage(T, neighbour, 1n, t.clock.nowMs()), [alice]);
     const { r, ms } = await pending;
     expect(r.json().entries).toHaveLength(1);
     expect(ms).toBeLessThan(1_500);
@@ -106,17 +107,17 @@ describe('a sync whose cursor the process proves current', () => {
 
   it('waits without a store read, through pages for others, and reads once the page that gives the user an entry', async () => {
     t = await mailboxTestApp();
-    await t.deliver(messageRecord(T, 1n, alice, t.clock.nowMs()), [alice]);
+    await t.deliver(specMessage(T, alice, 1n, t.clock.nowMs()), [alice]);
     const first = await poll(alice, '');
     expect(seqsOf(first)).toEqual(['1']);
     const cursor = first.json().next_after as string;
     const before = t.scans();
     const pending = poll(alice, `?after=${cursor}&wait_ms=5000`);
     await until('the sync to wait', () => t.board.waiterCount(shard) === 1);
-    await t.deliver(messageRecord(T, 2n, neighbour, t.clock.nowMs()), [neighbour]);
+    await t.deliver(specMessage(T, neighbour, 2n, t.clock.nowMs()), [neighbour]);
     await sleep(20);
     expect(t.scans() - before).toBe(0);
-    await t.deliver(messageRecord(T, 3n, neighbour, t.clock.nowMs()), [alice, neighbour]);
+    await t.deliver(specMessage(T, neighbour, 3n, t.clock.nowMs()), [alice, neighbour]);
     const r = await pending;
     expect(seqsOf(r)).toEqual(['3']);
     expect(t.scans() - before).toBe(1);
@@ -128,9 +129,9 @@ describe('a sync whose cursor the process proves current', () => {
 
   it('answers an empty page at wait_ms without a read, keeping the cursor', async () => {
     t = await mailboxTestApp();
-    await t.deliver(messageRecord(T, 1n, alice, t.clock.nowMs()), [alice]);
+    await t.deliver(specMessage(T, alice, 1n, t.clock.nowMs()), [alice]);
     const cursor = (await poll(alice, '')).json().next_after as string;
-    await t.deliver(messageRecord(T, 2n, neighbour, t.clock.nowMs()), [neighbour]);
+    await t.deliver(specMessage(T, neighbour, 2n, t.clock.nowMs()), [neighbour]);
     const before = t.scans();
     const r = await poll(alice, `?after=${cursor}&wait_ms=100`);
     expect(r.json()).toMatchObject({ entries: [], has_more: false, next_after: cursor });
@@ -140,15 +141,15 @@ describe('a sync whose cursor the process proves current', () => {
 
   it('reads when a page gave the user an entry after the cursor, or another process applies the shard', async () => {
     t = await mailboxTestApp();
-    await t.deliver(messageRecord(T, 1n, alice, t.clock.nowMs()), [alice]);
+    await t.deliver(specMessage(T, alice, 1n, t.clock.nowMs()), [alice]);
     const cursor = (await poll(alice, '')).json().next_after as string;
-    await t.deliver(messageRecord(T, 2n, neighbour, t.clock.nowMs()), [alice]);
+    await t.deliver(specMessage(T, neighbour, 2n, t.clock.nowMs()), [alice]);
     expect(seqsOf(await poll(alice, `?after=${cursor}&wait_ms=5000`))).toEqual(['2']);
     // a process that does not apply the shard knows nothing of its pages: every sync reads
     const other = await mailboxTestApp({ ownShards: false, pollMs: 20 });
     try {
       const start = (await other.app.inject({ url: `/v1/mailboxes/${alice}/entries`, headers: headers(T, alice) })).json().next_after as string;
-      await other.applyElsewhere(messageRecord(T, 1n, alice, other.clock.nowMs()), [alice]);
+      await other.applyElsewhere(specMessage(T, alice, 1n, other.clock.nowMs()), [alice]);
       const before = other.scans();
       const r = await other.app.inject({ url: `/v1/mailboxes/${alice}/entries?after=${start}`, headers: headers(T, alice) });
       expect(r.json().entries).toHaveLength(1);
@@ -166,7 +167,7 @@ describe('a sync that repeats the cursor of its last answer is held (QIM_SYNC_RE
   const poll = (user: string, query: string) => timedSync(t, user, query);
   /** The cursor alice's answer with her one entry gave. */
   const currentCursor = async (): Promise<string> => {
-    await t.deliver(messageRecord(T, 1n, alice, t.clock.nowMs()), [alice]);
+    await t.deliver(specMessage(T, alice, 1n, t.clock.nowMs()), [alice]);
     const first = await poll(alice, '');
     expect(first.r.json().entries).toHaveLength(1);
     return first.r.json().next_after as string;
@@ -199,7 +200,7 @@ describe('a sync that repeats the cursor of its last answer is held (QIM_SYNC_RE
     const cursor = await currentCursor();
     const repeat = poll(alice, `?after=${cursor}`);
     await until('the repeat to be held', () => t.board.waiterCount(shard) === 1);
-    await t.deliver(messageRecord(T, 2n, neighbour, t.clock.nowMs()), [alice]);
+    await t.deliver(specMessage(T, neighbour, 2n, t.clock.nowMs()), [alice]);
     const { r, ms } = await repeat;
     expect(r.json().entries.map((e: { events: { message: { seq: string } }[] }) => e.events[0]!.message.seq)).toEqual(['2']);
     expect(ms).toBeLessThan(2_000);
@@ -213,7 +214,7 @@ describe('a sync that repeats the cursor of its last answer is held (QIM_SYNC_RE
     expect(other.r.json().entries).toHaveLength(1);
     expect(other.ms).toBeLessThan(2_000);
     // a cursor no answer gave, with nothing after it: one offset further, past a page for the neighbour
-    await t.deliver(messageRecord(T, 2n, neighbour, t.clock.nowMs()), [neighbour]);
+    await t.deliver(specMessage(T, neighbour, 2n, t.clock.nowMs()), [neighbour]);
     const further = await poll(alice, `?after=${BigInt(cursor) + 1n}`);
     expect(further.r.json()).toMatchObject({ entries: [], next_after: (BigInt(cursor) + 1n).toString() });
     expect(further.ms).toBeLessThan(2_000);
