@@ -3,3 +3,5 @@
  * the benchmarks — never imported by production code.
  */
 export { ManualClock } from './testing/manual-clock';
+export { freePort } from './testing/free-port';
+export { SAMPLE_SEND_REQUEST } from './testing/sample-request';

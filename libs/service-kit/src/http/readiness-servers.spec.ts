@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import { TopicVerifier, createKafka, ensureTopics } from '@qim/bus';
 import type { TopicSpec } from '@qim/bus';
+import { freePort } from '@qim/store-core/testing';
 import { TOKEN, opsApp } from '../testing/ops-app';
 import { kafkaReadiness } from './kafka-readiness';
 
@@ -14,19 +14,11 @@ const brokers = process.env['QIM_KAFKA_BROKERS'];
 if (!brokers) throw new Error('QIM_KAFKA_BROKERS is not set: eval "$(tools/infra/infra env)"');
 jest.setTimeout(60_000);
 
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 const withToken = { authorization: `Bearer ${TOKEN}` };
 
 describe('/readyz over real servers', () => {
   it('a broker at a closed port: 503, the public answer without the address, the detail with the token', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const kafka = createKafka({ brokers: [`127.0.0.1:${port}`], clientId: 'qimtest-readyz', connectionTimeoutMs: 300, retries: 0 });
     const verifier = new TopicVerifier(kafka);
     const app = await opsApp([kafkaReadiness(verifier, [{ topic: 'qim.none', partitions: 1, replicationFactor: 1 }])]);
