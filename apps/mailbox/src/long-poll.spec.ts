@@ -74,9 +74,11 @@ describe('long-poll sync (wait_ms)', () => {
   it('answers at once when entries are already visible', async () => {
     t = await mailboxTestApp();
     await t.deliver(specMessage(T, alice, 1n, t.clock.nowMs()), [alice]);
-    const { r, ms } = await poll(alice, '?wait_ms=5000');
+    // "At once" is "without waiting": the sync never waits on the board (not a guess of how fast an answer is).
+    const waits = jest.spyOn(t.board, 'subscribe');
+    const { r } = await poll(alice, '?wait_ms=5000');
     expect(r.json().entries).toHaveLength(1);
-    expect(ms).toBeLessThan(1_000);
+    expect(waits).not.toHaveBeenCalled();
   });
 
   it('refuses a wait above QIM_SYNC_MAX_WAIT_MS with 400 and accepts the maximum', async () => {
@@ -94,7 +96,8 @@ describe('long-poll sync (wait_ms)', () => {
     await t.applyElsewhere(specMessage(T, neighbour, 1n, t.clock.nowMs()), [alice]);
     const { r, ms } = await pending;
     expect(r.json().entries).toHaveLength(1);
-    expect(ms).toBeLessThan(1_500);
+    // Woken before its wait ended (a wait that ran out answers at ≥ wait_ms).
+    expect(ms).toBeLessThan(5_000);
   });
 });
 
@@ -203,34 +206,38 @@ describe('a sync that repeats the cursor of its last answer is held (QIM_SYNC_RE
     await t.deliver(specMessage(T, neighbour, 2n, t.clock.nowMs()), [alice]);
     const { r, ms } = await repeat;
     expect(r.json().entries.map((e: { events: { message: { seq: string } }[] }) => e.events[0]!.message.seq)).toEqual(['2']);
-    expect(ms).toBeLessThan(2_000);
+    // Answered before the hold ended (a hold that ran out answers at ≥ 5 s).
+    expect(ms).toBeLessThan(5_000);
   });
 
   it('does not hold a sync with another cursor, a first sync, another user, a repeat after the hold, or any sync when the hold is 0', async () => {
+    // Not held = the hold counter stays 0 (the service counts every sync it holds), not a guess of how fast an answer is.
+    const heldTotal = async (): Promise<number> =>
+      Number(/^qim_sync_held_total\{service="mailbox"\} (\d+)$/m.exec((await t.app.inject({ url: '/metrics' })).body)?.[1]);
     t = await mailboxTestApp({ repeatHoldMs: 5_000 });
     const cursor = await currentCursor();
     // another device of alice's, without a cursor yet: its first page has the entry
     const other = await poll(alice, '');
     expect(other.r.json().entries).toHaveLength(1);
-    expect(other.ms).toBeLessThan(2_000);
     // a cursor no answer gave, with nothing after it: one offset further, past a page for the neighbour
     await t.deliver(specMessage(T, neighbour, 2n, t.clock.nowMs()), [neighbour]);
     const further = await poll(alice, `?after=${BigInt(cursor) + 1n}`);
     expect(further.r.json()).toMatchObject({ entries: [], next_after: (BigInt(cursor) + 1n).toString() });
-    expect(further.ms).toBeLessThan(2_000);
     // a neighbour's sync is not held by alice's answers
-    expect((await poll(neighbour, '')).ms).toBeLessThan(2_000);
+    expect((await poll(neighbour, '')).r.statusCode).toBe(200);
+    expect(await heldTotal()).toBe(0);
     await t.app.close();
     // once the hold has passed since the last answer, a repeat is answered at once
     t = await mailboxTestApp({ repeatHoldMs: 1_000 });
     const c1 = await currentCursor();
     await sleep(1_100);
-    expect((await poll(alice, `?after=${c1}`)).ms).toBeLessThan(900);
+    expect((await poll(alice, `?after=${c1}`)).r.statusCode).toBe(200);
+    expect(await heldTotal()).toBe(0);
     await t.app.close();
     t = await mailboxTestApp({ repeatHoldMs: 0 });
     const c0 = await currentCursor();
-    for (let i = 0; i < 3; i++) expect((await poll(alice, `?after=${c0}`)).ms).toBeLessThan(2_000);
-    expect((await t.app.inject({ url: '/metrics' })).body).toMatch(/^qim_sync_held_total\{service="mailbox"\} 0$/m);
+    for (let i = 0; i < 3; i++) expect((await poll(alice, `?after=${c0}`)).r.statusCode).toBe(200);
+    expect(await heldTotal()).toBe(0);
   });
 });
 
@@ -260,6 +267,7 @@ describe('long-poll over a real connection', () => {
     const r = await pending;
     expect(r.status).toBe(200);
     expect(((await r.json()) as { entries: unknown[] }).entries).toEqual([]);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // Answered by the close, before its wait ended.
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
