@@ -1,7 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
-import { TOKEN, opsApp } from '@qim/service-kit/testing';
+import { WITH_TOKEN, opsApp } from '@qim/service-kit/testing';
 import { freePort } from '@qim/store-core/testing';
 import { openMessageBackend } from './open-backend';
 
@@ -12,8 +12,6 @@ import { openMessageBackend } from './open-backend';
 jest.setTimeout(60_000);
 
 const run = promisify(execFile);
-
-const withToken = { authorization: `Bearer ${TOKEN}` };
 
 describe('/readyz over real servers', () => {
   describe('a Redis of its own', () => {
@@ -44,7 +42,7 @@ describe('/readyz over real servers', () => {
         now += 5_000;
         const pub = await app.inject({ url: '/readyz' });
         expect([pub.statusCode, pub.json()]).toEqual([503, { status: 'not_ready' }]);
-        const detail = (await app.inject({ url: '/readyz', headers: withToken })).json();
+        const detail = (await app.inject({ url: '/readyz', headers: WITH_TOKEN })).json();
         expect(detail.checks.store).toEqual({ ok: false, detail: expect.objectContaining({ reason: expect.stringMatching(/NOPERM/) }) });
 
         const exited = new Promise((resolve) => server.once('exit', resolve));

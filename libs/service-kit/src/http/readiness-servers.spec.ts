@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { TopicVerifier, createKafka, ensureTopics } from '@qim/bus';
 import type { TopicSpec } from '@qim/bus';
 import { freePort } from '@qim/store-core/testing';
-import { TOKEN, opsApp } from '../testing/ops-app';
+import { WITH_TOKEN, opsApp } from '../testing/ops-app';
 import { kafkaReadiness } from './kafka-readiness';
 
 /**
@@ -13,8 +13,6 @@ import { kafkaReadiness } from './kafka-readiness';
 const brokers = process.env['QIM_KAFKA_BROKERS'];
 if (!brokers) throw new Error('QIM_KAFKA_BROKERS is not set: eval "$(tools/infra/infra env)"');
 jest.setTimeout(60_000);
-
-const withToken = { authorization: `Bearer ${TOKEN}` };
 
 describe('/readyz over real servers', () => {
   it('a broker at a closed port: 503, the public answer without the address, the detail with the token', async () => {
@@ -27,7 +25,7 @@ describe('/readyz over real servers', () => {
     expect(pub.body).not.toContain(String(port));
     await app.close();
     const fresh = await opsApp([kafkaReadiness(verifier, [{ topic: 'qim.none', partitions: 1, replicationFactor: 1 }])]);
-    const detailed = (await fresh.inject({ url: '/readyz', headers: withToken })).json();
+    const detailed = (await fresh.inject({ url: '/readyz', headers: WITH_TOKEN })).json();
     expect(detailed.checks.kafka.ok).toBe(false);
     expect(String(detailed.checks.kafka.detail)).toMatch(/ECONNREFUSED|Connection|timed out/);
     await fresh.close();
@@ -42,7 +40,7 @@ describe('/readyz over real servers', () => {
     const verifier = new TopicVerifier({ admin: (...a: Parameters<typeof kafka.admin>) => (admins++, kafka.admin(...a)) });
     let now = 0;
     const app = await opsApp([kafkaReadiness(verifier, [topic])], { now: () => now });
-    const flood = await Promise.all(Array.from({ length: 40 }, () => app.inject({ url: '/readyz', headers: withToken })));
+    const flood = await Promise.all(Array.from({ length: 40 }, () => app.inject({ url: '/readyz', headers: WITH_TOKEN })));
     expect(flood.map((r) => r.statusCode)).toEqual(flood.map(() => 200));
     expect(flood[0]!.json().checks.kafka.detail).toEqual([{ topic: topic.topic, created: false, partitions: 2 }]);
     now += 5_000;
