@@ -31,6 +31,7 @@ module.exports = {
     '^@qim/backends/testing$': alias('libs/backends/src/testing.ts'),
     '^@qim/writer-runtime$': alias('libs/writer-runtime/src/index.ts'),
     '^@qim/mailbox-runtime$': alias('libs/mailbox-runtime/src/index.ts'),
+    '^@qim/mailbox-runtime/testing$': alias('libs/mailbox-runtime/src/testing.ts'),
     '^@qim/wire$': alias('libs/wire/src/index.ts'),
     '^@qim/client$': alias('libs/client/src/index.ts'),
     '^@qim/client/testing$': alias('libs/client/src/testing.ts'),

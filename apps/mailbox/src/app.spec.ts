@@ -1,5 +1,6 @@
 import { composeMailboxSeq, encodeMessageRecord, epochStartSeq, shardOf } from '@qim/store-core';
-import { EPOCH, SHARDS, TOKEN, headers, hex, mailboxTestApp, messageRecord } from './testing/mailbox-test-app';
+import { specMessage } from '@qim/mailbox-runtime/testing';
+import { EPOCH, SHARDS, TOKEN, headers, hex, mailboxTestApp } from './testing/mailbox-test-app';
 import type { MailboxTestApp } from './testing/mailbox-test-app';
 import { syncAnswer } from './wire/mailbox-wire';
 
@@ -60,8 +61,8 @@ describe('mailbox app', () => {
   describe('sync', () => {
     it('gives every recipient exactly one entry per message, across shards, up to the shard frontier', async () => {
       const now = t.clock.nowMs();
-      await t.deliver(messageRecord(T, 1n, users[0]!, now), users);
-      await t.deliver(messageRecord(T, 2n, users[1]!, now), users);
+      await t.deliver(specMessage(T, users[0]!, 1n, now), users);
+      await t.deliver(specMessage(T, users[1]!, 2n, now), users);
       for (const u of users) {
         const r = await sync(u);
         expect(r.statusCode).toBe(200);
@@ -80,7 +81,7 @@ describe('mailbox app', () => {
     });
 
     it('is unchanged by a redelivered dispatch (still one entry each)', async () => {
-      const rec = messageRecord(T, 1n, users[0]!, t.clock.nowMs());
+      const rec = specMessage(T, users[0]!, 1n, t.clock.nowMs());
       await t.deliver(rec, users);
       await t.deliver(rec, users);
       for (const u of users) {
@@ -90,7 +91,7 @@ describe('mailbox app', () => {
     });
 
     it('pages with limit and continues from next_after', async () => {
-      for (let s = 1n; s <= 3n; s++) await t.deliver(messageRecord(T, s, users[0]!, t.clock.nowMs()), [users[0]!]);
+      for (let s = 1n; s <= 3n; s++) await t.deliver(specMessage(T, users[0]!, s, t.clock.nowMs()), [users[0]!]);
       const p1 = (await sync(users[0]!, '?limit=2')).json();
       expect(p1.entries).toHaveLength(2);
       expect(p1.has_more).toBe(true);
@@ -99,7 +100,7 @@ describe('mailbox app', () => {
     });
 
     it('cuts a page at max_bytes (the first entry always whole) and continues from next_after', async () => {
-      const records = [1n, 2n, 3n].map((s) => messageRecord(T, s, users[0]!, t.clock.nowMs(), `${'x'.repeat(400)}${s}`));
+      const records = [1n, 2n, 3n].map((s) => specMessage(T, users[0]!, s, t.clock.nowMs(), `${'x'.repeat(400)}${s}`));
       for (const r of records) await t.deliver(r, [users[0]!]);
       const size = encodeMessageRecord(records[0]!).length;
       const one = (await sync(users[0]!, '?max_bytes=1')).json();
@@ -113,7 +114,7 @@ describe('mailbox app', () => {
     });
 
     it('sends each message body once: decoded in message, no raw payload beside it', async () => {
-      await t.deliver(messageRecord(T, 1n, users[0]!, t.clock.nowMs(), 'only once'), [users[0]!]);
+      await t.deliver(specMessage(T, users[0]!, 1n, t.clock.nowMs(), 'only once'), [users[0]!]);
       const r = await sync(users[0]!);
       expectSchemaPage(r.json());
       const ev = r.json().entries[0].events[0];
@@ -123,8 +124,8 @@ describe('mailbox app', () => {
     });
 
     it('answers 410 CURSOR_EXPIRED (resync) for a cursor below the trim', async () => {
-      await t.deliver(messageRecord(T, 1n, users[0]!, t.clock.nowMs()), [users[0]!]);
-      await t.deliver(messageRecord(T, 2n, users[0]!, t.clock.nowMs()), [users[0]!]);
+      await t.deliver(specMessage(T, users[0]!, 1n, t.clock.nowMs()), [users[0]!]);
+      await t.deliver(specMessage(T, users[0]!, 2n, t.clock.nowMs()), [users[0]!]);
       const page = (await sync(users[0]!)).json();
       const trimTo = page.entries[1].seq;
       const tr = await t.app.inject({ method: 'POST', url: `/v1/mailboxes/${users[0]}/truncate`, headers: headers(T, users[0]!), payload: { before: trimTo } });
@@ -135,7 +136,7 @@ describe('mailbox app', () => {
     });
 
     it('lets a device that was told to resync start again: a sync without a cursor begins at the retained boundary', async () => {
-      for (const seq of [1n, 2n, 3n]) await t.deliver(messageRecord(T, seq, users[0]!, t.clock.nowMs()), [users[0]!]);
+      for (const seq of [1n, 2n, 3n]) await t.deliver(specMessage(T, users[0]!, seq, t.clock.nowMs()), [users[0]!]);
       const all = (await sync(users[0]!)).json();
       const trimTo = all.entries[1].seq;
       await t.app.inject({ method: 'POST', url: `/v1/mailboxes/${users[0]}/truncate`, headers: headers(T, users[0]!), payload: { before: trimTo } });
@@ -164,7 +165,7 @@ describe('mailbox app', () => {
   it('answers shard status (frontier, the seq it makes visible, stall) and validates the shard', async () => {
     const status = async (s: number | string) => t.app.inject({ url: `/v1/shards/${s}/status`, headers: headers(T, users[0]!) });
     expect((await status(1)).json()).toMatchObject({ shard: 1, epoch: EPOCH, assigned_here: true, checked: true, frontier: null, visible_up_to: epochStartSeq(EPOCH).toString(), stalled: null });
-    await t.deliver(messageRecord(T, 1n, users[0]!, t.clock.nowMs()), users);
+    await t.deliver(specMessage(T, users[0]!, 1n, t.clock.nowMs()), users);
     expect((await status(1)).json()).toMatchObject({ frontier: '0', visible_up_to: composeMailboxSeq(EPOCH, 0n).toString(), pages_applied: 1 });
     expect((await status('x')).statusCode).toBe(400);
     expect((await status(SHARDS)).statusCode).toBe(400);

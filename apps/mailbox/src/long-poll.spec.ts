@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { shardOf } from '@qim/store-core';
-import { SHARDS, SYNC_MAX_WAIT_MS, headers, hex, mailboxTestApp, messageRecord } from './testing/mailbox-test-app';
+import { specMessage } from '@qim/mailbox-runtime/testing';
+import { SHARDS, SYNC_MAX_WAIT_MS, headers, hex, mailboxTestApp } from './testing/mailbox-test-app';
 import type { MailboxTestApp } from './testing/mailbox-test-app';
 
 const T = hex(0xa1);
@@ -37,7 +38,7 @@ describe('long-poll sync (wait_ms)', () => {
     t = await mailboxTestApp();
     const pending = poll(alice, `?wait_ms=${SYNC_MAX_WAIT_MS}`);
     await until('the sync to wait', () => t.board.waiterCount(shard) === 1);
-    await t.deliver(messageRecord(T, 1n, neighbour, t.clock.nowMs()), [alice]);
+    await t.deliver(specMessage(T, neighbour, 1n, t.clock.nowMs()), [alice]);
     const { r, ms } = await pending;
     expect(r.statusCode).toBe(200);
     expect(r.json().entries.map((e: { events: { message: { seq: string } }[] }) => e.events[0]!.message.seq)).toEqual(['1']);
@@ -52,10 +53,10 @@ describe('long-poll sync (wait_ms)', () => {
     let done = false;
     const pending = poll(alice, '?wait_ms=5000').then((x) => ((done = true), x));
     await until('the sync to wait', () => t.board.waiterCount(shard) === 1);
-    await t.deliver(messageRecord(T, 1n, alice, t.clock.nowMs()), [neighbour]);
+    await t.deliver(specMessage(T, alice, 1n, t.clock.nowMs()), [neighbour]);
     await sleep(50);
     expect([done, t.board.waiterCount(shard)]).toEqual([false, 1]);
-    await t.deliver(messageRecord(T, 2n, neighbour, t.clock.nowMs()), [alice, neighbour]);
+    await t.deliver(specMessage(T, neighbour, 2n, t.clock.nowMs()), [alice, neighbour]);
     const { r } = await pending;
     expect(r.json().entries).toHaveLength(1);
   });
@@ -72,17 +73,19 @@ describe('long-poll sync (wait_ms)', () => {
 
   it('answers at once when entries are already visible', async () => {
     t = await mailboxTestApp();
-    await t.deliver(messageRecord(T, 1n, alice, t.clock.nowMs()), [alice]);
-    const { r, ms } = await poll(alice, '?wait_ms=5000');
+    await t.deliver(specMessage(T, alice, 1n, t.clock.nowMs()), [alice]);
+    // "At once" is "without waiting": the sync never waits on the board (not a guess of how fast an answer is).
+    const waits = jest.spyOn(t.board, 'subscribe');
+    const { r } = await poll(alice, '?wait_ms=5000');
     expect(r.json().entries).toHaveLength(1);
-    expect(ms).toBeLessThan(1_000);
+    expect(waits).not.toHaveBeenCalled();
   });
 
   it('refuses a wait above QIM_SYNC_MAX_WAIT_MS with 400 and accepts the maximum', async () => {
     t = await mailboxTestApp();
     const above = await poll(alice, `?wait_ms=${SYNC_MAX_WAIT_MS + 1}`);
     expect([above.r.statusCode, above.r.json().code]).toEqual([400, 'INVALID_INPUT']);
-    await t.deliver(messageRecord(T, 1n, alice, t.clock.nowMs()), [alice]);
+    await t.deliver(specMessage(T, alice, 1n, t.clock.nowMs()), [alice]);
     expect((await poll(alice, `?wait_ms=${SYNC_MAX_WAIT_MS}`)).r.statusCode).toBe(200);
   });
 
@@ -90,10 +93,11 @@ describe('long-poll sync (wait_ms)', () => {
     t = await mailboxTestApp({ ownShards: false, pollMs: 50 });
     const pending = poll(alice, '?wait_ms=5000');
     await until('the sync to wait', () => t.board.waiterCount(shard) === 1);
-    await t.applyElsewhere(messageRecord(T, 1n, neighbour, t.clock.nowMs()), [alice]);
+    await t.applyElsewhere(specMessage(T, neighbour, 1n, t.clock.nowMs()), [alice]);
     const { r, ms } = await pending;
     expect(r.json().entries).toHaveLength(1);
-    expect(ms).toBeLessThan(1_500);
+    // Woken before its wait ended (a wait that ran out answers at ≥ wait_ms).
+    expect(ms).toBeLessThan(5_000);
   });
 });
 
@@ -106,17 +110,17 @@ describe('a sync whose cursor the process proves current', () => {
 
   it('waits without a store read, through pages for others, and reads once the page that gives the user an entry', async () => {
     t = await mailboxTestApp();
-    await t.deliver(messageRecord(T, 1n, alice, t.clock.nowMs()), [alice]);
+    await t.deliver(specMessage(T, alice, 1n, t.clock.nowMs()), [alice]);
     const first = await poll(alice, '');
     expect(seqsOf(first)).toEqual(['1']);
     const cursor = first.json().next_after as string;
     const before = t.scans();
     const pending = poll(alice, `?after=${cursor}&wait_ms=5000`);
     await until('the sync to wait', () => t.board.waiterCount(shard) === 1);
-    await t.deliver(messageRecord(T, 2n, neighbour, t.clock.nowMs()), [neighbour]);
+    await t.deliver(specMessage(T, neighbour, 2n, t.clock.nowMs()), [neighbour]);
     await sleep(20);
     expect(t.scans() - before).toBe(0);
-    await t.deliver(messageRecord(T, 3n, neighbour, t.clock.nowMs()), [alice, neighbour]);
+    await t.deliver(specMessage(T, neighbour, 3n, t.clock.nowMs()), [alice, neighbour]);
     const r = await pending;
     expect(seqsOf(r)).toEqual(['3']);
     expect(t.scans() - before).toBe(1);
@@ -128,9 +132,9 @@ describe('a sync whose cursor the process proves current', () => {
 
   it('answers an empty page at wait_ms without a read, keeping the cursor', async () => {
     t = await mailboxTestApp();
-    await t.deliver(messageRecord(T, 1n, alice, t.clock.nowMs()), [alice]);
+    await t.deliver(specMessage(T, alice, 1n, t.clock.nowMs()), [alice]);
     const cursor = (await poll(alice, '')).json().next_after as string;
-    await t.deliver(messageRecord(T, 2n, neighbour, t.clock.nowMs()), [neighbour]);
+    await t.deliver(specMessage(T, neighbour, 2n, t.clock.nowMs()), [neighbour]);
     const before = t.scans();
     const r = await poll(alice, `?after=${cursor}&wait_ms=100`);
     expect(r.json()).toMatchObject({ entries: [], has_more: false, next_after: cursor });
@@ -140,15 +144,15 @@ describe('a sync whose cursor the process proves current', () => {
 
   it('reads when a page gave the user an entry after the cursor, or another process applies the shard', async () => {
     t = await mailboxTestApp();
-    await t.deliver(messageRecord(T, 1n, alice, t.clock.nowMs()), [alice]);
+    await t.deliver(specMessage(T, alice, 1n, t.clock.nowMs()), [alice]);
     const cursor = (await poll(alice, '')).json().next_after as string;
-    await t.deliver(messageRecord(T, 2n, neighbour, t.clock.nowMs()), [alice]);
+    await t.deliver(specMessage(T, neighbour, 2n, t.clock.nowMs()), [alice]);
     expect(seqsOf(await poll(alice, `?after=${cursor}&wait_ms=5000`))).toEqual(['2']);
     // a process that does not apply the shard knows nothing of its pages: every sync reads
     const other = await mailboxTestApp({ ownShards: false, pollMs: 20 });
     try {
       const start = (await other.app.inject({ url: `/v1/mailboxes/${alice}/entries`, headers: headers(T, alice) })).json().next_after as string;
-      await other.applyElsewhere(messageRecord(T, 1n, alice, other.clock.nowMs()), [alice]);
+      await other.applyElsewhere(specMessage(T, alice, 1n, other.clock.nowMs()), [alice]);
       const before = other.scans();
       const r = await other.app.inject({ url: `/v1/mailboxes/${alice}/entries?after=${start}`, headers: headers(T, alice) });
       expect(r.json().entries).toHaveLength(1);
@@ -166,7 +170,7 @@ describe('a sync that repeats the cursor of its last answer is held (QIM_SYNC_RE
   const poll = (user: string, query: string) => timedSync(t, user, query);
   /** The cursor alice's answer with her one entry gave. */
   const currentCursor = async (): Promise<string> => {
-    await t.deliver(messageRecord(T, 1n, alice, t.clock.nowMs()), [alice]);
+    await t.deliver(specMessage(T, alice, 1n, t.clock.nowMs()), [alice]);
     const first = await poll(alice, '');
     expect(first.r.json().entries).toHaveLength(1);
     return first.r.json().next_after as string;
@@ -199,37 +203,41 @@ describe('a sync that repeats the cursor of its last answer is held (QIM_SYNC_RE
     const cursor = await currentCursor();
     const repeat = poll(alice, `?after=${cursor}`);
     await until('the repeat to be held', () => t.board.waiterCount(shard) === 1);
-    await t.deliver(messageRecord(T, 2n, neighbour, t.clock.nowMs()), [alice]);
+    await t.deliver(specMessage(T, neighbour, 2n, t.clock.nowMs()), [alice]);
     const { r, ms } = await repeat;
     expect(r.json().entries.map((e: { events: { message: { seq: string } }[] }) => e.events[0]!.message.seq)).toEqual(['2']);
-    expect(ms).toBeLessThan(2_000);
+    // Answered before the hold ended (a hold that ran out answers at ≥ 5 s).
+    expect(ms).toBeLessThan(5_000);
   });
 
   it('does not hold a sync with another cursor, a first sync, another user, a repeat after the hold, or any sync when the hold is 0', async () => {
+    // Not held = the hold counter stays 0 (the service counts every sync it holds), not a guess of how fast an answer is.
+    const heldTotal = async (): Promise<number> =>
+      Number(/^qim_sync_held_total\{service="mailbox"\} (\d+)$/m.exec((await t.app.inject({ url: '/metrics' })).body)?.[1]);
     t = await mailboxTestApp({ repeatHoldMs: 5_000 });
     const cursor = await currentCursor();
     // another device of alice's, without a cursor yet: its first page has the entry
     const other = await poll(alice, '');
     expect(other.r.json().entries).toHaveLength(1);
-    expect(other.ms).toBeLessThan(2_000);
     // a cursor no answer gave, with nothing after it: one offset further, past a page for the neighbour
-    await t.deliver(messageRecord(T, 2n, neighbour, t.clock.nowMs()), [neighbour]);
+    await t.deliver(specMessage(T, neighbour, 2n, t.clock.nowMs()), [neighbour]);
     const further = await poll(alice, `?after=${BigInt(cursor) + 1n}`);
     expect(further.r.json()).toMatchObject({ entries: [], next_after: (BigInt(cursor) + 1n).toString() });
-    expect(further.ms).toBeLessThan(2_000);
     // a neighbour's sync is not held by alice's answers
-    expect((await poll(neighbour, '')).ms).toBeLessThan(2_000);
+    expect((await poll(neighbour, '')).r.statusCode).toBe(200);
+    expect(await heldTotal()).toBe(0);
     await t.app.close();
     // once the hold has passed since the last answer, a repeat is answered at once
     t = await mailboxTestApp({ repeatHoldMs: 1_000 });
     const c1 = await currentCursor();
     await sleep(1_100);
-    expect((await poll(alice, `?after=${c1}`)).ms).toBeLessThan(900);
+    expect((await poll(alice, `?after=${c1}`)).r.statusCode).toBe(200);
+    expect(await heldTotal()).toBe(0);
     await t.app.close();
     t = await mailboxTestApp({ repeatHoldMs: 0 });
     const c0 = await currentCursor();
-    for (let i = 0; i < 3; i++) expect((await poll(alice, `?after=${c0}`)).ms).toBeLessThan(2_000);
-    expect((await t.app.inject({ url: '/metrics' })).body).toMatch(/^qim_sync_held_total\{service="mailbox"\} 0$/m);
+    for (let i = 0; i < 3; i++) expect((await poll(alice, `?after=${c0}`)).r.statusCode).toBe(200);
+    expect(await heldTotal()).toBe(0);
   });
 });
 
@@ -259,6 +267,7 @@ describe('long-poll over a real connection', () => {
     const r = await pending;
     expect(r.status).toBe(200);
     expect(((await r.json()) as { entries: unknown[] }).entries).toEqual([]);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // Answered by the close, before its wait ended.
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

@@ -1,5 +1,6 @@
 import { ReadBudget } from '@qim/service-kit';
-import { headers, hex, mailboxTestApp, messageRecord } from './testing/mailbox-test-app';
+import { specMessage } from '@qim/mailbox-runtime/testing';
+import { headers, hex, mailboxTestApp } from './testing/mailbox-test-app';
 import type { MailboxTestApp } from './testing/mailbox-test-app';
 
 const T = hex(0xa1);
@@ -16,7 +17,7 @@ describe('mailbox sync pages under the read budget (QIM_READ_BUDGET_BYTES)', () 
   const budget = new ReadBudget({ totalBytes: 2 * MiB, waitMs: 0 });
   beforeEach(async () => {
     t = await mailboxTestApp({ readBudget: budget });
-    await t.deliver(messageRecord(T, 1n, USER, t.clock.nowMs()), [USER]);
+    await t.deliver(specMessage(T, USER, 1n, t.clock.nowMs()), [USER]);
   });
   afterEach(() => t.app.close());
 
@@ -43,7 +44,7 @@ describe('mailbox sync pages under the read budget (QIM_READ_BUDGET_BYTES)', () 
     await until(() => t.board.waiterCount() > 0);
     expect(budget.inUseBytes).toBe(0);
     expect((await sync(2 * MiB)).statusCode).toBe(200);
-    await t.deliver(messageRecord(T, 2n, USER, t.clock.nowMs()), [USER]);
+    await t.deliver(specMessage(T, USER, 2n, t.clock.nowMs()), [USER]);
     expect((await waiting).json().entries).toHaveLength(1);
   });
 });

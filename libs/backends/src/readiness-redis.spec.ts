@@ -1,8 +1,8 @@
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import { promisify } from 'node:util';
-import { TOKEN, opsApp } from '@qim/service-kit/testing';
+import { WITH_TOKEN, opsApp } from '@qim/service-kit/testing';
+import { freePort } from '@qim/store-core/testing';
 import { openMessageBackend } from './open-backend';
 
 /**
@@ -13,22 +13,12 @@ jest.setTimeout(60_000);
 
 const run = promisify(execFile);
 
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-const withToken = { authorization: `Bearer ${TOKEN}` };
-
 describe('/readyz over real servers', () => {
   describe('a Redis of its own', () => {
     let server: ChildProcess;
     let port: number;
     beforeAll(async () => {
-      port = await closedPort();
+      port = await freePort();
       server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
       for (let i = 0; ; i++) {
         const up = await run('redis-cli', ['-p', String(port), 'PING']).then((r) => r.stdout.trim() === 'PONG', () => false);
@@ -52,7 +42,7 @@ describe('/readyz over real servers', () => {
         now += 5_000;
         const pub = await app.inject({ url: '/readyz' });
         expect([pub.statusCode, pub.json()]).toEqual([503, { status: 'not_ready' }]);
-        const detail = (await app.inject({ url: '/readyz', headers: withToken })).json();
+        const detail = (await app.inject({ url: '/readyz', headers: WITH_TOKEN })).json();
         expect(detail.checks.store).toEqual({ ok: false, detail: expect.objectContaining({ reason: expect.stringMatching(/NOPERM/) }) });
 
         const exited = new Promise((resolve) => server.once('exit', resolve));

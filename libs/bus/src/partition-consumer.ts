@@ -53,6 +53,12 @@ export interface PartitionConsumerOptions {
   readonly fetchPaceMs?: number;
   /** Called with the API name (Fetch, OffsetCommit, Heartbeat, …) of every request a broker answered. */
   readonly onRequest?: (apiName: string) => void;
+  /**
+   * Awaited before each OffsetCommit request is sent, with the offsets it carries (partition → next
+   * offset): pages handled meanwhile queue for the next request, exactly as while a request is in
+   * flight. For tests that must hold a commit in flight (default: none).
+   */
+  readonly beforeCommitRequest?: (offsets: ReadonlyMap<number, bigint>) => void | Promise<void>;
 }
 
 function headersOf(h: IHeaders | undefined): Record<string, Buffer> | undefined {
@@ -149,6 +155,7 @@ export class PartitionConsumer {
       // Through the latest batch's own commit function: kafkajs's `consumer.commitOffsets` silently
       // does nothing once the runner is stopping, which would lose the final commit of `stop`.
       send: async (offsets, metadata) => {
+        await opts.beforeCommitRequest?.(offsets);
         const commit = this.commitVia;
         if (!commit) throw new Error('no batch has been handled yet');
         // kafkajs passes each partition's `metadata` on to the OffsetCommit request as it is.

@@ -9,6 +9,7 @@ import { FrontierBoard } from './frontier-board';
 import { MailboxMetrics } from './mailbox-metrics';
 import { dispatchRecordsOf } from './router-plan';
 import { ShardWorker } from './shard-worker';
+import { specMessage } from './testing/spec-message';
 
 /**
  * Issue 28 item 10, over the real Kafka of `tools/infra`: a page holding a poison record fails on a
@@ -24,20 +25,7 @@ const clock = new ManualClock(1_700_000_000_000n);
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 function dispatchValue(seq: bigint): Buffer {
-  const record = {
-    tenantId: hex(0xa1),
-    conversationId: hex(0xc1),
-    seq,
-    messageId: hex(0xe000 + Number(seq)),
-    senderId: hex(1),
-    clientMessageId: hex(0xd000 + Number(seq)),
-    kind: 'normal' as const,
-    control: false,
-    contentType: 'text/plain',
-    body: Buffer.from(`m${seq}`),
-    createdAt: clock.nowMs(),
-    retention: { kind: 'default' as const },
-  };
+  const record = specMessage(hex(0xa1), hex(1), seq, clock.nowMs());
   return encodeDispatchRecord(dispatchRecordsOf({ record, recipients: [hex(1), hex(2)] }, 1)[0]!);
 }
 

@@ -1,12 +1,13 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, createConnection } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Id128 } from '@qim/store-core';
 import { UnavailableError } from '@qim/store-core';
+import { freePort } from '@qim/store-core/testing';
 import { statusOfCode } from '@qim/service-kit';
 import { openMailboxBackend } from '@qim/backends';
 import type { MailboxBackend } from '@qim/backends';
@@ -16,17 +17,6 @@ import { MailboxReader } from './mailbox-reader';
 jest.setTimeout(60_000);
 
 const newId = (): Id128 => randomBytes(16).toString('hex') as Id128;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const a = srv.address();
-      srv.close(() => resolve(typeof a === 'object' && a !== null ? a.port : 0));
-    });
-  });
-}
 
 async function answersPing(port: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -3,24 +3,12 @@ import type { DispatchRecord, Id128, MessageRecord } from '@qim/store-core';
 import { encodeMessageEvent, shardOf } from '@qim/store-core';
 import { MailboxMetrics } from './mailbox-metrics';
 import { MessageRouter } from './message-router';
+import { specMessage } from './testing/spec-message';
 
 const hex = (n: number) => n.toString(16).padStart(32, '0') as Id128;
 const T = hex(0xa1);
 const users = Array.from({ length: 12 }, (_, i) => hex(i + 1));
-const record = (seq: bigint): MessageRecord => ({
-  tenantId: T,
-  conversationId: hex(0xc1),
-  seq,
-  messageId: hex(0xe000 + Number(seq)),
-  senderId: users[0]!,
-  clientMessageId: hex(0xd000 + Number(seq)),
-  kind: 'normal',
-  control: false,
-  contentType: 'text/plain',
-  body: Buffer.from(`m${seq}`),
-  createdAt: 1_700_000_000_000n,
-  retention: { kind: 'default' },
-});
+const record = (seq: bigint): MessageRecord => specMessage(T, users[0]!, seq, 1_700_000_000_000n);
 const rec = (offset: bigint, value: Buffer): ConsumedRecord => ({ topic: 'm', partition: 1, offset, key: null, value });
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 

@@ -23,20 +23,34 @@ const page = (offset: bigint): ConsumedPage => ({
   records: [{ topic: 'd', partition: 0, offset, key: null, value: encodeDispatchRecord(dispatchRecordsOf({ record: message(offset + 1n), recipients: [alice] }, 1)[0]!) }],
 });
 
-/** A store whose `applyPage` hangs until the test releases it (a store that stopped answering). */
+/**
+ * A store whose `applyPage` hangs until the test releases it (a store that stopped answering).
+ * `thaw()` releases it and resolves once the hung apply has ended: the test, not the scheduler,
+ * decides that the retry comes after it.
+ */
 async function hangingStore() {
   const backend = memoryMailboxBackend({ epoch: 2, gc: { entryRetentionMs: 86_400_000n, dispatchDedupeMs: 8n * 86_400_000n }, applyConcurrency: 1 }, clock);
   const real: MailboxStore = await backend.storeFor(0);
   let hang = true;
   let release: () => void = () => undefined;
   let calls = 0;
+  let hung: Promise<unknown> = Promise.resolve();
   const store = Object.create(real) as MailboxStore;
-  store.applyPage = async (p: DispatchPage): Promise<PageReport> => {
+  store.applyPage = (p: DispatchPage): Promise<PageReport> => {
     calls += 1;
-    if (hang) await new Promise<void>((r) => (release = r));
-    return real.applyPage(p);
+    const applied = (async () => {
+      if (hang) await new Promise<void>((r) => (release = r));
+      return real.applyPage(p);
+    })();
+    if (hang) hung = applied.catch(() => undefined);
+    return applied;
   };
-  return { store, calls: () => calls, thaw: () => ((hang = false), release()) };
+  const thaw = async (): Promise<void> => {
+    hang = false;
+    release();
+    await hung;
+  };
+  return { store, calls: () => calls, thaw };
 }
 
 async function counter(metrics: MailboxMetrics, labels: Record<string, string>): Promise<number> {
@@ -66,7 +80,7 @@ describe('ShardWorker apply bound', () => {
     await expect(worker.handlePage(page(0n))).rejects.toThrow(/still running/);
     expect(calls()).toBe(1);
 
-    thaw();
+    await thaw();
     await worker.handlePage(page(0n));
     expect((await store.frontier()).offset).toBe(0n);
     expect(worker.stateOf(0)).toMatchObject({ lastError: null, pagesApplied: 1 });

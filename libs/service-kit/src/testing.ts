@@ -1,1 +1,1 @@
-export { NEXT, TOKEN, opsApp } from './testing/ops-app';
+export { NEXT, TOKEN, WITH_TOKEN, opsApp } from './testing/ops-app';

@@ -4,3 +4,5 @@
  */
 export { ManualClock } from './testing/manual-clock';
 export type { BackendTestKit, TestOpenOptions, TestStoreTuning, TestStores } from './testing/backend-test-kit';
+export { freePort } from './testing/free-port';
+export { SAMPLE_SEND_REQUEST } from './testing/sample-request';

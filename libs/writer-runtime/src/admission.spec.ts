@@ -121,8 +121,8 @@ describe('AdmissionGate', () => {
     const probe = scripted(9_000);
     const gate = new AdmissionGate({ maxLagMs: 1_000, pollMs: 20, waitMs: 60_000, probe });
     gate.start();
-    await new Promise((r) => setTimeout(r, 130));
-    expect(probe.reads()).toBeGreaterThanOrEqual(3);
+    // Three reads nobody asked for, however late a loaded machine fires the timer (not: 3 reads within 130 ms).
+    while (probe.reads() < 3) await new Promise((r) => setTimeout(r, 5));
     expect(gate.state().closed).toBe(true);
     const held = gate.admit();
     await gate.stop();

@@ -121,12 +121,14 @@ describe('recovery shared between writers', () => {
     const [a, b] = await Promise.all(['a', 'b'].map((owner) => openCoordination({ kind: 'redis', redisUrl: redisUrl(), namespace }, owner, () => undefined)));
     try {
       const key = { tenantId: T, senderId: id(1), clientMessageId: id(4) };
-      expect(await a!.claims.claim(key, 300)).toBe(true);
-      expect(await b!.claims.claim(key, 300)).toBe(false);
+      // Live claims last a minute, so no round trip on a loaded machine outlasts them; only the claim
+      // meant to expire is short, and the test waits past its end (a timer never fires early).
+      expect(await a!.claims.claim(key, 60_000)).toBe(true);
+      expect(await b!.claims.claim(key, 60_000)).toBe(false);
       expect(await a!.claims.claim(key, 300)).toBe(true);
       await new Promise((r) => setTimeout(r, 400));
-      expect(await b!.claims.claim(key, 300)).toBe(true);
-      expect(await a!.claims.claim(key, 300)).toBe(false);
+      expect(await b!.claims.claim(key, 60_000)).toBe(true);
+      expect(await a!.claims.claim(key, 60_000)).toBe(false);
     } finally {
       await Promise.all([a!.close(), b!.close()]);
     }

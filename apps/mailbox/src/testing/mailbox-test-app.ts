@@ -161,20 +161,3 @@ export const headers = (tenant: Id128, user: Id128, token = TOKEN): Record<strin
   'x-qim-tenant': tenant,
   'x-qim-user': user,
 });
-
-export function messageRecord(tenantId: Id128, seq: bigint, senderId: Id128, createdAt: bigint, body = `m${seq}`): MessageRecord {
-  return {
-    tenantId,
-    conversationId: hex(0xc0),
-    seq,
-    messageId: hex(0xe000 + Number(seq)),
-    senderId,
-    clientMessageId: hex(0xd000 + Number(seq)),
-    kind: 'normal',
-    control: false,
-    contentType: 'text/plain',
-    body: Buffer.from(body),
-    createdAt,
-    retention: { kind: 'default' },
-  };
-}

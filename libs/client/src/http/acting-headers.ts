@@ -1,3 +1,4 @@
+import { TENANT_HEADER, USER_HEADER } from '@qim/wire';
 import type { Id128 } from '../wire/ids';
 import { requireId128 } from '../wire/ids';
 
@@ -9,7 +10,7 @@ export interface ActingIdentity {
 
 /** `x-qim-tenant` for routes that act on a tenant (membership); a missing or malformed id is refused here. */
 export function tenantHeaders(who: ActingIdentity): Record<string, string> {
-  return { 'x-qim-tenant': requireId128('tenantId', who.tenantId) };
+  return { [TENANT_HEADER]: requireId128('tenantId', who.tenantId) };
 }
 
 /** The checked user headers of each identity, made once (a benchmark's device polls with the same identity thousands of times). */
@@ -19,7 +20,7 @@ const checked = new WeakMap<ActingIdentity, Readonly<Record<string, string>>>();
 export function userHeaders(who: ActingIdentity): Readonly<Record<string, string>> {
   let h = checked.get(who);
   if (h === undefined) {
-    h = Object.freeze({ ...tenantHeaders(who), 'x-qim-user': requireId128('userId', who.userId) });
+    h = Object.freeze({ ...tenantHeaders(who), [USER_HEADER]: requireId128('userId', who.userId) });
     checked.set(who, h);
   }
   return h;

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import { TopicVerifier, createKafka, ensureTopics } from '@qim/bus';
 import type { TopicSpec } from '@qim/bus';
-import { TOKEN, opsApp } from '../testing/ops-app';
+import { freePort } from '@qim/store-core/testing';
+import { WITH_TOKEN, opsApp } from '../testing/ops-app';
 import { kafkaReadiness } from './kafka-readiness';
 
 /**
@@ -14,19 +14,9 @@ const brokers = process.env['QIM_KAFKA_BROKERS'];
 if (!brokers) throw new Error('QIM_KAFKA_BROKERS is not set: eval "$(tools/infra/infra env)"');
 jest.setTimeout(60_000);
 
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-const withToken = { authorization: `Bearer ${TOKEN}` };
-
 describe('/readyz over real servers', () => {
   it('a broker at a closed port: 503, the public answer without the address, the detail with the token', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const kafka = createKafka({ brokers: [`127.0.0.1:${port}`], clientId: 'qimtest-readyz', connectionTimeoutMs: 300, retries: 0 });
     const verifier = new TopicVerifier(kafka);
     const app = await opsApp([kafkaReadiness(verifier, [{ topic: 'qim.none', partitions: 1, replicationFactor: 1 }])]);
@@ -35,7 +25,7 @@ describe('/readyz over real servers', () => {
     expect(pub.body).not.toContain(String(port));
     await app.close();
     const fresh = await opsApp([kafkaReadiness(verifier, [{ topic: 'qim.none', partitions: 1, replicationFactor: 1 }])]);
-    const detailed = (await fresh.inject({ url: '/readyz', headers: withToken })).json();
+    const detailed = (await fresh.inject({ url: '/readyz', headers: WITH_TOKEN })).json();
     expect(detailed.checks.kafka.ok).toBe(false);
     expect(String(detailed.checks.kafka.detail)).toMatch(/ECONNREFUSED|Connection|timed out/);
     await fresh.close();
@@ -50,7 +40,7 @@ describe('/readyz over real servers', () => {
     const verifier = new TopicVerifier({ admin: (...a: Parameters<typeof kafka.admin>) => (admins++, kafka.admin(...a)) });
     let now = 0;
     const app = await opsApp([kafkaReadiness(verifier, [topic])], { now: () => now });
-    const flood = await Promise.all(Array.from({ length: 40 }, () => app.inject({ url: '/readyz', headers: withToken })));
+    const flood = await Promise.all(Array.from({ length: 40 }, () => app.inject({ url: '/readyz', headers: WITH_TOKEN })));
     expect(flood.map((r) => r.statusCode)).toEqual(flood.map(() => 200));
     expect(flood[0]!.json().checks.kafka.detail).toEqual([{ topic: topic.topic, created: false, partitions: 2 }]);
     now += 5_000;

@@ -9,6 +9,8 @@ import { ServiceMetrics } from '../metrics/service-metrics';
 /** Two valid service tokens of the test app (a rotation in progress). */
 export const TOKEN = 'ops-test-token-0123456789';
 export const NEXT = 'ops-next-token-9876543210';
+/** The headers of a request that presents `TOKEN` (the detailed `/readyz` answer). */
+export const WITH_TOKEN: Readonly<Record<string, string>> = Object.freeze({ authorization: `Bearer ${TOKEN}` });
 
 /** A Fastify app with only the ops routes over `readiness` (specs of this library). */
 export async function opsApp(readiness: readonly ReadinessCheck[], extra: { now?: () => number } = {}): Promise<FastifyInstance> {

@@ -2,6 +2,7 @@ import { ConflictError, InvalidStateError, NotFoundError } from '../errors/domai
 import type { Id128 } from '../model/ids';
 import type { CommitIntent, CommitSnapshot, CommitState } from '../model/message';
 import { requestIdentity } from '../codecs/send-request';
+import { SAMPLE_SEND_REQUEST } from '../testing/sample-request';
 import {
   COMMIT_STEP_TEXTS,
   assertRecordOfIntent,
@@ -15,17 +16,7 @@ import { recordFromIntent } from './record-from-intent';
 import { reservedIntentOf } from './seq-claim';
 
 const id = (n: number): Id128 => n.toString(16).padStart(32, '0') as Id128;
-const request = {
-  tenantId: id(1),
-  senderId: id(2),
-  clientMessageId: id(3),
-  conversationId: id(4),
-  kind: 'normal' as const,
-  control: false,
-  contentType: 'text/plain',
-  body: Buffer.from('hi'),
-  retention: { kind: 'default' as const },
-};
+const request = SAMPLE_SEND_REQUEST;
 const identity = requestIdentity(request);
 const intent: CommitIntent = reservedIntentOf(request, identity, [id(2), id(5)], { identity, seq: 7n, messageId: id(70), createdAt: 1_000n });
 const pub = { topic: 'qim.messages', partition: 1, offset: 9n };

@@ -4,20 +4,11 @@ import type { Id128 } from '../model/ids';
 import { MAX_BODY_BYTES, MAX_CONTENT_TYPE_BYTES, MAX_EPHEMERAL_TTL_SECONDS } from '../model/message';
 import type { SendRequest } from '../model/message';
 import { U63_MAX } from '../model/u64';
+import { SAMPLE_SEND_REQUEST } from '../testing/sample-request';
 import { normalizeRecipients, validateReserveInput, validateSendRequest } from './request-validation';
 
 const id = (n: number): Id128 => n.toString(16).padStart(32, '0') as Id128;
-const base: SendRequest = {
-  tenantId: id(1),
-  senderId: id(2),
-  clientMessageId: id(3),
-  conversationId: id(4),
-  kind: 'normal',
-  control: false,
-  contentType: 'text/plain',
-  body: new Uint8Array([1, 2, 3]),
-  retention: { kind: 'default' },
-};
+const base: SendRequest = SAMPLE_SEND_REQUEST;
 const bad = (patch: Record<string, unknown>): SendRequest => ({ ...base, ...patch }) as SendRequest;
 
 describe('validateSendRequest', () => {

@@ -1,21 +1,12 @@
 import { ConflictError } from '../errors/domain-errors';
 import type { Id128 } from '../model/ids';
 import { requestIdentity } from '../codecs/send-request';
+import { SAMPLE_SEND_REQUEST } from '../testing/sample-request';
 import { COMMIT_STEP_TEXTS } from './commit-steps';
 import { decideSeqClaim, reservedIntentOf } from './seq-claim';
 
 const id = (n: number): Id128 => n.toString(16).padStart(32, '0') as Id128;
-const request = {
-  tenantId: id(1),
-  senderId: id(2),
-  clientMessageId: id(3),
-  conversationId: id(4),
-  kind: 'normal' as const,
-  control: false,
-  contentType: 'text/plain',
-  body: Buffer.from('hi'),
-  retention: { kind: 'default' as const },
-};
+const request = SAMPLE_SEND_REQUEST;
 const identity = requestIdentity(request);
 
 function refusal(f: () => unknown): Error {

@@ -59,12 +59,14 @@ it('a 10,000-recipient dispatch (first day, then registered) applies with zero d
   };
   const started = performance.now();
   const scans = Array.from({ length: 4 }, scanLoop);
-  let reports: PageReport[];
+  const reports: PageReport[] = [];
+  const applyMs: number[] = [];
   try {
-    reports = [
-      await store.applyPage(makePage(1n, 1n, [[1n, makeRecord(se.shard, t, users, now)]])),
-      await store.applyPage(makePage(2n, 2n, [[2n, makeRecord(se.shard, t, users, now)]])),
-    ];
+    for (const offset of [1n, 2n]) {
+      const t0 = performance.now();
+      reports.push(await store.applyPage(makePage(offset, offset, [[offset, makeRecord(se.shard, t, users, now)]])));
+      applyMs.push(performance.now() - t0);
+    }
   } finally {
     applying = false;
     await Promise.all(scans);
@@ -89,7 +91,10 @@ it('a 10,000-recipient dispatch (first day, then registered) applies with zero d
   expect(counter.peakInFlight).toBeLessThanOrEqual(DEFAULT_MAX_IN_FLIGHT);
   expect(counter.lwtCount()).toBe(RECIPIENTS - readers.length);
   expect(latencies.length).toBeGreaterThan(20);
-  expect(p99).toBeLessThan(3_000);
+  // Scans kept answering *during* each apply: a scan queued behind a page's writes would take about
+  // as long as the apply. Measured against the applies of this run, not a fixed number of ms, so a
+  // loaded machine (slower scans and slower applies alike) does not decide the verdict.
+  expect(p99).toBeLessThan(Math.min(...applyMs) / 4);
   const direct = new DirectReads(gate.session);
   for (const u of users.filter((_, i) => i % 97 === 0)) {
     expect((await direct.entryRows(t, u)).map((r) => r['mailbox_seq'])).toEqual(

@@ -1,5 +1,6 @@
 import { CorruptEntryError, encodeCommitIntent, requestIdentity } from '@qim/store-core';
 import type { CommitIntent, Id128, SendRequest } from '@qim/store-core';
+import { SAMPLE_SEND_REQUEST } from '@qim/store-core/testing';
 import type { types } from 'cassandra-driver';
 import { mapBounded } from './bounded';
 import { isTakeoverAllowed } from './claim';
@@ -11,17 +12,7 @@ import { RECOVERY_SETTLE_MS, before, comparePositions, recoveryWindow, scanStart
 import { seqBucketOf } from './tables/record-table';
 
 const id = (n: number): Id128 => n.toString(16).padStart(32, '0') as Id128;
-const request: SendRequest = {
-  tenantId: id(1),
-  senderId: id(2),
-  clientMessageId: id(3),
-  conversationId: id(4),
-  kind: 'normal',
-  control: false,
-  contentType: 'text/plain',
-  body: Buffer.from('hi'),
-  retention: { kind: 'default' },
-};
+const request: SendRequest = SAMPLE_SEND_REQUEST;
 const intent: CommitIntent = {
   key: { tenantId: id(1), senderId: id(2), clientMessageId: id(3) },
   identity: requestIdentity(request),
