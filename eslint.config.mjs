@@ -25,7 +25,8 @@ function folderLayers(src, levels, { top, sub = {} }) {
         return subLevel.map((s) => {
           const siblings = subHigher.filter((x) => x !== s);
           const patterns = [upward, { regex: '^\\.\\./[^./]+$', message: why(`the files of ${folder}/ sit above its subfolders`) }];
-          if (siblings.length > 0) patterns.push({ regex: `^\\.\\./(${siblings.join('|')})(/|$)`, message: why(`${folder}/${s}/ may import only lower subfolders`) });
+          if (siblings.length > 0)
+            patterns.push({ regex: `^\\.\\./(${siblings.join('|')})(/|$)`, message: why(`${folder}/${s}/ may import only lower subfolders`) });
           return entry(`${src}/${folder}/${s}/**/*.ts`, patterns);
         });
       });
@@ -36,47 +37,75 @@ function folderLayers(src, levels, { top, sub = {} }) {
 
 /** Who may import whom (Nx tags). */
 const depConstraints = [
-    // store-core knows no driver, no HTTP stack, nothing of ours.
-    { sourceTag: 'type:core', onlyDependOnLibsWithTags: [], bannedExternalImports: [...drivers, ...httpStack] },
-    // each backend knows core (and, in its specs, the contract suite) and only its own driver.
-    { sourceTag: 'driver:none', bannedExternalImports: drivers },
-    { sourceTag: 'type:backend', bannedExternalImports: httpStack },
-    { sourceTag: 'type:testing', bannedExternalImports: [...drivers, ...httpStack] },
-    { sourceTag: 'driver:redis', bannedExternalImports: ['cassandra-driver', 'kafkajs', ...httpStack] },
-    { sourceTag: 'driver:cql', bannedExternalImports: ['ioredis', 'kafkajs', ...httpStack] },
-    { sourceTag: 'driver:kafka', bannedExternalImports: ['ioredis', 'cassandra-driver', ...httpStack] },
-    { sourceTag: 'type:backend', onlyDependOnLibsWithTags: ['type:core', 'type:testing'] },
-    { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:core'] },
-    { sourceTag: 'type:bus', onlyDependOnLibsWithTags: ['type:core'] },
-    // the wire forms shared by both services (zod schemas of ids, u64s, record JSON): core types only, no HTTP stack.
-    { sourceTag: 'type:wire', onlyDependOnLibsWithTags: ['type:core'], bannedExternalImports: [...drivers, ...httpStack] },
-    // the service library: HTTP, lifecycle, config plumbing — below the stores, it imports none of them.
-    { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:core', 'type:bus'], bannedExternalImports: drivers },
-    // the one place a backend is chosen and opened: the registry of the stores' backend modules, and the services'
-    // environment schemas over their variables.
-    { sourceTag: 'type:backends', onlyDependOnLibsWithTags: ['type:core', 'type:backend', 'type:service'], bannedExternalImports: [...drivers, ...httpStack] },
-    // one runtime library per service, over the plumbing of service-kit. Stores and the writer's coordination
-    // (membership, writer-id leases, recovery claims) open through the backends registry only.
-    { sourceTag: 'type:runtime', onlyDependOnLibsWithTags: ['type:core', 'type:service', 'type:bus', 'type:backends'], bannedExternalImports: [...drivers, ...httpStack] },
-    // the mailbox side (its runtime and app) never reaches writer code: no leases, no coordination.
-    { sourceTag: 'scope:mailbox', onlyDependOnLibsWithTags: ['type:core', 'type:service', 'type:backends', 'type:bus', 'type:wire', 'type:testing', 'scope:mailbox'] },
-    { sourceTag: 'scope:writer', notDependOnLibsWithTags: ['scope:mailbox'] },
-    // the client speaks HTTP/JSON only: of ours just the wire forms it decodes answers with, no driver, no server stack.
-    { sourceTag: 'type:client', onlyDependOnLibsWithTags: ['type:wire'], bannedExternalImports: [...drivers, ...httpStack] },
-    { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:core', 'type:service', 'type:backends', 'type:runtime', 'type:wire', 'type:bus', 'type:testing', 'type:client', 'type:harness'], bannedExternalImports: drivers },
-    // the service-stack harness starts the built services as processes (the e2e specs and the drills): nothing of ours,
-    // no driver, no server stack; of the apps only the e2e specs use it.
-    { sourceTag: 'type:harness', onlyDependOnLibsWithTags: [], bannedExternalImports: [...drivers, ...httpStack] },
-    { sourceTag: 'scope:writer', notDependOnLibsWithTags: ['type:harness'] },
-    // tools (drills, infra checks) drive the product from outside: through the HTTP client and the service-stack harness only.
-    { sourceTag: 'type:tools', onlyDependOnLibsWithTags: ['type:client', 'type:harness'] },
-    // the benchmarks (tools/bench) measure the stores and services beside raw driver baselines: the drivers directly (the
-    // baselines), the stores only through libs/backends (its registry, and `@qim/backends/testing` for the stores' test kits).
-    { sourceTag: 'type:bench', onlyDependOnLibsWithTags: ['type:core', 'type:backends', 'type:bus', 'type:service', 'type:runtime', 'type:wire', 'type:client', 'type:harness'] },
-    // the soak (tools/soak) runs the real store and worker code in-process: stores only through libs/backends (the test
-    // kits of `@qim/backends/testing`, with their inspection seams), no driver.
-    { sourceTag: 'type:soak', onlyDependOnLibsWithTags: ['type:core', 'type:backends', 'type:bus', 'type:service', 'type:runtime'], bannedExternalImports: drivers },
-  ];
+  // store-core knows no driver, no HTTP stack, nothing of ours.
+  { sourceTag: 'type:core', onlyDependOnLibsWithTags: [], bannedExternalImports: [...drivers, ...httpStack] },
+  // each backend knows core (and, in its specs, the contract suite) and only its own driver.
+  { sourceTag: 'driver:none', bannedExternalImports: drivers },
+  { sourceTag: 'type:backend', bannedExternalImports: httpStack },
+  { sourceTag: 'type:testing', bannedExternalImports: [...drivers, ...httpStack] },
+  { sourceTag: 'driver:redis', bannedExternalImports: ['cassandra-driver', 'kafkajs', ...httpStack] },
+  { sourceTag: 'driver:cql', bannedExternalImports: ['ioredis', 'kafkajs', ...httpStack] },
+  { sourceTag: 'driver:kafka', bannedExternalImports: ['ioredis', 'cassandra-driver', ...httpStack] },
+  { sourceTag: 'type:backend', onlyDependOnLibsWithTags: ['type:core', 'type:testing'] },
+  { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:core'] },
+  { sourceTag: 'type:bus', onlyDependOnLibsWithTags: ['type:core'] },
+  // the wire forms shared by both services (zod schemas of ids, u64s, record JSON): core types only, no HTTP stack.
+  { sourceTag: 'type:wire', onlyDependOnLibsWithTags: ['type:core'], bannedExternalImports: [...drivers, ...httpStack] },
+  // the service library: HTTP, lifecycle, config plumbing — below the stores, it imports none of them.
+  { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:core', 'type:bus'], bannedExternalImports: drivers },
+  // the one place a backend is chosen and opened: the registry of the stores' backend modules, and the services'
+  // environment schemas over their variables.
+  { sourceTag: 'type:backends', onlyDependOnLibsWithTags: ['type:core', 'type:backend', 'type:service'], bannedExternalImports: [...drivers, ...httpStack] },
+  // one runtime library per service, over the plumbing of service-kit. Stores and the writer's coordination
+  // (membership, writer-id leases, recovery claims) open through the backends registry only.
+  {
+    sourceTag: 'type:runtime',
+    onlyDependOnLibsWithTags: ['type:core', 'type:service', 'type:bus', 'type:backends'],
+    bannedExternalImports: [...drivers, ...httpStack],
+  },
+  // the mailbox side (its runtime and app) never reaches writer code: no leases, no coordination.
+  {
+    sourceTag: 'scope:mailbox',
+    onlyDependOnLibsWithTags: ['type:core', 'type:service', 'type:backends', 'type:bus', 'type:wire', 'type:testing', 'scope:mailbox'],
+  },
+  { sourceTag: 'scope:writer', notDependOnLibsWithTags: ['scope:mailbox'] },
+  // the client speaks HTTP/JSON only: of ours just the wire forms it decodes answers with, no driver, no server stack.
+  { sourceTag: 'type:client', onlyDependOnLibsWithTags: ['type:wire'], bannedExternalImports: [...drivers, ...httpStack] },
+  {
+    sourceTag: 'type:app',
+    onlyDependOnLibsWithTags: [
+      'type:core',
+      'type:service',
+      'type:backends',
+      'type:runtime',
+      'type:wire',
+      'type:bus',
+      'type:testing',
+      'type:client',
+      'type:harness',
+    ],
+    bannedExternalImports: drivers,
+  },
+  // the service-stack harness starts the built services as processes (the e2e specs and the drills): nothing of ours,
+  // no driver, no server stack; of the apps only the e2e specs use it.
+  { sourceTag: 'type:harness', onlyDependOnLibsWithTags: [], bannedExternalImports: [...drivers, ...httpStack] },
+  { sourceTag: 'scope:writer', notDependOnLibsWithTags: ['type:harness'] },
+  // tools (drills, infra checks) drive the product from outside: through the HTTP client and the service-stack harness only.
+  { sourceTag: 'type:tools', onlyDependOnLibsWithTags: ['type:client', 'type:harness'] },
+  // the benchmarks (tools/bench) measure the stores and services beside raw driver baselines: the drivers directly (the
+  // baselines), the stores only through libs/backends (its registry, and `@qim/backends/testing` for the stores' test kits).
+  {
+    sourceTag: 'type:bench',
+    onlyDependOnLibsWithTags: ['type:core', 'type:backends', 'type:bus', 'type:service', 'type:runtime', 'type:wire', 'type:client', 'type:harness'],
+  },
+  // the soak (tools/soak) runs the real store and worker code in-process: stores only through libs/backends (the test
+  // kits of `@qim/backends/testing`, with their inspection seams), no driver.
+  {
+    sourceTag: 'type:soak',
+    onlyDependOnLibsWithTags: ['type:core', 'type:backends', 'type:bus', 'type:service', 'type:runtime'],
+    bannedExternalImports: drivers,
+  },
+];
 
 /** A runtime's specs may also build the stores' own classes (leases on a manual clock, a shared claims table, a raw Redis probe). */
 const runtimeSpecConstraints = depConstraints.map((c) =>

@@ -10,7 +10,10 @@ module.exports = {
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: alias('tsconfig.base.json'), isolatedModules: true, diagnostics: false }],
     // light-my-request (Fastify's inject) requires `cookie` 2.x, which ships ESM only: transpile it for Jest.
-    '/node_modules/cookie/.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022' }, isolatedModules: true, diagnostics: false }],
+    '/node_modules/cookie/.+\\.js$': [
+      'ts-jest',
+      { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022' }, isolatedModules: true, diagnostics: false },
+    ],
   },
   transformIgnorePatterns: ['/node_modules/(?!cookie/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],

@@ -13,12 +13,21 @@ import fastify from 'fastify';
 import { flag, measureInFlight } from './in-flight';
 import type { InFlightMeasure } from './in-flight';
 
-const T = hex(0x7e), ALICE = hex(0xa1), CONV = hex(0xc0);
+const T = hex(0x7e),
+  ALICE = hex(0xa1),
+  CONV = hex(0xc0);
 
 async function serve(): Promise<void> {
   const app = fastify();
   const page = syncJson([entryJson(5n, messageJson(CONV, 5, ALICE, 'x'.repeat(100)))], 5n, false);
-  app.post('/v1/messages', async (req) => ({ conversation_id: CONV, seq: '7', message_id: hex(0x777), created_at: '1700000000123', replay: false, client: (req.body as { client_message_id: string }).client_message_id }));
+  app.post('/v1/messages', async (req) => ({
+    conversation_id: CONV,
+    seq: '7',
+    message_id: hex(0x777),
+    created_at: '1700000000123',
+    replay: false,
+    client: (req.body as { client_message_id: string }).client_message_id,
+  }));
   app.get('/v1/mailboxes/:user/entries', async () => page);
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   process.send?.(url);
@@ -26,11 +35,17 @@ async function serve(): Promise<void> {
 
 function measure(client: QimClient, kind: 'send' | 'sync', requests: number, concurrency: number): Promise<InFlightMeasure> {
   const body = new Uint8Array(100);
-  return measureInFlight(() => (kind === 'send' ? client.send({ conversationId: CONV, body }) : client.syncPage({ after: 4n, limit: 500 })), requests, concurrency);
+  return measureInFlight(
+    () => (kind === 'send' ? client.send({ conversationId: CONV, body }) : client.syncPage({ after: 4n, limit: 500 })),
+    requests,
+    concurrency,
+  );
 }
 
 async function main(): Promise<void> {
-  const requests = flag('requests', 4000), concurrency = flag('concurrency', 64), rounds = flag('rounds', 3);
+  const requests = flag('requests', 4000),
+    concurrency = flag('concurrency', 64),
+    rounds = flag('rounds', 3);
   const child = fork(process.argv[1]!, ['--serve'], { stdio: 'inherit' });
   const url = await new Promise<string>((resolve) => child.once('message', (m) => resolve(String(m))));
   const options = { writerUrl: url, mailboxUrl: url, token: 'bench', tenantId: T, userId: ALICE, retry: { attempts: 1 } };
@@ -42,7 +57,8 @@ async function main(): Promise<void> {
       const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
       const got: Record<string, InFlightMeasure> = {};
       for (const [name, c] of Object.entries(clients)) got[name] = await measure(c, kind, requests, concurrency);
-      const h = got['node:http']!, f = got['fetch']!;
+      const h = got['node:http']!,
+        f = got['fetch']!;
       console.log(
         `round ${r} ${kind}: node:http ${h.usPerCall.toFixed(0)} µs (${h.perSecond.toFixed(0)}/s)  fetch ${f.usPerCall.toFixed(0)} µs (${f.perSecond.toFixed(0)}/s)  ratio ${(h.usPerCall / f.usPerCall).toFixed(2)}  load ${load}`,
       );

@@ -25,7 +25,8 @@ type Arg = string | Buffer;
 
 export const FLOOR_SCRIPTS = {
   claim: "redis.call('HSET', KEYS[1], 'identity', ARGV[1], 'state', 'CLAIMED', 'request', ARGV[2]) redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4]) return {0}",
-  seqRecord: "local n = redis.call('INCR', KEYS[1]) redis.call('SET', KEYS[2] .. n, ARGV[1]) redis.call('ZADD', KEYS[3], 0, string.format('%016x', n) .. ARGV[2]) return {0, n}",
+  seqRecord:
+    "local n = redis.call('INCR', KEYS[1]) redis.call('SET', KEYS[2] .. n, ARGV[1]) redis.call('ZADD', KEYS[3], 0, string.format('%016x', n) .. ARGV[2]) return {0, n}",
   commit: "redis.call('HSET', KEYS[1], 'state', 'COMMITTED', 'intent', ARGV[1]) redis.call('ZREM', KEYS[2], ARGV[2]) return {0}",
 } as const;
 
@@ -38,7 +39,13 @@ export interface FloorCall {
 }
 
 /** The calls of floor commit `n`: two before the publish (one round trip), one after. */
-export function floorCommit(namespace: string, n: number, identity: Buffer, body: Buffer, nowMs: number): { readonly beforePublish: readonly [FloorCall, FloorCall]; readonly afterPublish: FloorCall } {
+export function floorCommit(
+  namespace: string,
+  n: number,
+  identity: Buffer,
+  body: Buffer,
+  nowMs: number,
+): { readonly beforePublish: readonly [FloorCall, FloorCall]; readonly afterPublish: FloorCall } {
   const shard = `${namespace}:{fcs:${n % 64}}:`;
   const conv = `${namespace}:{fcv:${n % 256}}:`;
   const member = n.toString(16).padStart(32, '0');

@@ -155,7 +155,9 @@ async function runOnce(build: string): Promise<Result> {
   let delivered = 0;
   const leave = new AbortController();
   setMaxListeners(users + 16, leave.signal); // one abort listener per waiting device
-  const cursors = await Promise.all(people.map((u) => reader.sync({ tenantId, actingUser: u, userId: u, after: null, limit: 100, maxBytes: 1 << 20, waitMs: 0 }).then((p) => p.nextAfter)));
+  const cursors = await Promise.all(
+    people.map((u) => reader.sync({ tenantId, actingUser: u, userId: u, after: null, limit: 100, maxBytes: 1 << 20, waitMs: 0 }).then((p) => p.nextAfter)),
+  );
   const devices = people.map(async (u, i) => {
     let after = cursors[i]!;
     while (!stop) {
@@ -242,7 +244,16 @@ function ab(ref: string): void {
     const pass = args.filter((_, i) => !['--ab', '--rounds'].includes(args[i]!) && !['--ab', '--rounds'].includes(args[i - 1] ?? ''));
     console.log(`# delivery-reads A/B: before = ${ref} (${refCommit}), after = this tree (${hereCommit})`);
     for (let round = 1; round <= rounds; round++) {
-      const order: [string, string][] = round % 2 === 1 ? [[before, `before ${refCommit}`], [root, `after ${hereCommit}`]] : [[root, `after ${hereCommit}`], [before, `before ${refCommit}`]];
+      const order: [string, string][] =
+        round % 2 === 1
+          ? [
+              [before, `before ${refCommit}`],
+              [root, `after ${hereCommit}`],
+            ]
+          : [
+              [root, `after ${hereCommit}`],
+              [before, `before ${refCommit}`],
+            ];
       for (const [tree, build] of order) {
         const out = execFileSync(join(tree, 'tools/bench/run.sh'), ['delivery-reads', ...pass, '--build', build], { encoding: 'utf8', maxBuffer: 1 << 24 });
         console.log(JSON.stringify({ round, ...(JSON.parse(out.trim().split('\n').pop()!) as Result) }));

@@ -194,7 +194,10 @@ async function freePort(): Promise<number> {
 /** Runs `run.sh long-poll` of the tree at `root` with this run's options (minus --ab), returns its JSON line. */
 function runBuild(root: string, build: string, redisUrl: string): Result {
   const pass = args.filter((_, i) => !['--ab', '--rounds'].includes(args[i]!) && !['--ab', '--rounds'].includes(args[i - 1] ?? ''));
-  const out = execFileSync(join(root, 'tools/bench/run.sh'), ['long-poll', ...pass, '--redis-url', redisUrl, '--build', build], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  const out = execFileSync(join(root, 'tools/bench/run.sh'), ['long-poll', ...pass, '--redis-url', redisUrl, '--build', build], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 24,
+  });
   const line = out.trim().split('\n').pop()!;
   return JSON.parse(line) as Result;
 }
@@ -215,7 +218,9 @@ async function ab(ref: string): Promise<void> {
   if (spawnSync('redis-server', ['--version']).status !== 0) throw new Error('redis-server not on PATH');
   const port = await freePort();
   const redisDir = mkdtempSync(join(tmpdir(), 'qim-long-poll-redis-'));
-  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', redisDir, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', redisDir, '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
   const url = `redis://127.0.0.1:${port}`;
   try {
     for (let i = 0; i < 50; i++) {
@@ -223,10 +228,21 @@ async function ab(ref: string): Promise<void> {
       if (probe.stdout.trim() === 'PONG') break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    console.log(`# long-poll A/B: before = ${ref} (${refCommit}), after = this tree (${hereCommit}${dirty ? ', uncommitted changes in libs' : ''}); private redis-server :${port}`);
+    console.log(
+      `# long-poll A/B: before = ${ref} (${refCommit}), after = this tree (${hereCommit}${dirty ? ', uncommitted changes in libs' : ''}); private redis-server :${port}`,
+    );
     const all: Result[] = [];
     for (let round = 1; round <= rounds; round++) {
-      const order: [string, string][] = round % 2 === 1 ? [[before, `before ${refCommit}`], [root, `after ${hereCommit}`]] : [[root, `after ${hereCommit}`], [before, `before ${refCommit}`]];
+      const order: [string, string][] =
+        round % 2 === 1
+          ? [
+              [before, `before ${refCommit}`],
+              [root, `after ${hereCommit}`],
+            ]
+          : [
+              [root, `after ${hereCommit}`],
+              [before, `before ${refCommit}`],
+            ];
       for (const [tree, build] of order) {
         const r = runBuild(tree, build, url);
         all.push(r);
@@ -237,7 +253,15 @@ async function ab(ref: string): Promise<void> {
       const rs = all.filter((r) => r.build.startsWith(side));
       const m = (k: keyof Result): number => median(rs.map((r) => r[k] as number));
       console.log(
-        JSON.stringify({ median: side, frontierReadsPerS: m('frontierReadsPerS'), rangeReadsPerS: m('rangeReadsPerS'), answeredPerS: m('answeredPerS'), failedPerS: m('failedPerS'), cpuMsPerS: m('cpuMsPerS'), redisCpuMsPerS: m('redisCpuMsPerS') }),
+        JSON.stringify({
+          median: side,
+          frontierReadsPerS: m('frontierReadsPerS'),
+          rangeReadsPerS: m('rangeReadsPerS'),
+          answeredPerS: m('answeredPerS'),
+          failedPerS: m('failedPerS'),
+          cpuMsPerS: m('cpuMsPerS'),
+          redisCpuMsPerS: m('redisCpuMsPerS'),
+        }),
       );
     }
   } finally {

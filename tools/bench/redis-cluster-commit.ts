@@ -102,7 +102,10 @@ async function openTarget(name: string, env: Record<string, string>): Promise<Ta
 async function main(): Promise<void> {
   const url = process.env['QIM_REDIS_URL'];
   const nodes = process.env['QIM_REDIS_CLUSTER_NODES'] || process.env['QIM_TEST_REDIS_CLUSTER_NODES'];
-  if (!url || !nodes) throw new Error('QIM_REDIS_URL and QIM_REDIS_CLUSTER_NODES (or QIM_TEST_REDIS_CLUSTER_NODES) must be set: eval "$(tools/infra/infra env)" after infra up redis-cluster');
+  if (!url || !nodes)
+    throw new Error(
+      'QIM_REDIS_URL and QIM_REDIS_CLUSTER_NODES (or QIM_TEST_REDIS_CLUSTER_NODES) must be set: eval "$(tools/infra/infra env)" after infra up redis-cluster',
+    );
   const rounds = flag('rounds', 3);
   const inFlight = flag('in-flight', 16);
   const jsonAt = process.argv.indexOf('--json');
@@ -115,7 +118,11 @@ async function main(): Promise<void> {
     await t.commit();
     await t.raw();
   }
-  console.log(`# machine: ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}; node ${process.version}; ${SECONDS}s per measurement, ${inFlight} in flight`);
+  console.log(
+    `# machine: ${cpus().length} CPUs, load ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}; node ${process.version}; ${SECONDS}s per measurement, ${inFlight} in flight`,
+  );
   console.log('round | target | commits/s | p50 ms | p99 ms | raw EVALSHA/s | commit ÷ raw');
   const rows: { round: number; target: string; commits: number; p50: number; p99: number; raw: number }[] = [];
   for (let round = 1; round <= rounds; round++) {
@@ -129,7 +136,11 @@ async function main(): Promise<void> {
       );
     }
   }
-  console.log(`# load after: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `# load after: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   if (jsonAt >= 0) writeFileSync(process.argv[jsonAt + 1]!, JSON.stringify(rows, null, 1));
   for (const t of targets) await t.close();
 }

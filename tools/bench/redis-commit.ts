@@ -93,7 +93,17 @@ async function commandStats(redis: Redis | Cluster): Promise<Map<string, number>
 }
 
 function requestFor(tenantId: Id128, conversationId: Id128): SendRequest {
-  return { tenantId, senderId: rid(), clientMessageId: rid(), conversationId, kind: 'normal', control: false, contentType: 'text/plain', body: BODIES[ids % BODIES.length]!, retention: { kind: 'default' } };
+  return {
+    tenantId,
+    senderId: rid(),
+    clientMessageId: rid(),
+    conversationId,
+    kind: 'normal',
+    control: false,
+    contentType: 'text/plain',
+    body: BODIES[ids % BODIES.length]!,
+    retention: { kind: 'default' },
+  };
 }
 
 /** A command sent as fixed RESP bytes (no per-call encoding by the driver); Buffer reply. */
@@ -178,10 +188,21 @@ async function main(): Promise<void> {
   const first = redisServers(admin)[0]!;
   const version = /^redis_version:(.*)$/m.exec(await first.info('server'))?.[1]?.trim() ?? '?';
   const persistence = await first.info('persistence');
-  const aof = /^aof_enabled:(\d)/m.exec(persistence)?.[1] === '1' ? `AOF on (appendfsync ${String(((await first.config('GET', 'appendfsync')) as string[])[1])})` : 'AOF off';
-  console.log(`# machine: ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}; redis ${version}, ${aof}; node ${process.version}`);
-  console.log(`# Redis commit path vs raw EVALSHA (${SECONDS}s each, same server ${where}, one connection (or cluster client) each; raw = the faster of ioredis' script command (auto-pipelined) and pre-encoded bytes (corked))`);
-  console.log('in-flight | commits/s | p50 ms | p99 ms | CPU µs/commit client / redis-server | raw EVALSHA/s ioredis / pre-encoded | raw p50 ms | raw p99 ms | commit/raw throughput (best raw; ioredis raw) | p50 ratio | floor commits/s (CPU µs client / redis-server) | commit ÷ floor | floor ÷ raw (best; ioredis)');
+  const aof =
+    /^aof_enabled:(\d)/m.exec(persistence)?.[1] === '1'
+      ? `AOF on (appendfsync ${String(((await first.config('GET', 'appendfsync')) as string[])[1])})`
+      : 'AOF off';
+  console.log(
+    `# machine: ${cpus().length} CPUs, load ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}; redis ${version}, ${aof}; node ${process.version}`,
+  );
+  console.log(
+    `# Redis commit path vs raw EVALSHA (${SECONDS}s each, same server ${where}, one connection (or cluster client) each; raw = the faster of ioredis' script command (auto-pipelined) and pre-encoded bytes (corked))`,
+  );
+  console.log(
+    'in-flight | commits/s | p50 ms | p99 ms | CPU µs/commit client / redis-server | raw EVALSHA/s ioredis / pre-encoded | raw p50 ms | raw p99 ms | commit/raw throughput (best raw; ioredis raw) | p50 ratio | floor commits/s (CPU µs client / redis-server) | commit ÷ floor | floor ÷ raw (best; ioredis)',
+  );
   const fmt = (v: number | null, digits: number): string => (v === null ? 'n/a' : v.toFixed(digits));
   for (const inFlight of IN_FLIGHT) {
     const cpu0 = process.cpuUsage();
@@ -221,12 +242,23 @@ async function main(): Promise<void> {
   const roundTrips = socketWrites === null ? null : (socketWrites.count() - writes0) / COUNTED;
   const clientCalls = (stores.inspect.messageStoreCommands() - io0) / COUNTED;
   const after = await commandStats(admin);
-  const deltas = [...after].map(([cmd, calls]) => [cmd, calls - (before.get(cmd) ?? 0)] as const).filter(([cmd, d]) => d > 0 && !/^(info|config|cluster)/.test(cmd));
+  const deltas = [...after]
+    .map(([cmd, calls]) => [cmd, calls - (before.get(cmd) ?? 0)] as const)
+    .filter(([cmd, d]) => d > 0 && !/^(info|config|cluster)/.test(cmd));
   const serverTotal = deltas.reduce((s, [, d]) => s + d, 0) / COUNTED;
   console.log(`\n# Redis commands per commit (${COUNTED} sequential commits)`);
-  console.log(`client round trips (socket writes) per commit: ${fmt(roundTrips, 2)}; commands sent per commit: ${clientCalls.toFixed(2)}; server commands per commit (incl. inside scripts): ${serverTotal.toFixed(2)}`);
-  console.log(deltas.sort((a, b) => b[1] - a[1]).map(([cmd, d]) => `${cmd}=${(d / COUNTED).toFixed(2)}`).join(' '));
-  console.log(`CPU per commit: client ${((clientCpu.user + clientCpu.system) / COUNTED).toFixed(0)} µs, redis-server ${((serverCpu * 1e6) / COUNTED).toFixed(0)} µs (INFO cpu delta; exact only while nothing else uses the server)`);
+  console.log(
+    `client round trips (socket writes) per commit: ${fmt(roundTrips, 2)}; commands sent per commit: ${clientCalls.toFixed(2)}; server commands per commit (incl. inside scripts): ${serverTotal.toFixed(2)}`,
+  );
+  console.log(
+    deltas
+      .sort((a, b) => b[1] - a[1])
+      .map(([cmd, d]) => `${cmd}=${(d / COUNTED).toFixed(2)}`)
+      .join(' '),
+  );
+  console.log(
+    `CPU per commit: client ${((clientCpu.user + clientCpu.system) / COUNTED).toFixed(0)} µs, redis-server ${((serverCpu * 1e6) / COUNTED).toFixed(0)} µs (INFO cpu delta; exact only while nothing else uses the server)`,
+  );
 
   await stores.close(); // deletes the namespace's keys (every primary of a cluster)
   await Promise.all([rawClient.quit(), floorClient?.quit(), admin.quit()]);

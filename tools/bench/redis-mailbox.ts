@@ -40,7 +40,8 @@ import { backendConfigFromEnv, connectRawRedis, openTestStores } from '@qim/back
 
 const SECONDS = Number(process.env['QIM_BENCH_SECONDS'] ?? 5);
 /** Append calls in flight: QIM_BENCH_APPLY_CONCURRENCY, else the store's default. */
-const CONCURRENCY: number | undefined = process.env['QIM_BENCH_APPLY_CONCURRENCY'] === undefined ? undefined : Number(process.env['QIM_BENCH_APPLY_CONCURRENCY']);
+const CONCURRENCY: number | undefined =
+  process.env['QIM_BENCH_APPLY_CONCURRENCY'] === undefined ? undefined : Number(process.env['QIM_BENCH_APPLY_CONCURRENCY']);
 const SHARD = 7;
 const EPOCH = 1;
 const RETENTION_MS = 7n * 86_400_000n;
@@ -75,7 +76,17 @@ function manySmallDispatches(pageSize: number): Shape {
 }
 
 function recordOf(recipients: readonly Id128[]): DispatchRecord {
-  return { dispatchId: rid(), tenantId, shard: SHARD, messageId: rid(), conversationId: rid(), seq: 1n, createdAt: systemClock.nowMs(), recipients, events: [{ ordinal: 0, eventId: rid(), payload: PAYLOAD }] };
+  return {
+    dispatchId: rid(),
+    tenantId,
+    shard: SHARD,
+    messageId: rid(),
+    conversationId: rid(),
+    seq: 1n,
+    createdAt: systemClock.nowMs(),
+    recipients,
+    events: [{ ordinal: 0, eventId: rid(), payload: PAYLOAD }],
+  };
 }
 
 /** Totals of one side: entries, wall time inside the measured calls, pages, CPU of this process and of the server. */
@@ -149,7 +160,13 @@ const rawPrefixes = new Map<Id128, string>();
  * into the user's day index and the ZADD GT of its bucket proof (member `<epoch>:<expiry>`, score
  * the seq's offset part), the two writes the store's layout needs per entry.
  */
-function rawRound(raw: Redis, keys: Pick<RedisInspection, 'userKeyPrefix'>, shape: Shape, state: { offset: bigint }, sample: Buffer): (() => Promise<number>)[] {
+function rawRound(
+  raw: Redis,
+  keys: Pick<RedisInspection, 'userKeyPrefix'>,
+  shape: Shape,
+  state: { offset: bigint },
+  sample: Buffer,
+): (() => Promise<number>)[] {
   return shape.round().map((dispatches) => {
     const fromOffset = state.offset;
     state.offset += BigInt(dispatches.length);
@@ -181,12 +198,17 @@ function rawRound(raw: Redis, keys: Pick<RedisInspection, 'userKeyPrefix'>, shap
 async function commandStats(admin: Redis): Promise<Map<string, { calls: number; usec: number }>> {
   const info = await admin.info('commandstats');
   const stats = new Map<string, { calls: number; usec: number }>();
-  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) if (!/^(info|config)/.test(m[1]!)) stats.set(m[1]!, { calls: Number(m[2]), usec: Number(m[3]) });
+  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm))
+    if (!/^(info|config)/.test(m[1]!)) stats.set(m[1]!, { calls: Number(m[2]), usec: Number(m[3]) });
   return stats;
 }
 
 /** Adds the commandstats delta `after − before` into `into`. */
-function addDelta(into: Map<string, { calls: number; usec: number }>, before: Map<string, { calls: number; usec: number }>, after: Map<string, { calls: number; usec: number }>): void {
+function addDelta(
+  into: Map<string, { calls: number; usec: number }>,
+  before: Map<string, { calls: number; usec: number }>,
+  after: Map<string, { calls: number; usec: number }>,
+): void {
   for (const [name, a] of after) {
     const b = before.get(name) ?? { calls: 0, usec: 0 };
     const t = into.get(name) ?? { calls: 0, usec: 0 };
@@ -224,11 +246,29 @@ async function main(): Promise<void> {
   const rawSide = await openTestStores({ ...cfg, namespace: `qimbench-raw-${tag}` }, { clock: systemClock });
   const [rawClient, admin] = (await Promise.all([connectRawRedis(cfg), connectRawRedis(cfg)])) as [Redis, Redis];
   const version = /^redis_version:(.*)$/m.exec(await admin.info('server'))?.[1]?.trim() ?? '?';
-  const aof = /^aof_enabled:(\d)/m.exec(await admin.info('persistence'))?.[1] === '1' ? `AOF on (appendfsync ${String(((await admin.config('GET', 'appendfsync')) as string[])[1])})` : 'AOF off';
-  const sample = encodeMailboxEntry({ tenantId, userId: rid(), mailboxSeq: composeMailboxSeq(EPOCH, 0n), createdAt: 0n, expiresAt: 0n, events: [{ ordinal: 0, eventId: rid(), payload: PAYLOAD }] });
-  console.log(`# machine: ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}; redis ${version}, ${aof}; node ${process.version}`);
-  console.log(`# applyPage vs raw pipelined ZADD (entry into its day index) + ZADD GT (bucket proof) of the same keys (${SECONDS}s each side, alternating rounds, same server ${stores.where.replace(/ namespace .*$/, '')}, ${CONCURRENCY ?? "the store's default"} append calls in flight, warm users' plain path ${PLAIN_PATH ? 'on' : 'off'})`);
-  console.log('shape | cold entries/s | warm entries/s | raw entries/s | warm/raw | cold/raw | client calls/page | server cmds/entry | CPU µs/entry client / server: warm | raw');
+  const aof =
+    /^aof_enabled:(\d)/m.exec(await admin.info('persistence'))?.[1] === '1'
+      ? `AOF on (appendfsync ${String(((await admin.config('GET', 'appendfsync')) as string[])[1])})`
+      : 'AOF off';
+  const sample = encodeMailboxEntry({
+    tenantId,
+    userId: rid(),
+    mailboxSeq: composeMailboxSeq(EPOCH, 0n),
+    createdAt: 0n,
+    expiresAt: 0n,
+    events: [{ ordinal: 0, eventId: rid(), payload: PAYLOAD }],
+  });
+  console.log(
+    `# machine: ${cpus().length} CPUs, load ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}; redis ${version}, ${aof}; node ${process.version}`,
+  );
+  console.log(
+    `# applyPage vs raw pipelined ZADD (entry into its day index) + ZADD GT (bucket proof) of the same keys (${SECONDS}s each side, alternating rounds, same server ${stores.where.replace(/ namespace .*$/, '')}, ${CONCURRENCY ?? "the store's default"} append calls in flight, warm users' plain path ${PLAIN_PATH ? 'on' : 'off'})`,
+  );
+  console.log(
+    'shape | cold entries/s | warm entries/s | raw entries/s | warm/raw | cold/raw | client calls/page | server cmds/entry | CPU µs/entry client / server: warm | raw',
+  );
   try {
     for (const shape of [oneBigDispatch(), manySmallDispatches(100), manySmallDispatches(DEFAULT_MAILBOX_PAGE_RECORDS)]) {
       const gc = { entryRetentionMs: RETENTION_MS, dispatchDedupeMs: 86_400_000n };
@@ -257,7 +297,9 @@ async function main(): Promise<void> {
       console.log(
         `${shape.name} | ${cold.perSecond.toFixed(0)} | ${warm.perSecond.toFixed(0)} | ${raw.perSecond.toFixed(0)} | ${ratio(warm)} | ${ratio(cold)} | ${(calls / warm.pages).toFixed(1)} | ${(totalCalls(warmStats) / warm.entries).toFixed(1)} | ${warm.cpu()} | ${raw.cpu()}`,
       );
-      console.log(`#   apply → visible (applyPage call → its frontier written: every entry of the page readable), warm: ${warm.pageLatency()}; cold: ${cold.pageLatency()}`);
+      console.log(
+        `#   apply → visible (applyPage call → its frontier written: every entry of the page readable), warm: ${warm.pageLatency()}; cold: ${cold.pageLatency()}`,
+      );
       console.log(`#   server profile, warm: ${profile(warmStats, warm.entries)}`);
       console.log(`#   server profile, raw:  ${profile(rawStats, raw.entries)}`);
     }

@@ -15,13 +15,15 @@ import { backendConfigFromEnv, connectRawRedis, redisServers } from '@qim/backen
 import { flag, measureInFlight } from './in-flight';
 
 async function main(): Promise<void> {
-  const calls = flag('calls', 20_000), rounds = flag('rounds', 3);
+  const calls = flag('calls', 20_000),
+    rounds = flag('rounds', 3);
   const namespace = `bench-membership-${randomBytes(4).toString('hex')}`;
   const cfg = { ...backendConfigFromEnv('redis'), namespace };
   const coordination = await openCoordination(cfg, 'bench', () => undefined);
   const raw = await connectRawRedis(cfg);
   try {
-    const tenant = randomBytes(16).toString('hex') as Id128, conversation = randomBytes(16).toString('hex') as Id128;
+    const tenant = randomBytes(16).toString('hex') as Id128,
+      conversation = randomBytes(16).toString('hex') as Id128;
     const users = [0, 1, 2].map(() => randomBytes(16).toString('hex') as Id128);
     await coordination.membership.add(tenant, conversation, users, 100);
     const keys = (await Promise.all(redisServers(raw).map((server) => server.keys(`${namespace}*`)))).flat();
@@ -37,7 +39,9 @@ async function main(): Promise<void> {
         const o = await measureInFlight(ours, calls, inFlight);
         const d = await measureInFlight(driver, calls, inFlight);
         console.log(
-          `round ${r}, ${String(inFlight).padStart(2)} in flight: ours ${o.usPerCall.toFixed(1)} µs (${o.perSecond.toFixed(0)}/s)  raw ${d.usPerCall.toFixed(1)} µs (${d.perSecond.toFixed(0)}/s)  ours ÷ raw: calls/s ${(o.perSecond / d.perSecond).toFixed(2)}, CPU ${(o.usPerCall / d.usPerCall).toFixed(2)}  load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+          `round ${r}, ${String(inFlight).padStart(2)} in flight: ours ${o.usPerCall.toFixed(1)} µs (${o.perSecond.toFixed(0)}/s)  raw ${d.usPerCall.toFixed(1)} µs (${d.perSecond.toFixed(0)}/s)  ours ÷ raw: calls/s ${(o.perSecond / d.perSecond).toFixed(2)}, CPU ${(o.usPerCall / d.usPerCall).toFixed(2)}  load ${loadavg()
+            .map((l) => l.toFixed(1))
+            .join(' ')}`,
         );
       }
     }

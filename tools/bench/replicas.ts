@@ -32,14 +32,20 @@ function list(name: string): string[] {
 /** Every writer and mailbox by its port, and the servers the shared infrastructure started (by pid file). */
 function processesOf(writers: readonly string[], mailboxes: readonly string[]): WatchedProcess[] {
   const out: WatchedProcess[] = [];
-  for (const [kind, urls] of [['writer', writers], ['mailbox', mailboxes]] as const) {
+  for (const [kind, urls] of [
+    ['writer', writers],
+    ['mailbox', mailboxes],
+  ] as const) {
     urls.forEach((u, i) => {
       const pid = listenerPid(Number(new URL(u).port));
       if (pid !== null) out.push({ name: `${kind}-${i + 1}`, pid });
     });
   }
   const state = process.env['QIM_INFRA_STATE_DIR'] ?? path.join(process.cwd(), '.infra');
-  for (const [name, file] of [['kafka', 'kafka/kafka.pid'], ['redis', 'redis/redis.pid']] as const) {
+  for (const [name, file] of [
+    ['kafka', 'kafka/kafka.pid'],
+    ['redis', 'redis/redis.pid'],
+  ] as const) {
     try {
       const pid = Number(readFileSync(path.join(state, file), 'utf8').trim());
       if (cpuSeconds(pid) !== null) out.push({ name, pid });

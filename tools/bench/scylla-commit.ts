@@ -96,11 +96,20 @@ async function main(): Promise<void> {
     const spreadCommit = commit(() => spread[n++ % spread.length]!);
     const hotCommit = commit(() => hot);
     const value = randomBytes(256);
-    const rawInsert = () => inspect.execute(`INSERT INTO ${ks}.bench_raw (k, v) VALUES (?, ?)`, [randomBytes(16), value], { prepare: true, executionProfile: 'write', isIdempotent: true });
-    const rawLwt = () => inspect.execute(`INSERT INTO ${ks}.bench_raw (k, v) VALUES (?, ?) IF NOT EXISTS`, [randomBytes(16), value], { prepare: true, executionProfile: 'lwt' });
+    const rawInsert = () =>
+      inspect.execute(`INSERT INTO ${ks}.bench_raw (k, v) VALUES (?, ?)`, [randomBytes(16), value], {
+        prepare: true,
+        executionProfile: 'write',
+        isIdempotent: true,
+      });
+    const rawLwt = () =>
+      inspect.execute(`INSERT INTO ${ks}.bench_raw (k, v) VALUES (?, ?) IF NOT EXISTS`, [randomBytes(16), value], { prepare: true, executionProfile: 'lwt' });
 
     for (const warm of [spreadCommit, hotCommit, rawInsert, rawLwt]) await warm();
-    const lwtsOf = async (inFlight: number, op: () => Promise<unknown>): Promise<{ r: Result; lwt: number; stmts: number; seqRounds: number; group: number }> => {
+    const lwtsOf = async (
+      inFlight: number,
+      op: () => Promise<unknown>,
+    ): Promise<{ r: Result; lwt: number; stmts: number; seqRounds: number; group: number }> => {
       const seqs0 = inspect.messageStoreSeqs();
       const [l0, a0] = [counter.lwts, counter.requests];
       const r = await drive(inFlight, op);
@@ -110,16 +119,27 @@ async function main(): Promise<void> {
       return { r, lwt: (counter.lwts - l0) / done, stmts: (counter.requests - a0) / done, seqRounds: (seqs.lwtRounds - seqs0.lwtRounds) / done, group };
     };
 
-    console.log(`# machine: ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ${inspect.dialect} at ${cfg.hosts.join(',')} RF ${cfg.replicationFactor}; node ${process.version}`);
-    console.log(`# ${SECONDS}s per measurement; one session; commit = committer.send: reserve+putRecord+markPublishedAndCommitted (no Kafka); errors = operations that threw`);
-    console.log('in-flight | scenario | ops/s | p50 ms | p99 ms | errors | LWT/op | statements/op | seq CAS rounds/op | seqs per won CAS | vs raw INSERT (ops/s ratio) | vs raw LWT (ops/s ratio) | load');
+    console.log(
+      `# machine: ${cpus().length} CPUs, load ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}; ${inspect.dialect} at ${cfg.hosts.join(',')} RF ${cfg.replicationFactor}; node ${process.version}`,
+    );
+    console.log(
+      `# ${SECONDS}s per measurement; one session; commit = committer.send: reserve+putRecord+markPublishedAndCommitted (no Kafka); errors = operations that threw`,
+    );
+    console.log(
+      'in-flight | scenario | ops/s | p50 ms | p99 ms | errors | LWT/op | statements/op | seq CAS rounds/op | seqs per won CAS | vs raw INSERT (ops/s ratio) | vs raw LWT (ops/s ratio) | load',
+    );
     for (const inFlight of IN_FLIGHT) {
       const raw = await drive(inFlight, rawInsert);
       const lwt = await drive(inFlight, rawLwt);
       console.log(`${inFlight} | raw prepared INSERT | ${fmt(raw)} | 0 | 1 | - | - | 1 | - | ${load()}`);
       console.log(`${inFlight} | raw INSERT IF NOT EXISTS | ${fmt(lwt)} | 1 | 1 | - | - | - | 1 | ${load()}`);
       let spreadRate = 0;
-      for (const [name, op] of [['commit, 1000 conversations', spreadCommit], ['commit, 1 hot conversation', hotCommit]] as const) {
+      for (const [name, op] of [
+        ['commit, 1000 conversations', spreadCommit],
+        ['commit, 1 hot conversation', hotCommit],
+      ] as const) {
         const m = await lwtsOf(inFlight, op);
         console.log(
           `${inFlight} | ${name} | ${fmt(m.r)} | ${m.lwt.toFixed(2)} | ${m.stmts.toFixed(2)} | ${m.seqRounds.toFixed(2)} | ${m.group.toFixed(1)} | ${(m.r.perSecond / raw.perSecond).toFixed(3)} | ${(m.r.perSecond / lwt.perSecond).toFixed(3)} | ${load()}`,

@@ -47,7 +47,17 @@ interface Tally {
 const emptyTally = (): Tally => ({ entries: 0, dispatches: 0, storeMs: 0, rawMs: 0, storeCpuUs: 0, rawCpuUs: 0, lwts: 0, trackedLwts: 0, requests: 0 });
 
 function record(se: ShardEpoch, tenantId: Id128, recipients: readonly Id128[], createdAt: bigint): DispatchRecord {
-  return { dispatchId: rid(), tenantId, shard: se.shard, messageId: rid(), conversationId: rid(), seq: 1n, createdAt, recipients: [...recipients].sort(), events: [{ ordinal: 0, eventId: rid(), payload: randomBytes(200) }] };
+  return {
+    dispatchId: rid(),
+    tenantId,
+    shard: se.shard,
+    messageId: rid(),
+    conversationId: rid(),
+    seq: 1n,
+    createdAt,
+    recipients: [...recipients].sort(),
+    events: [{ ordinal: 0, eventId: rid(), payload: randomBytes(200) }],
+  };
 }
 
 /** Runs `fn` and returns its wall time and client CPU (µs). */
@@ -76,7 +86,11 @@ async function rawInserts(inspect: ScyllaInspection, page: DispatchPage): Promis
       Array.from({ length: IN_FLIGHT }, async () => {
         while (next < rows.length) {
           const [t, u, s, blob, expiresAt] = rows[next++]!;
-          await inspect.execute(cql, [t, u, s, blob, inspect.entryTtlSeconds(expiresAt, BigInt(Date.now()))], { prepare: true, executionProfile: 'write', isIdempotent: true });
+          await inspect.execute(cql, [t, u, s, blob, inspect.entryTtlSeconds(expiresAt, BigInt(Date.now()))], {
+            prepare: true,
+            executionProfile: 'write',
+            isIdempotent: true,
+          });
         }
       }),
     ),
@@ -204,14 +218,20 @@ async function main(): Promise<void> {
     ];
     const results = [];
     for (const [s, shard] of scenarios) results.push({ s, ...(await scenario(stores, s, shard)) });
-    console.log(`\nScylla mailbox page benchmark — ${stores.inspect.defaultApplyConcurrency} in flight (raw: single-row INSERTs; store: its bound on requests and on entries), ${ROUNDS} registered rounds, ${cfg.hosts.join(',')}\n`);
-    console.log('| scenario | run | entries | store entries/s | raw INSERT rows/s | store ÷ raw | LWT/dispatch (tracker) | requests/entry | client CPU µs/entry store / raw |');
+    console.log(
+      `\nScylla mailbox page benchmark — ${stores.inspect.defaultApplyConcurrency} in flight (raw: single-row INSERTs; store: its bound on requests and on entries), ${ROUNDS} registered rounds, ${cfg.hosts.join(',')}\n`,
+    );
+    console.log(
+      '| scenario | run | entries | store entries/s | raw INSERT rows/s | store ÷ raw | LWT/dispatch (tracker) | requests/entry | client CPU µs/entry store / raw |',
+    );
     console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|');
     for (const r of results) for (const l of r.lines) console.log(l);
     console.log('\n| scenario | store ÷ raw, registered rounds (median [min … max]) | apply-start → frontier-visible p50 / p99 ms |');
     console.log('|---|---|---|');
     for (const r of results) {
-      console.log(`| ${r.s.name} | **${pct(r.ratios, 0.5).toFixed(2)}** [${Math.min(...r.ratios).toFixed(2)} … ${Math.max(...r.ratios).toFixed(2)}] | ${pct(r.visible, 0.5).toFixed(0)} / ${pct(r.visible, 0.99).toFixed(0)} (${r.visible.length} pages) |`);
+      console.log(
+        `| ${r.s.name} | **${pct(r.ratios, 0.5).toFixed(2)}** [${Math.min(...r.ratios).toFixed(2)} … ${Math.max(...r.ratios).toFixed(2)}] | ${pct(r.visible, 0.5).toFixed(0)} / ${pct(r.visible, 0.99).toFixed(0)} (${r.visible.length} pages) |`,
+      );
     }
     console.log(`\ndriver errors during the run: ${tally.errors.length}${tally.errors.length ? ` (${[...new Set(tally.errors)].join(', ')})` : ''}`);
   } finally {

@@ -29,7 +29,8 @@ step "services' runtime"
 export SERVICE_NODE=${SERVICE_NODE:-$(tools/infra/infra service-node)}
 echo "services run on node $("$SERVICE_NODE" --version); tools on node $(node --version)"
 
-step "lint + typecheck"
+step "format (prettier --check), lint + typecheck"
+npx prettier --check . > /dev/null || { npx prettier --list-different .; echo "format: the files above differ from prettier's format (npm run format)"; exit 1; }
 npx nx run-many -t lint typecheck --output-style=static --skip-nx-cache
 
 step "store-core line coverage (threshold 90%)"

@@ -132,9 +132,7 @@ const killed = [];
 async function main() {
   await client.connect();
   say(`connected to ${contact}; hosts: ${client.hosts.keys().join(', ')}`);
-  await client.execute(
-    `CREATE KEYSPACE IF NOT EXISTS ${KEYSPACE} WITH replication = {'class': 'NetworkTopologyStrategy', 'datacenter1': 3}`,
-  );
+  await client.execute(`CREATE KEYSPACE IF NOT EXISTS ${KEYSPACE} WITH replication = {'class': 'NetworkTopologyStrategy', 'datacenter1': 3}`);
   await client.execute(`CREATE TABLE IF NOT EXISTS ${KEYSPACE}.kv (id text PRIMARY KEY, v text)`);
   say(`keyspace ${KEYSPACE}: NetworkTopologyStrategy {datacenter1: 3}`);
   const run = randomUUID().slice(0, 8);

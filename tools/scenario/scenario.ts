@@ -43,7 +43,9 @@ async function refusal<E extends Error>(call: Promise<unknown>, expected: new (.
     (error: unknown) => ({ error }),
   );
   if ('error' in outcome && outcome.error instanceof expected) return outcome.error;
-  throw new Error(`expected ${expected.name}, got ${'error' in outcome ? String(outcome.error) : JSON.stringify(outcome.value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`);
+  throw new Error(
+    `expected ${expected.name}, got ${'error' in outcome ? String(outcome.error) : JSON.stringify(outcome.value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -82,7 +84,10 @@ async function main(): Promise<void> {
   if (!replay.replay || replay.seq !== first.seq) throw new Error(`the repeated send was not a replay of seq ${first.seq}`);
   say(`5. alice retries her first send → seq ${replay.seq} replay=${replay.replay} (same answer, nothing new)`);
 
-  const conflict = await refusal(client.as(people.alice).send({ conversationId: conversation, body: 'Something else', clientMessageId: first.clientMessageId }), QimConflictError);
+  const conflict = await refusal(
+    client.as(people.alice).send({ conversationId: conversation, body: 'Something else', clientMessageId: first.clientMessageId }),
+    QimConflictError,
+  );
   say(`6. alice reuses that client id with other text → ${conflict.status} ${conflict.code}`);
 
   const outsider = await refusal(client.as(newId128()).send({ conversationId: conversation, body: 'let me in' }), QimForbiddenError);

@@ -122,7 +122,9 @@ describe('against the real cluster', () => {
   it('another RF than the existing keyspace: migrate refuses naming the replication factor, alters nothing; verify is red', () => {
     const r = admin(['migrate'], { QIM_SCYLLA_RF: String(rf + 1) });
     expect(r.status).toBe(1);
-    expect(r.stderr).toContain(`migrate refused: scylla schema refused: keyspace ${keyspace}: replication factor of "${clusterEnv.QIM_SCYLLA_DC}" is ${rf}, expected ${rf + 1}`);
+    expect(r.stderr).toContain(
+      `migrate refused: scylla schema refused: keyspace ${keyspace}: replication factor of "${clusterEnv.QIM_SCYLLA_DC}" is ${rf}, expected ${rf + 1}`,
+    );
     expect(r.stderr).toContain('nothing was altered');
     expect(r.stdout).not.toMatch(/created/);
     const red = admin(['verify'], { QIM_SCYLLA_RF: String(rf + 1) });
@@ -149,7 +151,11 @@ describe('against the real cluster', () => {
   });
 
   it.each([
-    ['an unknown data center', { QIM_SCYLLA_DC: 'dc_that_does_not_exist', QIM_SCYLLA_KEYSPACE: `${keyspace}_dc` }, /data center "dc_that_does_not_exist" is unknown/],
+    [
+      'an unknown data center',
+      { QIM_SCYLLA_DC: 'dc_that_does_not_exist', QIM_SCYLLA_KEYSPACE: `${keyspace}_dc` },
+      /data center "dc_that_does_not_exist" is unknown/,
+    ],
     ['unreachable hosts', { QIM_SCYLLA_HOSTS: '127.0.0.1:1', QIM_SCYLLA_KEYSPACE: `${keyspace}_down` }, /CQL unavailable/],
   ])('%s: migrate refuses (exit 1), nothing altered', (_name, over, reason) => {
     const r = admin(['migrate'], over);

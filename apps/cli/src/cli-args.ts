@@ -32,7 +32,9 @@ const OPTIONS = {
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;
-export type ParsedOptions = { readonly [K in OptionName]?: (typeof OPTIONS)[K] extends { multiple: true } ? string[] : (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
+export type ParsedOptions = {
+  readonly [K in OptionName]?: (typeof OPTIONS)[K] extends { multiple: true } ? string[] : (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string;
+};
 
 const GLOBAL: readonly OptionName[] = ['writer-url', 'mailbox-url', 'token-file', 'tenant', 'user', 'timeout-ms', 'json', 'help'];
 

@@ -31,7 +31,11 @@ export function messageLine(m: Message): string {
 
 /** One line per event of a mailbox entry: `@<mailbox seq> <conversation> #7 … <sender>: text`. */
 export function entryLines(e: MailboxEntry): string[] {
-  return e.events.map((ev) => (ev.message === null ? `@${e.seq} event ${ev.eventId} <${ev.payload?.length ?? 0} bytes>` : `@${e.seq} ${ev.message.conversationId} ${messageLine(ev.message)}`));
+  return e.events.map((ev) =>
+    ev.message === null
+      ? `@${e.seq} event ${ev.eventId} <${ev.payload?.length ?? 0} bytes>`
+      : `@${e.seq} ${ev.message.conversationId} ${messageLine(ev.message)}`,
+  );
 }
 
 /** An entry for `--json`: its messages with `text`. */

@@ -5,7 +5,10 @@ import { ScriptedServer, entryJson, hex, messageJson, syncJson } from '@qim/clie
 import type { CliIo } from './cli-io';
 import { runCli } from './run-cli';
 
-const T = hex(0x7e), ALICE = hex(0xa1), BOB = hex(0xb0), CONV = hex(0xc0);
+const T = hex(0x7e),
+  ALICE = hex(0xa1),
+  BOB = hex(0xb0),
+  CONV = hex(0xc0);
 
 class MemoryIo implements CliIo {
   readonly stdout: string[] = [];
@@ -39,7 +42,16 @@ describe('qim (in process, against real HTTP servers)', () => {
   afterEach(() => Promise.all([writer.close(), mailbox.close()]));
 
   it('send: configured from the environment, flags win; prints the outcome as text or JSON', async () => {
-    writer.on('POST', '/v1/messages', (r) => ({ status: 200, body: { conversation_id: CONV, seq: '3', message_id: hex(0x333), created_at: '1700000000000', replay: (r.body as { client_message_id: string }).client_message_id === hex(0xd0) } }));
+    writer.on('POST', '/v1/messages', (r) => ({
+      status: 200,
+      body: {
+        conversation_id: CONV,
+        seq: '3',
+        message_id: hex(0x333),
+        created_at: '1700000000000',
+        replay: (r.body as { client_message_id: string }).client_message_id === hex(0xd0),
+      },
+    }));
     const text = await run(['send', CONV, 'hello', 'world']);
     expect(text.code).toBe(0);
     expect(text.out[0]).toMatch(/^sent #3 message 0+333 \(client id [0-9a-f]{32}\)$/);
@@ -50,7 +62,14 @@ describe('qim (in process, against real HTTP servers)', () => {
     writeFileSync(tokenFile, 'file-token-0123456789\n', { mode: 0o600 });
     const json = await run(['--json', 'send', CONV, 'again', '--user', BOB, '--token-file', tokenFile, '--client-id', hex(0xd0), '--ttl', '60']);
     expect(json.code).toBe(0);
-    expect(JSON.parse(json.out[0]!)).toEqual({ conversationId: CONV, seq: '3', messageId: hex(0x333), createdAt: '1700000000000', replay: true, clientMessageId: hex(0xd0) });
+    expect(JSON.parse(json.out[0]!)).toEqual({
+      conversationId: CONV,
+      seq: '3',
+      messageId: hex(0x333),
+      createdAt: '1700000000000',
+      replay: true,
+      clientMessageId: hex(0xd0),
+    });
     expect(writer.requests[1]!.headers).toMatchObject({ authorization: 'Bearer file-token-0123456789', 'x-qim-user': BOB });
     expect(writer.requests[1]!.body).toMatchObject({ retention: { kind: 'ephemeral', ttl_seconds: 60 } });
   });
@@ -59,21 +78,34 @@ describe('qim (in process, against real HTTP servers)', () => {
     writer.on('POST', '/v1/messages', [{ status: 409, body: { code: 'CONFLICT', message: 'client id reused with other content' } }]);
     const r = await run(['send', CONV, 'x', '--client-id', hex(0xd1)]);
     expect(r.code).toBe(1);
-    expect(r.err).toEqual([`qim: CONFLICT (409, request ${writer.requests[0]!.headers['x-request-id']}): client id reused with other content — retry with --client-id ${hex(0xd1)}`]);
+    expect(r.err).toEqual([
+      `qim: CONFLICT (409, request ${writer.requests[0]!.headers['x-request-id']}): client id reused with other content — retry with --client-id ${hex(0xd1)}`,
+    ]);
   });
 
   it('history: walks pages up to --limit, as text or JSON lines', async () => {
     writer.on('GET', `/v1/conversations/${CONV}/messages`, (r) => {
       const top = r.query['anchor'] === undefined ? 5 : Number(r.query['anchor']) - 1;
       const seqs = [top, top - 1].filter((s) => s > 0);
-      return { status: 200, body: { conversation_id: CONV, direction: 'older', items: seqs.map((s) => messageJson(CONV, s, BOB, `m${s}`)), has_more: seqs[seqs.length - 1]! > 1, next_anchor: String(seqs[seqs.length - 1]) } };
+      return {
+        status: 200,
+        body: {
+          conversation_id: CONV,
+          direction: 'older',
+          items: seqs.map((s) => messageJson(CONV, s, BOB, `m${s}`)),
+          has_more: seqs[seqs.length - 1]! > 1,
+          next_anchor: String(seqs[seqs.length - 1]),
+        },
+      };
     });
     const text = await run(['history', CONV, '--page-size', '2', '--limit', '3']);
     expect(text.code).toBe(0);
     expect(text.out).toEqual([5, 4, 3].map((s) => `#${s} ${new Date(1_700_000_000_000 + s).toISOString()} ${BOB}: m${s}`));
     expect(writer.requests).toHaveLength(2);
     const json = await run(['history', CONV, '--all', '--json']);
-    expect(json.out.map((l) => JSON.parse(l) as { seq: string; text: string }).map((m) => [m.seq, m.text])).toEqual([5, 4, 3, 2, 1].map((s) => [String(s), `m${s}`]));
+    expect(json.out.map((l) => JSON.parse(l) as { seq: string; text: string }).map((m) => [m.seq, m.text])).toEqual(
+      [5, 4, 3, 2, 1].map((s) => [String(s), `m${s}`]),
+    );
   });
 
   it('sync --follow prints entries as they arrive and ends quietly when stopped', async () => {
@@ -89,7 +121,14 @@ describe('qim (in process, against real HTTP servers)', () => {
       const seqs = pending.splice(0);
       const after = BigInt(r.query['after'] ?? '0');
       const next = seqs.length > 0 ? BigInt(seqs[seqs.length - 1]!) : after;
-      return { status: 200, body: syncJson(seqs.map((s) => entryJson(BigInt(s), messageJson(CONV, s, BOB, `live ${s}`))), next, false) };
+      return {
+        status: 200,
+        body: syncJson(
+          seqs.map((s) => entryJson(BigInt(s), messageJson(CONV, s, BOB, `live ${s}`))),
+          next,
+          false,
+        ),
+      };
     });
     const stop = new AbortController();
     const io = new MemoryIo();
@@ -132,11 +171,15 @@ describe('qim (in process, against real HTTP servers)', () => {
   });
 
   it('status: readiness of both services and every shard until the mailbox refuses the number', async () => {
-    writer.on('GET', '/readyz', [{ status: 200, body: { status: 'ready', checks: { backend: { ok: true }, 'writer-lease': { ok: true, detail: { writerId: 0 } } } } }]);
+    writer.on('GET', '/readyz', [
+      { status: 200, body: { status: 'ready', checks: { backend: { ok: true }, 'writer-lease': { ok: true, detail: { writerId: 0 } } } } },
+    ]);
     mailbox.on('GET', '/readyz', [{ status: 200, body: { status: 'ready', checks: { backend: { ok: true }, kafka: { ok: true } } } }]);
     mailbox.on('GET', /^\/v1\/shards\/\d+\/status$/, (r) => {
       const shard = Number(r.path.split('/')[3]);
-      return shard < 2 ? { status: 200, body: { shard, epoch: 1, frontier: String(10 + shard), kafka: { lag: '0' }, assigned_here: true } } : { status: 400, body: { code: 'INVALID_INPUT', message: 'shard must be 0…1' } };
+      return shard < 2
+        ? { status: 200, body: { shard, epoch: 1, frontier: String(10 + shard), kafka: { lag: '0' }, assigned_here: true } }
+        : { status: 400, body: { code: 'INVALID_INPUT', message: 'shard must be 0…1' } };
     });
     const text = await run(['status']);
     expect(text.code).toBe(0);
@@ -152,7 +195,9 @@ describe('qim (in process, against real HTTP servers)', () => {
 
   it('status: exit 1 when a shard is stalled, naming the reason', async () => {
     for (const s of [writer, mailbox]) s.on('GET', '/readyz', [{ status: 200, body: { status: 'ready', checks: {} } }]);
-    mailbox.on('GET', '/v1/shards/0/status', [{ status: 200, body: { shard: 0, epoch: 1, frontier: '4', kafka: { lag: '3', unapplied: '2' }, stalled: { reason: 'frontier gap at 6' } } }]);
+    mailbox.on('GET', '/v1/shards/0/status', [
+      { status: 200, body: { shard: 0, epoch: 1, frontier: '4', kafka: { lag: '3', unapplied: '2' }, stalled: { reason: 'frontier gap at 6' } } },
+    ]);
     const r = await run(['status', '--shards', '1']);
     expect(r.code).toBe(1);
     expect(r.out[2]).toBe('shard 0  epoch 1  frontier 4  lag 3  unapplied 2  STALLED (frontier gap at 6)');
@@ -187,7 +232,10 @@ describe('qim (in process, against real HTTP servers)', () => {
     delete env['QIM_SERVICE_TOKEN'];
     const r = await run(['members', 'list', CONV]);
     expect([r.code, r.err[0]]).toEqual([2, 'qim: no service token: set QIM_SERVICE_TOKEN or pass --token-file FILE']);
-    for (const argv of [['--token', 'flag-token-0123456789', 'members', 'list', CONV], ['members', 'list', CONV, '--token=flag-token-0123456789']]) {
+    for (const argv of [
+      ['--token', 'flag-token-0123456789', 'members', 'list', CONV],
+      ['members', 'list', CONV, '--token=flag-token-0123456789'],
+    ]) {
       const flag = await run(argv);
       expect(flag.code).toBe(2);
       expect(flag.err[0]).toBe('qim: --token is not accepted (the process list would show the token): set QIM_SERVICE_TOKEN or pass --token-file FILE');

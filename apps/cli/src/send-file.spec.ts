@@ -5,7 +5,9 @@ import { ScriptedServer, hex } from '@qim/client/testing';
 import type { CliIo } from './cli-io';
 import { runCli } from './run-cli';
 
-const T = hex(0x7e), ALICE = hex(0xa1), CONV = hex(0xc0);
+const T = hex(0x7e),
+  ALICE = hex(0xa1),
+  CONV = hex(0xc0);
 
 class MemoryIo implements CliIo {
   readonly stdout: string[] = [];
@@ -15,7 +17,10 @@ class MemoryIo implements CliIo {
 }
 
 type Item = { client_message_id: string; body: string };
-const ok = (seq: number, replay = false) => ({ status: 200, body: { conversation_id: CONV, seq: String(seq), message_id: hex(0x300 + seq), created_at: '1700000000000', replay } });
+const ok = (seq: number, replay = false) => ({
+  status: 200,
+  body: { conversation_id: CONV, seq: String(seq), message_id: hex(0x300 + seq), created_at: '1700000000000', replay },
+});
 
 describe('qim send --file (in process, against a real HTTP server)', () => {
   let writer: ScriptedServer;
@@ -45,7 +50,9 @@ describe('qim send --file (in process, against a real HTTP server)', () => {
       status: 200,
       body: {
         results: (r.body as { messages: Item[] }).messages.map((m) =>
-          m.client_message_id === hex(0xd2) ? { status: 409, body: { code: 'CONFLICT', message: 'client id reused with other content' } } : ok(++seq, m.client_message_id === hex(0xd1)),
+          m.client_message_id === hex(0xd2)
+            ? { status: 409, body: { code: 'CONFLICT', message: 'client id reused with other content' } }
+            : ok(++seq, m.client_message_id === hex(0xd1)),
         ),
       },
     }));
@@ -53,14 +60,27 @@ describe('qim send --file (in process, against a real HTTP server)', () => {
       JSON.stringify({ conversation_id: CONV, text: 'one' }),
       '',
       JSON.stringify({ conversation_id: CONV, text: 'two', client_message_id: hex(0xd1) }),
-      JSON.stringify({ conversation_id: CONV, body: Buffer.from([1, 2]).toString('base64'), content_type: 'application/octet-stream', kind: 'system', control: true, ttl_seconds: 60 }),
+      JSON.stringify({
+        conversation_id: CONV,
+        body: Buffer.from([1, 2]).toString('base64'),
+        content_type: 'application/octet-stream',
+        kind: 'system',
+        control: true,
+        ttl_seconds: 60,
+      }),
       JSON.stringify({ conversation_id: CONV, text: 'four', client_message_id: hex(0xd2) }),
     ]);
     const r = await run(['send', '--file', path, '--batch-size', '2']);
     expect(writer.requests.map((q) => (q.body as { messages: Item[] }).messages.length)).toEqual([2, 2]);
     const sent = writer.requests.flatMap((q) => (q.body as { messages: Item[] }).messages);
     expect(sent[0]).toMatchObject({ conversation_id: CONV, body: Buffer.from('one').toString('base64') });
-    expect(sent[2]).toMatchObject({ body: 'AQI=', content_type: 'application/octet-stream', kind: 'system', control: true, retention: { kind: 'ephemeral', ttl_seconds: 60 } });
+    expect(sent[2]).toMatchObject({
+      body: 'AQI=',
+      content_type: 'application/octet-stream',
+      kind: 'system',
+      control: true,
+      retention: { kind: 'ephemeral', ttl_seconds: 60 },
+    });
     expect(r.out).toEqual([
       `line 1: sent #1 message ${hex(0x301)} (client id ${sent[0]!.client_message_id})`,
       `line 3: already sent #2 message ${hex(0x302)} (client id ${hex(0xd1)})`,

@@ -26,14 +26,21 @@ const MAX_LAG_MS = 1_500;
  * seen, not hidden). The mailbox is let run again after the case, in any event.
  */
 function frozenMailboxCase(env: Record<string, string>) {
-  const stack = new ServiceStack({ QIM_ADMISSION_MAX_LAG_MS: String(MAX_LAG_MS), QIM_ADMISSION_POLL_MS: '100', QIM_ADMISSION_WAIT_MS: '300', QIM_ADMISSION_LIGHT_FANOUT: '2', ...env });
+  const stack = new ServiceStack({
+    QIM_ADMISSION_MAX_LAG_MS: String(MAX_LAG_MS),
+    QIM_ADMISSION_POLL_MS: '100',
+    QIM_ADMISSION_WAIT_MS: '300',
+    QIM_ADMISSION_LIGHT_FANOUT: '2',
+    ...env,
+  });
   const T = hex(0xad31);
   const CONV = hex(0xad0c);
   const LIGHT = hex(0xad0d);
   const members = [hex(0xad01), hex(0xad02), hex(0xad03)];
   const sent: string[] = [];
   let n = 0;
-  const send = (conversationId = CONV) => stack.client(T, members[0], { retry: NO_RETRY }).send({ conversationId, body: `m${n}`, clientMessageId: hex(0xae000 + n++) });
+  const send = (conversationId = CONV) =>
+    stack.client(T, members[0], { retry: NO_RETRY }).send({ conversationId, body: `m${n}`, clientMessageId: hex(0xae000 + n++) });
   const entriesOf = async (u: string) => (await stack.client(T, u).syncPage({ limit: 500 })).entries.map((e) => e.events[0]!.message!.messageId);
   const metric = (name: string): Promise<number> => writerMetric(stack, name);
 
@@ -119,7 +126,7 @@ describe('admission by delivery lag (redis backend, kafka)', () => {
 describe('a frozen mailbox is a stall, not load: admission stays open (redis backend, kafka)', () => {
   const { stack, send, sent, entriesOf, metric, members } = frozenMailboxCase({});
 
-  it('keeps accepting sends while the frozen mailbox\'s positions stand still, reports the stall, and delivers every message once it runs again', async () => {
+  it("keeps accepting sends while the frozen mailbox's positions stand still, reports the stall, and delivers every message once it runs again", async () => {
     sent.push((await send()).messageId);
     await eventually('the first message delivered', async () => (await entriesOf(members[1]!)).length === 1, 30_000);
 

@@ -108,6 +108,8 @@ describe.each([
     expect(latencies.length).toBeGreaterThan(16);
     expect(p(latencies, 0.99)).toBeLessThan(SYNC_BOUND_MS);
     expect(stack.mailbox!.output).not.toMatch(/BusyConnectionError|requests are in-flight/);
-    console.log(`[big-fanout] ${name}: ${latencies.length} syncs during the dispatch, p50 ${p(latencies, 0.5).toFixed(0)} ms, p99 ${p(latencies, 0.99).toFixed(0)} ms`);
+    console.log(
+      `[big-fanout] ${name}: ${latencies.length} syncs during the dispatch, p50 ${p(latencies, 0.5).toFixed(0)} ms, p99 ${p(latencies, 0.99).toFixed(0)} ms`,
+    );
   });
 });

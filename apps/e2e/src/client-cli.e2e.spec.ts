@@ -61,7 +61,10 @@ describe('client and qim CLI against the running stack', () => {
     const conflict = await client.send({ conversationId: CONV, body: 'other text', clientMessageId }).catch((e: unknown) => e);
     expect(conflict).toBeInstanceOf(QimConflictError);
     expect(conflict).toMatchObject({ code: 'CONFLICT', status: 409, clientMessageId });
-    const outsider = await client.as(hex(0xbad)).send({ conversationId: CONV, body: 'let me in' }).catch((e: unknown) => e);
+    const outsider = await client
+      .as(hex(0xbad))
+      .send({ conversationId: CONV, body: 'let me in' })
+      .catch((e: unknown) => e);
     expect(outsider).toBeInstanceOf(QimForbiddenError);
     expect(outsider).toMatchObject({ code: 'FORBIDDEN', status: 403 });
 
@@ -76,7 +79,12 @@ describe('client and qim CLI against the running stack', () => {
     expect(pages).toEqual([[[2n, 'hello from qim']], [[1n, 'hello from the client']]]);
     const cli = await runQim(qim, ['history', CONV, '--json', '--page-size', '1'], { ...cliEnv, QIM_USER_ID: carol });
     expect(cli.code).toBe(0);
-    expect(cli.stdout.trim().split('\n').map((l) => JSON.parse(l).text)).toEqual(['hello from qim', 'hello from the client']);
+    expect(
+      cli.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).text),
+    ).toEqual(['hello from qim', 'hello from the client']);
   });
 
   it('syncs each member; a long poll answers as soon as a new message is applied', async () => {

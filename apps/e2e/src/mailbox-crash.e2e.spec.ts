@@ -72,7 +72,10 @@ describe('mailbox SIGKILL mid-dispatch (redis backend, kafka)', () => {
     }
     await eventually('committed dispatch offsets reach the end of both shards, behind the frontier', async () => {
       for (const s of [0, 1]) {
-        const st = await stack.client().shardStatus(s).catch(() => null);
+        const st = await stack
+          .client()
+          .shardStatus(s)
+          .catch(() => null);
         if (st === null) return false;
         const kafka = st.raw['kafka'] as { committed: string | null } | null;
         if (kafka === null || st.lag !== 0n || st.unapplied !== 0n || typeof st.frontier !== 'bigint') return false;

@@ -23,15 +23,20 @@ function deployment(stack: ServiceStack) {
     const client = stack.client(T, members[i % members.length]!, { retry: { attempts: 6, baseDelayMs: 250, maxDelayMs: 2_000 } });
     return (await client.send({ conversationId: CONV, body: `fault ${i}`, clientMessageId: hex(0xb000 + i) })).messageId;
   };
-  const entriesOf = async (u: string): Promise<string[]> => (await stack.client(T, u).syncPage({ limit: 500 })).entries.map((e) => e.events[0]!.message!.messageId);
+  const entriesOf = async (u: string): Promise<string[]> =>
+    (await stack.client(T, u).syncPage({ limit: 500 })).entries.map((e) => e.events[0]!.message!.messageId);
   const everyoneHas = (ids: readonly string[], timeoutMs = 60_000) =>
-    eventually(`every member has ${ids.length} messages`, async () => {
-      for (const u of members) {
-        const got = new Set(await entriesOf(u));
-        if (!ids.every((id) => got.has(id))) return false;
-      }
-      return true;
-    }, timeoutMs);
+    eventually(
+      `every member has ${ids.length} messages`,
+      async () => {
+        for (const u of members) {
+          const got = new Set(await entriesOf(u));
+          if (!ids.every((id) => got.has(id))) return false;
+        }
+        return true;
+      },
+      timeoutMs,
+    );
   /** The shard status answer as the service sent it (the fields of the refusal and Kafka progress). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const status = async (shard: number): Promise<any> => (await stack.client().shardStatus(shard)).raw;
@@ -81,7 +86,9 @@ describe('poison records (raw bytes, unknown codec version) in the middle of rea
     expect(byOffset(0, v0!)).toMatchObject({ topic: dispatchTopic, value: futureVersion.toString('base64'), error: expect.stringMatching(/version 9/) });
     expect(byOffset(1, g1!)).toMatchObject({ topic: dispatchTopic, value: '/wA=' });
     const messagesDlq = await probe.deadLetters(messagesTopic);
-    expect(messagesDlq).toEqual([expect.objectContaining({ topic: messagesTopic, partition: 0, offset: m0!.toString(), value: Buffer.from('not a message event').toString('base64') })]);
+    expect(messagesDlq).toEqual([
+      expect.objectContaining({ topic: messagesTopic, partition: 0, offset: m0!.toString(), value: Buffer.from('not a message event').toString('base64') }),
+    ]);
 
     expect(stack.mailbox!.output.match(/poison record skipped/g)).toHaveLength(4);
     const metrics = await (await fetch(`${stack.mailboxUrl}/metrics`)).text();
@@ -172,10 +179,14 @@ describe('the dispatch topic deleted and recreated under a running deployment', 
       expect(exitedEarly).toMatchObject({ code: 1 });
       await stack.launchMailbox();
     }
-    await eventually('the shards refused with a new epoch as the resolution (the process still ready)', async () => {
-      const r = await stack.mailboxReadiness().catch(() => ({ status: 0, body: '' }));
-      return r.status === 200 && r.body.includes('QIM_MAILBOX_EPOCH=2');
-    }, 90_000);
+    await eventually(
+      'the shards refused with a new epoch as the resolution (the process still ready)',
+      async () => {
+        const r = await stack.mailboxReadiness().catch(() => ({ status: 0, body: '' }));
+        return r.status === 200 && r.body.includes('QIM_MAILBOX_EPOCH=2');
+      },
+      90_000,
+    );
     for (const s of [0, 1]) {
       const st = await d.status(s);
       expect(st.frontier).toBe(frontiers[s]);

@@ -39,7 +39,10 @@ describe('scylla mode (cassandra, redis for writer leases, kafka)', () => {
     expect(page.items.map((i) => i.seq)).toEqual([2n, 1n]);
     await eventually('every member has both messages', async () => {
       for (const u of members) {
-        const r = await stack.client(T, u).syncPage().catch(() => null);
+        const r = await stack
+          .client(T, u)
+          .syncPage()
+          .catch(() => null);
         if (r === null || r.entries.length !== 2) return false;
       }
       return true;

@@ -113,7 +113,9 @@ describe('send → history → mailbox sync (redis backend, kafka)', () => {
       const ids = await Promise.all([stack.writerUrl, second.url].map(writerIdOf));
       expect(typeof ids[0]).toBe('number');
       expect(ids[0]).not.toBe(ids[1]);
-      const sends = await Promise.all(Array.from({ length: 16 }, (_, i) => send(members[i % members.length]!, 100 + i, `hello ${100 + i}`, i % 2 === 0 ? undefined : second.url)));
+      const sends = await Promise.all(
+        Array.from({ length: 16 }, (_, i) => send(members[i % members.length]!, 100 + i, `hello ${100 + i}`, i % 2 === 0 ? undefined : second.url)),
+      );
       expect(sends).toHaveLength(16);
       expect(new Set(sends.map((s) => s.seq)).size).toBe(16);
       expect(new Set(sends.map((s) => s.messageId)).size).toBe(16);
@@ -159,7 +161,7 @@ describe('send → history → mailbox sync (redis backend, kafka)', () => {
     expect((await heldSoFar()) - before).toBe(1);
   });
 
-  it('counts every Kafka request by client and API in /metrics: the outbox\'s produces, the router\'s and shards\' fetches and commits, the dispatch produces', async () => {
+  it("counts every Kafka request by client and API in /metrics: the outbox's produces, the router's and shards' fetches and commits, the dispatch produces", async () => {
     const requests = async (url: string): Promise<Map<string, number>> => {
       const text = await (await fetch(`${url}/metrics`)).text();
       return new Map([...text.matchAll(/^qim_kafka_requests_total\{([^}]*)\} (\d+)$/gm)].map((m) => [m[1]!.replace(/,?service="[^"]*"/, ''), Number(m[2])]));
@@ -169,7 +171,13 @@ describe('send → history → mailbox sync (redis backend, kafka)', () => {
     expect(writer.get('client="outbox",api="Produce"')).toBeGreaterThanOrEqual(1);
     await eventually('the mailbox routed, dispatched and committed', async () => {
       const mailbox = await requests(stack.mailboxUrl);
-      return ['client="router",api="Fetch"', 'client="shards",api="Fetch"', 'client="dispatch",api="Produce"', 'client="router",api="OffsetCommit"', 'client="shards",api="OffsetCommit"'].every((k) => (mailbox.get(k) ?? 0) >= 1);
+      return [
+        'client="router",api="Fetch"',
+        'client="shards",api="Fetch"',
+        'client="dispatch",api="Produce"',
+        'client="router",api="OffsetCommit"',
+        'client="shards",api="OffsetCommit"',
+      ].every((k) => (mailbox.get(k) ?? 0) >= 1);
     });
   });
 

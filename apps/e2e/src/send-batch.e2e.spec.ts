@@ -57,7 +57,8 @@ describe('batch send against the running stack', () => {
     const seen = new Set<string>();
     const deadline = Date.now() + 60_000;
     while (seen.size < 3 && Date.now() < deadline) {
-      for await (const page of client.as(bob).sync({})) for (const e of page.entries) for (const ev of e.events) if (ev.message) seen.add(Buffer.from(ev.message.body).toString());
+      for await (const page of client.as(bob).sync({}))
+        for (const e of page.entries) for (const ev of e.events) if (ev.message) seen.add(Buffer.from(ev.message.body).toString());
       if (seen.size < 3) await new Promise((resolve) => setTimeout(resolve, 300));
     }
     expect(seen).toEqual(new Set(['first', 'b1', 'b2']));

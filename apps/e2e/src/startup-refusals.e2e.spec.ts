@@ -10,7 +10,13 @@ import { runToExit } from '@qim/service-stack';
 describe('start-up refusals', () => {
   const entries = serviceEntries();
   const redisUrl = requireEnv('QIM_REDIS_URL');
-  const scylla = { QIM_STORE_BACKEND: 'scylla', QIM_SCYLLA_HOSTS: '127.0.0.1:1', QIM_SCYLLA_KEYSPACE: 'qim_refusal', QIM_SCYLLA_DC: 'datacenter1', QIM_SCYLLA_RF: '1' };
+  const scylla = {
+    QIM_STORE_BACKEND: 'scylla',
+    QIM_SCYLLA_HOSTS: '127.0.0.1:1',
+    QIM_SCYLLA_KEYSPACE: 'qim_refusal',
+    QIM_SCYLLA_DC: 'datacenter1',
+    QIM_SCYLLA_RF: '1',
+  };
 
   const cases: [string, 'writer' | 'mailbox', Record<string, string>, number, RegExp][] = [
     ['scylla without QIM_SCYLLA_DC', 'writer', { ...scylla, QIM_SCYLLA_DC: '' }, 2, /QIM_SCYLLA_DC/],

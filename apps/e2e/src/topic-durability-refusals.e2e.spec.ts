@@ -25,7 +25,14 @@ describe('production start-up verifies topic durability', () => {
       for (let attempt = 0; ; attempt++) {
         try {
           const created = await createTopicsWithLeaders(admin, {
-            topics: [{ topic: messagesTopic, numPartitions: Number(stack.env['QIM_MESSAGES_PARTITIONS']), replicationFactor: 1, configEntries: [{ name: 'min.insync.replicas', value }] }],
+            topics: [
+              {
+                topic: messagesTopic,
+                numPartitions: Number(stack.env['QIM_MESSAGES_PARTITIONS']),
+                replicationFactor: 1,
+                configEntries: [{ name: 'min.insync.replicas', value }],
+              },
+            ],
           });
           if (created) return;
           throw new Error(`${messagesTopic} still exists`);
@@ -72,7 +79,13 @@ describe('production start-up verifies topic durability', () => {
 
   it.each(['writer', 'mailbox'] as const)('refuses (%s) a messages topic whose min.insync.replicas differs from the configuration', async (service) => {
     await setMinInsync('2');
-    const { code: exitCode, output } = await runToExit(service, stack.entry[service], { ...stack.env, QIM_HTTP_HOST: '127.0.0.1', QIM_HTTP_PORT: '0' }, [], 60_000);
+    const { code: exitCode, output } = await runToExit(
+      service,
+      stack.entry[service],
+      { ...stack.env, QIM_HTTP_HOST: '127.0.0.1', QIM_HTTP_PORT: '0' },
+      [],
+      60_000,
+    );
     const reason = new RegExp(`start-up refused: topic ${messagesTopic.replace(/\./g, '\\.')} has min\\.insync\\.replicas=2, required 1 for replication 1`);
     expect({ code: exitCode, reason: reason.test(output) ? 'named' : output.slice(-3000) }).toEqual({ code: 1, reason: 'named' });
   });

@@ -41,14 +41,20 @@ describe('two writers, concurrent identical sends (Redis backend)', () => {
       const ids = Array.from({ length: IDS_PER_ROUND }, (_, i) => hex(0x7000 + round * IDS_PER_ROUND + i));
       // Every copy of every id in flight at once; copies alternate between the two processes.
       const sends = ids.flatMap((id) =>
-        Array.from({ length: COPIES }, (_, copy) => writers[copy % 2]!.send({ conversationId: CONV, clientMessageId: id, body: `same body of ${id}` }).then((r) => [id, r] as const)),
+        Array.from({ length: COPIES }, (_, copy) =>
+          writers[copy % 2]!.send({ conversationId: CONV, clientMessageId: id, body: `same body of ${id}` }).then((r) => [id, r] as const),
+        ),
       );
       for (const [id, r] of await Promise.all(sends)) answers.set(id, [...(answers.get(id) ?? []), r]);
     }
 
     const total = ROUNDS * IDS_PER_ROUND;
     const differing = [...answers].filter(([, rs]) => new Set(rs.map((r) => `${r.seq}/${r.messageId}/${r.createdAt}`)).size !== 1).map(([id]) => id);
-    expect({ ids: answers.size, copies: [...answers.values()].every((rs) => rs.length === COPIES), differing }).toEqual({ ids: total, copies: true, differing: [] });
+    expect({ ids: answers.size, copies: [...answers.values()].every((rs) => rs.length === COPIES), differing }).toEqual({
+      ids: total,
+      copies: true,
+      differing: [],
+    });
 
     const history: Message[] = [];
     for await (const page of stack.client(T, BOB).history(CONV, { direction: 'newer', maxItems: 1000 })) history.push(...page.items);

@@ -57,7 +57,9 @@ describe('writer lease loss (redis, kafka)', () => {
     expect(exit).toEqual({ code: 1, signal: null });
     // Lost at the next renewal (≤ TTL/3 = 1 s), then 4 s of re-acquisition attempts.
     expect(Date.now() - stolenAt).toBeGreaterThanOrEqual(4_000);
-    expect(stack.writer!.output).toMatch(/terminal failure, exiting: writer lease lost and not re-acquired within 4000 ms: writer id \d+ is held by another process/);
+    expect(stack.writer!.output).toMatch(
+      /terminal failure, exiting: writer lease lost and not re-acquired within 4000 ms: writer id \d+ is held by another process/,
+    );
     expect(stack.writer!.output).toMatch(/"msg":"stopped"/);
   });
 });

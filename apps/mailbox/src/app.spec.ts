@@ -30,7 +30,12 @@ describe('mailbox app', () => {
       ['GET', '/v1/shards/0/status'],
     ] as const)('%s %s needs the bearer token', async (method, url) => {
       for (const authorization of [undefined, 'Bearer not-the-token-000000', `Basic ${TOKEN}`]) {
-        const r = await t.app.inject({ method, url, headers: { ...(authorization ? { authorization } : {}), 'x-qim-tenant': T, 'x-qim-user': hex(1) }, payload: method === 'POST' ? { before: '1' } : undefined });
+        const r = await t.app.inject({
+          method,
+          url,
+          headers: { ...(authorization ? { authorization } : {}), 'x-qim-tenant': T, 'x-qim-user': hex(1) },
+          payload: method === 'POST' ? { before: '1' } : undefined,
+        });
         expect(r.statusCode).toBe(401);
         expect(r.json().code).toBe('UNAUTHORIZED');
       }
@@ -52,9 +57,11 @@ describe('mailbox app', () => {
 
     it("exposes its own metrics and the ones both services have in /metrics, none of the writer's", async () => {
       const names = [...(await t.app.inject({ url: '/metrics' })).body.matchAll(/^# TYPE (qim_\w+) /gm)].map((m) => m[1]);
-      for (const own of ['qim_shard_frontier', 'qim_dispatch_lag_seconds', 'qim_router_dispatches_total', 'qim_sync_scans_total', 'qim_poison_records_total']) expect(names).toContain(own);
+      for (const own of ['qim_shard_frontier', 'qim_dispatch_lag_seconds', 'qim_router_dispatches_total', 'qim_sync_scans_total', 'qim_poison_records_total'])
+        expect(names).toContain(own);
       for (const shared of ['qim_http_request_duration_seconds', 'qim_kafka_requests_total', 'qim_read_budget_refused_total']) expect(names).toContain(shared);
-      for (const writer of ['qim_commits_total', 'qim_recovery_actions_total', 'qim_commit_step_seconds', 'qim_writer_lease_held', 'qim_admission_closed']) expect(names).not.toContain(writer);
+      for (const writer of ['qim_commits_total', 'qim_recovery_actions_total', 'qim_commit_step_seconds', 'qim_writer_lease_held', 'qim_admission_closed'])
+        expect(names).not.toContain(writer);
     });
   });
 
@@ -164,7 +171,15 @@ describe('mailbox app', () => {
 
   it('answers shard status (frontier, the seq it makes visible, stall) and validates the shard', async () => {
     const status = async (s: number | string) => t.app.inject({ url: `/v1/shards/${s}/status`, headers: headers(T, users[0]!) });
-    expect((await status(1)).json()).toMatchObject({ shard: 1, epoch: EPOCH, assigned_here: true, checked: true, frontier: null, visible_up_to: epochStartSeq(EPOCH).toString(), stalled: null });
+    expect((await status(1)).json()).toMatchObject({
+      shard: 1,
+      epoch: EPOCH,
+      assigned_here: true,
+      checked: true,
+      frontier: null,
+      visible_up_to: epochStartSeq(EPOCH).toString(),
+      stalled: null,
+    });
     await t.deliver(specMessage(T, users[0]!, 1n, t.clock.nowMs()), users);
     expect((await status(1)).json()).toMatchObject({ frontier: '0', visible_up_to: composeMailboxSeq(EPOCH, 0n).toString(), pages_applied: 1 });
     expect((await status('x')).statusCode).toBe(400);

@@ -24,7 +24,15 @@ async function createTopics(config: MailboxConfig): Promise<void> {
 
 /** The mailbox process: config → logger → runtime (fail closed) → HTTP → signals. */
 async function serve(config: MailboxConfig): Promise<void> {
-  const app = fastify(serviceServerOptions({ service: 'mailbox', logLevel: config.logLevel, logRequests: config.logRequests, bodyLimit: config.http.bodyLimit, requestTimeoutMs: config.http.requestTimeoutMs }));
+  const app = fastify(
+    serviceServerOptions({
+      service: 'mailbox',
+      logLevel: config.logLevel,
+      logRequests: config.logRequests,
+      bodyLimit: config.http.bodyLimit,
+      requestTimeoutMs: config.http.requestTimeoutMs,
+    }),
+  );
   let runtime;
   try {
     runtime = await startMailboxRuntime(config, app.log);
@@ -41,7 +49,15 @@ async function serve(config: MailboxConfig): Promise<void> {
     metrics: runtime.metrics,
     readiness: runtime.readiness,
   });
-  await listenWithSignals({ app, stack: runtime.stack, host: config.http.host, port: config.http.port, shutdownGraceMs: config.shutdownGraceMs, shutdownDeadlineMs: config.shutdownDeadlineMs, terminal: runtime.terminal });
+  await listenWithSignals({
+    app,
+    stack: runtime.stack,
+    host: config.http.host,
+    port: config.http.port,
+    shutdownGraceMs: config.shutdownGraceMs,
+    shutdownDeadlineMs: config.shutdownDeadlineMs,
+    terminal: runtime.terminal,
+  });
   app.log.info({ backend: config.backend.kind, shards: config.shards, epoch: config.epoch }, 'mailbox ready');
 }
 

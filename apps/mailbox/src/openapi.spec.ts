@@ -21,7 +21,15 @@ describe('mailbox: routes defined once, documented from their schemas', () => {
     const doc = (await t.app.inject({ url: '/openapi.json' })).json();
     const documented = Object.entries(doc.paths as Record<string, object>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
     expect(documented.sort()).toEqual(
-      ['GET /healthz', 'GET /readyz', 'GET /metrics', 'GET /openapi.json', 'GET /v1/mailboxes/{user}/entries', 'POST /v1/mailboxes/{user}/truncate', 'GET /v1/shards/{shard}/status'].sort(),
+      [
+        'GET /healthz',
+        'GET /readyz',
+        'GET /metrics',
+        'GET /openapi.json',
+        'GET /v1/mailboxes/{user}/entries',
+        'POST /v1/mailboxes/{user}/truncate',
+        'GET /v1/shards/{shard}/status',
+      ].sort(),
     );
     expect(undocumentedRoutes(routes, doc)).toEqual([]);
     const sync = doc.paths['/v1/mailboxes/{user}/entries'].get;

@@ -40,7 +40,10 @@ describe('mailbox sync pages under the read budget (QIM_READ_BUDGET_BYTES)', () 
 
   it('a long poll holds no share while it waits', async () => {
     const page = (await sync(2 * MiB)).json();
-    const waiting = t.app.inject({ url: `/v1/mailboxes/${USER}/entries?max_bytes=${2 * MiB}&after=${page.next_after}&wait_ms=4000`, headers: headers(T, USER) });
+    const waiting = t.app.inject({
+      url: `/v1/mailboxes/${USER}/entries?max_bytes=${2 * MiB}&after=${page.next_after}&wait_ms=4000`,
+      headers: headers(T, USER),
+    });
     await until(() => t.board.waiterCount() > 0);
     expect(budget.inUseBytes).toBe(0);
     expect((await sync(2 * MiB)).statusCode).toBe(200);

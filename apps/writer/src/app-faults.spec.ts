@@ -21,7 +21,8 @@ async function withApp(made: Promise<WriterTestApp>, fn: (t: WriterTestApp) => P
   }
 }
 
-const send = (t: WriterTestApp, user: string, body: object) => t.app.inject({ method: 'POST', url: '/v1/messages', headers: headers(T, user as never), payload: body });
+const send = (t: WriterTestApp, user: string, body: object) =>
+  t.app.inject({ method: 'POST', url: '/v1/messages', headers: headers(T, user as never), payload: body });
 
 function redisUrl(): string {
   const url = process.env['QIM_REDIS_URL'];
@@ -51,7 +52,11 @@ describe('writer: every send has a deadline', () => {
 
 describe('writer: errors say the right thing', () => {
   it('maps Redis failures of membership and leases to 503 UNAVAILABLE without driver text', async () => {
-    const coordination = await openCoordination({ kind: 'redis', redisUrl: redisUrl(), namespace: `qimfault-${randomBytes(4).toString('hex')}` }, 'owner', () => undefined);
+    const coordination = await openCoordination(
+      { kind: 'redis', redisUrl: redisUrl(), namespace: `qimfault-${randomBytes(4).toString('hex')}` },
+      'owner',
+      () => undefined,
+    );
     const t = await writerTestApp({ membership: coordination.membership });
     try {
       await coordination.close();
@@ -90,7 +95,12 @@ describe('writer: errors say the right thing', () => {
   it('answers 415 UNSUPPORTED_MEDIA_TYPE for a body that is not JSON, and writes nothing', () =>
     withApp(writerTestApp(), async (t) => {
       for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
-        const r = await t.app.inject({ method: 'POST', url: '/v1/messages', headers: { ...headers(T, ALICE), 'content-type': type }, payload: JSON.stringify(sendBody(1)) });
+        const r = await t.app.inject({
+          method: 'POST',
+          url: '/v1/messages',
+          headers: { ...headers(T, ALICE), 'content-type': type },
+          payload: JSON.stringify(sendBody(1)),
+        });
         expect([type, r.statusCode, r.json().code]).toEqual([type, 415, 'UNSUPPORTED_MEDIA_TYPE']);
       }
       expect(t.publisher.published).toHaveLength(0);
@@ -124,7 +134,9 @@ describe('writer: errors say the right thing', () => {
     // A request in flight (its body not yet complete) keeps the connection busy while close starts.
     const body = JSON.stringify({ members: [ALICE] });
     const received = new Promise((r) => t.app.server.once('request', r));
-    socket.write(`PUT ${membersUrl} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${TOKEN}\r\nx-qim-tenant: ${T}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
+    socket.write(
+      `PUT ${membersUrl} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${TOKEN}\r\nx-qim-tenant: ${T}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+    );
     // The moments are observed, not slept for: the server has the request's head, then it is closing.
     await received;
     const closing = t.app.close();

@@ -19,8 +19,7 @@ describe('writer app', () => {
   });
   afterEach(() => t.app.close());
 
-  const send = (user: string, body: object) =>
-    t.app.inject({ method: 'POST', url: '/v1/messages', headers: headers(T, user as never), payload: body });
+  const send = (user: string, body: object) => t.app.inject({ method: 'POST', url: '/v1/messages', headers: headers(T, user as never), payload: body });
 
   describe('auth', () => {
     it.each([
@@ -43,7 +42,12 @@ describe('writer app', () => {
     });
 
     it('requires well-formed acting headers behind a valid token', async () => {
-      const r = await t.app.inject({ method: 'POST', url: '/v1/messages', headers: { authorization: `Bearer ${TOKEN}`, 'x-qim-tenant': T }, payload: sendBody(1) });
+      const r = await t.app.inject({
+        method: 'POST',
+        url: '/v1/messages',
+        headers: { authorization: `Bearer ${TOKEN}`, 'x-qim-tenant': T },
+        payload: sendBody(1),
+      });
       expect(r.statusCode).toBe(400);
       expect(r.json()).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('x-qim-user') });
       const bad = await t.app.inject({ method: 'POST', url: '/v1/messages', headers: headers('ABC' as never, ALICE), payload: sendBody(1) });
@@ -121,13 +125,23 @@ describe('writer app', () => {
     it('caps the body: 64 KiB decoded passes the schema, larger is refused', async () => {
       const over = await send(ALICE, sendBody(1, 'x'.repeat(65_537)));
       expect(over.statusCode).toBe(400);
-      const limit = await t.app.inject({ method: 'POST', url: '/v1/messages', headers: headers(T, ALICE), payload: { ...sendBody(2), pad: 'y'.repeat(200_000) } });
+      const limit = await t.app.inject({
+        method: 'POST',
+        url: '/v1/messages',
+        headers: headers(T, ALICE),
+        payload: { ...sendBody(2), pad: 'y'.repeat(200_000) },
+      });
       expect(limit.statusCode).toBe(413);
       expect(limit.json().code).toBe('PAYLOAD_TOO_LARGE');
     });
 
     it('refuses malformed JSON as INVALID_INPUT', async () => {
-      const r = await t.app.inject({ method: 'POST', url: '/v1/messages', headers: { ...headers(T, ALICE), 'content-type': 'application/json' }, payload: '{' });
+      const r = await t.app.inject({
+        method: 'POST',
+        url: '/v1/messages',
+        headers: { ...headers(T, ALICE), 'content-type': 'application/json' },
+        payload: '{',
+      });
       expect(r.statusCode).toBe(400);
       expect(r.json().code).toBe('INVALID_INPUT');
     });
@@ -165,7 +179,14 @@ describe('writer app', () => {
       const names = [...(await t.app.inject({ url: '/metrics' })).body.matchAll(/^# TYPE (qim_\w+) /gm)].map((m) => m[1]);
       for (const own of ['qim_commits_total', 'qim_recovery_actions_total', 'qim_commit_step_seconds', 'qim_writer_lease_held']) expect(names).toContain(own);
       for (const shared of ['qim_http_request_duration_seconds', 'qim_kafka_requests_total', 'qim_read_budget_refused_total']) expect(names).toContain(shared);
-      for (const mailbox of ['qim_shard_frontier', 'qim_dispatch_lag_seconds', 'qim_router_dispatches_total', 'qim_sync_scans_total', 'qim_poison_records_total', 'qim_consumer_joins_total']) {
+      for (const mailbox of [
+        'qim_shard_frontier',
+        'qim_dispatch_lag_seconds',
+        'qim_router_dispatches_total',
+        'qim_sync_scans_total',
+        'qim_poison_records_total',
+        'qim_consumer_joins_total',
+      ]) {
         expect(names).not.toContain(mailbox);
       }
     });
@@ -175,7 +196,8 @@ describe('writer app', () => {
       await send(ALICE, sendBody(1));
       const text = (await t.app.inject({ url: '/metrics' })).body;
       expect(text).toMatch(/qim_commit_step_seconds_count\{service="writer",step="reserve"\} 2/);
-      for (const step of ['record', 'publish', 'commit']) expect(text).toMatch(new RegExp(`qim_commit_step_seconds_count\\{service="writer",step="${step}"\\} 1`));
+      for (const step of ['record', 'publish', 'commit'])
+        expect(text).toMatch(new RegExp(`qim_commit_step_seconds_count\\{service="writer",step="${step}"\\} 1`));
     });
   });
 
@@ -218,7 +240,12 @@ describe('writer app', () => {
       await send(ALICE, sendBody(1, 'a'));
       await send(ALICE, sendBody(2, 'b'));
       await send(BOB, sendBody(3, 'c'));
-      const r = await t.app.inject({ method: 'POST', url: '/v1/summaries', headers: headers(T, BOB), payload: { conversations: [{ conversation_id: CONV, read_seq: '1' }] } });
+      const r = await t.app.inject({
+        method: 'POST',
+        url: '/v1/summaries',
+        headers: headers(T, BOB),
+        payload: { conversations: [{ conversation_id: CONV, read_seq: '1' }] },
+      });
       expect(r.statusCode).toBe(200);
       const [s] = r.json().summaries;
       expect(s).toMatchObject({ conversation_id: CONV, head_seq: '3', unread: 1, precise: true });
@@ -226,7 +253,12 @@ describe('writer app', () => {
     });
 
     it('refuses conversations the user is not in, and bad bodies', async () => {
-      const r = await t.app.inject({ method: 'POST', url: '/v1/summaries', headers: headers(T, MALLORY), payload: { conversations: [{ conversation_id: CONV }] } });
+      const r = await t.app.inject({
+        method: 'POST',
+        url: '/v1/summaries',
+        headers: headers(T, MALLORY),
+        payload: { conversations: [{ conversation_id: CONV }] },
+      });
       expect(r.statusCode).toBe(403);
       const bad = await t.app.inject({ method: 'POST', url: '/v1/summaries', headers: headers(T, BOB), payload: { conversations: [] } });
       expect(bad.json().code).toBe('INVALID_INPUT');

@@ -21,7 +21,12 @@ export async function writerApp(app: FastifyInstance, opts: WriterAppOptions): P
   acceptJsonBodiesOnly(app);
   installRequestMetrics(app, opts.metrics);
   await installRouteSchemas(app, { title: 'QIM writer', version: '1.0.0' });
-  registerOpsRoutes(app, { readiness: opts.readiness, tokens: opts.serviceTokens, metrics: opts.metrics, readinessSummary: 'Backend readiness, Kafka, writer lease (details in the body; 503 when not ready)' });
+  registerOpsRoutes(app, {
+    readiness: opts.readiness,
+    tokens: opts.serviceTokens,
+    metrics: opts.metrics,
+    readinessSummary: 'Backend readiness, Kafka, writer lease (details in the body; 503 when not ready)',
+  });
   await app.register(async (api) => {
     requireBearerToken(api, opts.serviceTokens);
     registerSendRoute(api, opts);

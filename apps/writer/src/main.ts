@@ -22,7 +22,15 @@ function loadConfig(): WriterConfig {
  */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const app = fastify(serviceServerOptions({ service: 'writer', logLevel: config.logLevel, logRequests: config.logRequests, bodyLimit: config.http.bodyLimit, requestTimeoutMs: config.http.requestTimeoutMs }));
+  const app = fastify(
+    serviceServerOptions({
+      service: 'writer',
+      logLevel: config.logLevel,
+      logRequests: config.logRequests,
+      bodyLimit: config.http.bodyLimit,
+      requestTimeoutMs: config.http.requestTimeoutMs,
+    }),
+  );
   let runtime;
   try {
     runtime = await startWriterRuntime(config, app.log);
@@ -38,7 +46,11 @@ async function main(): Promise<void> {
     authorizer: runtime.authorizer,
     maxFanout: config.maxFanout,
     sendBatch: config.sendBatch,
-    readBudget: new ReadBudget({ totalBytes: config.readBudget.bytes, waitMs: config.readBudget.waitMs, onRefused: () => runtime.metrics.readBudgetRefused.inc() }),
+    readBudget: new ReadBudget({
+      totalBytes: config.readBudget.bytes,
+      waitMs: config.readBudget.waitMs,
+      onRefused: () => runtime.metrics.readBudgetRefused.inc(),
+    }),
     metrics: runtime.metrics,
     readiness: runtime.readiness,
   });

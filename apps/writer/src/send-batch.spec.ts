@@ -6,7 +6,12 @@ const T = hex(0xa1);
 const CONV = hex(0xc1);
 const [ALICE, BOB, MALLORY] = [hex(1), hex(2), hex(4)];
 const b64 = (s: string) => Buffer.from(s).toString('base64');
-const item = (client: number, text = 'hello', extra: object = {}) => ({ client_message_id: hex(0x1000 + client), conversation_id: CONV, body: b64(text), ...extra });
+const item = (client: number, text = 'hello', extra: object = {}) => ({
+  client_message_id: hex(0x1000 + client),
+  conversation_id: CONV,
+  body: b64(text),
+  ...extra,
+});
 
 describe('POST /v1/messages/batch', () => {
   let t: WriterTestApp;
@@ -45,7 +50,9 @@ describe('POST /v1/messages/batch', () => {
   });
 
   it('refuses an invalid item alone (400 INVALID_INPUT naming the field) while the others are sent', async () => {
-    const r = (await batch(ALICE, [item(1), { ...item(2), client_message_id: 'XYZ' }, 'not an object', item(3, 'x', { retention: { kind: 'forever' } }), item(4)])).json();
+    const r = (
+      await batch(ALICE, [item(1), { ...item(2), client_message_id: 'XYZ' }, 'not an object', item(3, 'x', { retention: { kind: 'forever' } }), item(4)])
+    ).json();
     expect(r.results.map((x: { status: number; body: { code?: string } }) => [x.status, x.body.code ?? 'ok'])).toEqual([
       [200, 'ok'],
       [400, 'INVALID_INPUT'],
@@ -78,7 +85,10 @@ describe('POST /v1/messages/batch', () => {
   });
 
   it('refuses a batch of more than QIM_SEND_BATCH_MAX items whole: 413 BATCH_TOO_LARGE, nothing sent', async () => {
-    const r = await batch(ALICE, [1, 2, 3, 4, 5, 6].map((i) => item(i)));
+    const r = await batch(
+      ALICE,
+      [1, 2, 3, 4, 5, 6].map((i) => item(i)),
+    );
     expect(r.statusCode).toBe(413);
     expect(r.json()).toEqual({ code: 'BATCH_TOO_LARGE', message: expect.stringContaining('QIM_SEND_BATCH_MAX') });
     expect(t.publisher.published).toHaveLength(0);

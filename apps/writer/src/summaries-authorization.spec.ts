@@ -159,6 +159,11 @@ describe('POST /v1/summaries authorization over real Redis membership', () => {
   });
 
   function summaries() {
-    return t.app.inject({ method: 'POST', url: '/v1/summaries', headers: headers(T, BOB), payload: { conversations: CONVS.map((c) => ({ conversation_id: c })) } });
+    return t.app.inject({
+      method: 'POST',
+      url: '/v1/summaries',
+      headers: headers(T, BOB),
+      payload: { conversations: CONVS.map((c) => ({ conversation_id: c })) },
+    });
   }
 });

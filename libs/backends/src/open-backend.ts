@@ -11,7 +11,13 @@ export async function openMessageBackend(cfg: BackendConfig | BackendSelection, 
 }
 
 /** The backend factory for mailboxes (same rules as `openMessageBackend`). */
-export async function openMailboxBackend(cfg: BackendConfig | BackendSelection, env: string, binding: MailboxBinding, step: StartupLog, clock?: Clock): Promise<MailboxBackend> {
+export async function openMailboxBackend(
+  cfg: BackendConfig | BackendSelection,
+  env: string,
+  binding: MailboxBinding,
+  step: StartupLog,
+  clock?: Clock,
+): Promise<MailboxBackend> {
   return moduleOf(cfg).openMailboxBackend(cfg, binding, { env, step, ...(clock ? { clock } : {}) });
 }
 

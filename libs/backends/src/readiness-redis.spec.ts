@@ -21,7 +21,10 @@ describe('/readyz over real servers', () => {
       port = await freePort();
       server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
       for (let i = 0; ; i++) {
-        const up = await run('redis-cli', ['-p', String(port), 'PING']).then((r) => r.stdout.trim() === 'PONG', () => false);
+        const up = await run('redis-cli', ['-p', String(port), 'PING']).then(
+          (r) => r.stdout.trim() === 'PONG',
+          () => false,
+        );
         if (up) break;
         if (i > 100) throw new Error('redis-server did not start');
         await new Promise((r) => setTimeout(r, 50));

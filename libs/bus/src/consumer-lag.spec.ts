@@ -10,7 +10,18 @@ const NOW = 1_800_000_000_000;
 describe('commit position metadata', () => {
   it('round-trips a record timestamp and refuses anything else', () => {
     expect(parseCommitPositionMetadata(commitPositionMetadata(NOW))).toBe(NOW);
-    for (const bad of [null, undefined, '', 't=5', 'qim-pos-v1:t=', 'qim-pos-v1:t=-5', 'qim-pos-v1:t=0', 'qim-pos-v1:t=12x', 'qim-pos-v2:t=5', 'qim-pos-v1:t=1234567890123456']) {
+    for (const bad of [
+      null,
+      undefined,
+      '',
+      't=5',
+      'qim-pos-v1:t=',
+      'qim-pos-v1:t=-5',
+      'qim-pos-v1:t=0',
+      'qim-pos-v1:t=12x',
+      'qim-pos-v2:t=5',
+      'qim-pos-v1:t=1234567890123456',
+    ]) {
       expect(parseCommitPositionMetadata(bad)).toBeNull();
     }
     for (const bad of [0, -1, 1.5, Number.NaN, 2 ** 60]) expect(() => commitPositionMetadata(bad)).toThrow(RangeError);
@@ -39,13 +50,29 @@ describe('positionLagMs', () => {
 
 describe('groupLag', () => {
   it('takes the oldest wait over the partitions, counts the records behind and the partitions it cannot tell', () => {
-    const g = groupLag({ groupId: 'g', topic: 't' }, 2, [
-      at({ partition: 0, committed: 7n, end: 10n, metadata: commitPositionMetadata(NOW - 1_000) }),
-      at({ partition: 1, committed: 2n, end: 12n, metadata: commitPositionMetadata(NOW - 9_000) }),
-      at({ partition: 2, committed: null, low: 4n, end: 6n }),
-      at({ partition: 3, committed: 1n, low: 5n, end: 6n, metadata: commitPositionMetadata(NOW - 2_000) }),
-    ], NOW);
-    expect(g).toEqual({ groupId: 'g', topic: 't', members: 2, lagMs: 9_000, behindRecords: 3n + 10n + 2n + 1n, unknownPartitions: 1, stalledPartitions: [], replayingPartitions: [], drainMs: null, recordsPerSecond: null });
+    const g = groupLag(
+      { groupId: 'g', topic: 't' },
+      2,
+      [
+        at({ partition: 0, committed: 7n, end: 10n, metadata: commitPositionMetadata(NOW - 1_000) }),
+        at({ partition: 1, committed: 2n, end: 12n, metadata: commitPositionMetadata(NOW - 9_000) }),
+        at({ partition: 2, committed: null, low: 4n, end: 6n }),
+        at({ partition: 3, committed: 1n, low: 5n, end: 6n, metadata: commitPositionMetadata(NOW - 2_000) }),
+      ],
+      NOW,
+    );
+    expect(g).toEqual({
+      groupId: 'g',
+      topic: 't',
+      members: 2,
+      lagMs: 9_000,
+      behindRecords: 3n + 10n + 2n + 1n,
+      unknownPartitions: 1,
+      stalledPartitions: [],
+      replayingPartitions: [],
+      drainMs: null,
+      recordsPerSecond: null,
+    });
   });
 
   it('is null when no partition with waiting records can tell its age', () => {
@@ -79,11 +106,15 @@ describe('DeliveryLagProbe', () => {
       shards: { members: 2, partitions: [at({ committed: 3n, end: 9n, metadata: commitPositionMetadata(NOW - 6_000) })] },
       stopped: { members: 0, partitions: [at({ committed: 3n, end: 900n, metadata: commitPositionMetadata(NOW - 600_000) })] },
     });
-    const probe = new DeliveryLagProbe(s, [
-      { groupId: 'router', topic: 'messages' },
-      { groupId: 'shards', topic: 'dispatch' },
-      { groupId: 'stopped', topic: 'dispatch' },
-    ], () => NOW);
+    const probe = new DeliveryLagProbe(
+      s,
+      [
+        { groupId: 'router', topic: 'messages' },
+        { groupId: 'shards', topic: 'dispatch' },
+        { groupId: 'stopped', topic: 'dispatch' },
+      ],
+      () => NOW,
+    );
     const lag = await probe.read();
     expect([lag.ageMs, lag.drainMs]).toEqual([6_000, 0]);
     expect(lag.groups.map((g) => [g.groupId, g.members, g.lagMs])).toEqual([
@@ -96,7 +127,14 @@ describe('DeliveryLagProbe', () => {
 
   it('answers 0 when every group is caught up or cannot tell', async () => {
     const s = source({ a: { members: 1, partitions: [at({})] }, b: { members: 1, partitions: [at({ committed: null, end: 5n })] } });
-    const lag = await new DeliveryLagProbe(s, [{ groupId: 'a', topic: 't' }, { groupId: 'b', topic: 't' }], () => NOW).read();
+    const lag = await new DeliveryLagProbe(
+      s,
+      [
+        { groupId: 'a', topic: 't' },
+        { groupId: 'b', topic: 't' },
+      ],
+      () => NOW,
+    ).read();
     expect([lag.ageMs, lag.drainMs]).toEqual([0, 0]);
   });
 
@@ -146,11 +184,17 @@ describe('DeliveryLagProbe', () => {
     const { state, probe } = overPartitions('g', 't');
     // The last record before the idle spell was handled an hour ago.
     const lastHandled = commitPositionMetadata(NOW - 3_600_000);
-    state.partitions = [at({ partition: 0, committed: 50n, end: 50n, metadata: lastHandled }), at({ partition: 1, committed: 7n, end: 9n, metadata: commitPositionMetadata(NOW - 3_000) })];
+    state.partitions = [
+      at({ partition: 0, committed: 50n, end: 50n, metadata: lastHandled }),
+      at({ partition: 1, committed: 7n, end: 9n, metadata: commitPositionMetadata(NOW - 3_000) }),
+    ];
     expect((await probe.read()).groups[0]!.lagMs).toBe(3_000);
     state.now += 400;
     // New records on partition 0: seen caught up 400 ms ago, so they waited at most that long, not an hour.
-    state.partitions = [at({ partition: 0, committed: 50n, end: 60n, metadata: lastHandled }), at({ partition: 1, committed: 7n, end: 9n, metadata: commitPositionMetadata(NOW - 3_000) })];
+    state.partitions = [
+      at({ partition: 0, committed: 50n, end: 60n, metadata: lastHandled }),
+      at({ partition: 1, committed: 7n, end: 9n, metadata: commitPositionMetadata(NOW - 3_000) }),
+    ];
     expect((await probe.read()).groups[0]!.lagMs).toBe(3_400);
     state.partitions = [at({ partition: 0, committed: 50n, end: 60n, metadata: lastHandled })];
     expect((await probe.read()).groups[0]!.lagMs).toBe(400);

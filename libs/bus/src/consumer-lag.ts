@@ -112,5 +112,15 @@ export function groupLag(
       else lagMs = Math.max(lagMs ?? 0, lag);
     }
   }
-  return { ...group, members, lagMs, behindRecords, unknownPartitions, stalledPartitions, replayingPartitions, drainMs: behindRecords === 0n ? 0 : null, recordsPerSecond: null };
+  return {
+    ...group,
+    members,
+    lagMs,
+    behindRecords,
+    unknownPartitions,
+    stalledPartitions,
+    replayingPartitions,
+    drainMs: behindRecords === 0n ? 0 : null,
+    recordsPerSecond: null,
+  };
 }

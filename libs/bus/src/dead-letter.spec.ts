@@ -39,7 +39,16 @@ describe('DeadLetterSink (real Kafka)', () => {
     await sink.close();
     const kept = [...(await readTopic(kafka, deadLetterTopicOf(topic))).values()].map(parseDeadLetter);
     expect(kept).toEqual([
-      { topic, partition: 2, offset: '41', error: 'TypeError: bad version 9', key: Buffer.from('k').toString('base64'), headers: { h: 'AQI=' }, value: value.toString('base64'), deadLetteredAt: 1_234 },
+      {
+        topic,
+        partition: 2,
+        offset: '41',
+        error: 'TypeError: bad version 9',
+        key: Buffer.from('k').toString('base64'),
+        headers: { h: 'AQI=' },
+        value: value.toString('base64'),
+        deadLetteredAt: 1_234,
+      },
       { topic, partition: 0, offset: '7', error: 'empty', key: null, headers: {}, value: '', deadLetteredAt: 1_234 },
     ]);
     expect(() => parseDeadLetter(Buffer.from('{"x":1}'))).toThrow('not a dead-letter envelope');

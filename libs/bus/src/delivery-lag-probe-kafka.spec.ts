@@ -56,14 +56,30 @@ describe('DeliveryLagProbe (real Kafka)', () => {
     return t;
   }
   const produce = (t: string, partition: number, n: number, timestamp?: number) =>
-    producer.send({ topic: t, acks: -1, messages: Array.from({ length: n }, (_, i) => ({ partition, value: Buffer.from(`r${i}`), ...(timestamp === undefined ? {} : { timestamp: String(timestamp) }) })) });
+    producer.send({
+      topic: t,
+      acks: -1,
+      messages: Array.from({ length: n }, (_, i) => ({
+        partition,
+        value: Buffer.from(`r${i}`),
+        ...(timestamp === undefined ? {} : { timestamp: String(timestamp) }),
+      })),
+    });
   async function consume(groupId: string, t: string, handler: PageHandler, pageRecords = 10): Promise<PartitionConsumer> {
-    const c = new PartitionConsumer(kafka, handler, { groupId, topic: t, concurrency: 2, pageRecords, retry: { initialMs: 100, maxMs: 400 }, commitIntervalMs: 0 });
+    const c = new PartitionConsumer(kafka, handler, {
+      groupId,
+      topic: t,
+      concurrency: 2,
+      pageRecords,
+      retry: { initialMs: 100, maxMs: 400 },
+      commitIntervalMs: 0,
+    });
     consumers.push(c);
     await c.start();
     return c;
   }
-  const committed = async (groupId: string, t: string, partition: number) => (await reader.offsets(groupId, t)).find((p) => p.partition === partition)?.committed ?? null;
+  const committed = async (groupId: string, t: string, partition: number) =>
+    (await reader.offsets(groupId, t)).find((p) => p.partition === partition)?.committed ?? null;
   const hold = (): Promise<void> => new Promise<void>((r) => releases.push(r));
 
   it('leaves out a partition whose consumer refuses its pages once its position stood still for the stall window, while the draining one counts', async () => {
@@ -72,11 +88,16 @@ describe('DeliveryLagProbe (real Kafka)', () => {
     // Partition 1's consumer refuses every page from its second on (as a shard at a source hole does:
     // the page fails, the partition is paused and retried with backoff); partition 0 drains.
     let p1Pages = 0;
-    await consume(group, t, {
-      handlePage: async (p) => {
-        if (p.partition === 1 && ++p1Pages > 1) throw new Error('refused: FRONTIER_GAP (test)');
+    await consume(
+      group,
+      t,
+      {
+        handlePage: async (p) => {
+          if (p.partition === 1 && ++p1Pages > 1) throw new Error('refused: FRONTIER_GAP (test)');
+        },
       },
-    }, 2);
+      2,
+    );
     await produce(t, 1, 2);
     await until('partition 1 committed its first page', async () => (await committed(group, t, 1)) === 2n);
     await produce(t, 1, 5);
@@ -141,13 +162,28 @@ describe('DeliveryLagProbe (real Kafka)', () => {
 
     it('bounds a lag read by the read timeout, and fails the next one at once while the first still hangs', async () => {
       // The connection is accepted, the first request never answered: unbounded, this read takes the request timeout (5 s here, 30 s by default, more with retries).
-      const silent = new GroupOffsetsReader(createKafka({ brokers: [`127.0.0.1:${(server.address() as AddressInfo).port}`], clientId: `qimtest-silent-${run}`, retries: 2, requestTimeoutMs: 5_000 }));
+      const silent = new GroupOffsetsReader(
+        createKafka({
+          brokers: [`127.0.0.1:${(server.address() as AddressInfo).port}`],
+          clientId: `qimtest-silent-${run}`,
+          retries: 2,
+          requestTimeoutMs: 5_000,
+        }),
+      );
       const probe = new DeliveryLagProbe(silent, [{ groupId: 'g', topic: 't' }], Date.now, { readTimeoutMs: 1_500 });
       await expect(probe.read()).rejects.toBeInstanceOf(LagReadTimeoutError);
       await expect(probe.read()).rejects.toThrow(/still unanswered/);
       expect(sockets.size).toBeGreaterThan(0);
       // The hanging read ends on its own (the client gives up); the probe reads again after it.
-      await until('the hanging read ended', async () => probe.read().then(() => true, (e: Error) => !/still unanswered/.test(e.message)), 60_000);
+      await until(
+        'the hanging read ended',
+        async () =>
+          probe.read().then(
+            () => true,
+            (e: Error) => !/still unanswered/.test(e.message),
+          ),
+        60_000,
+      );
       await silent.close().catch(() => undefined);
     });
   });

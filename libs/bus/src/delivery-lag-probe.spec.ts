@@ -48,11 +48,15 @@ describe('DeliveryLagProbe: stalled partitions leave the gate alone', () => {
     expect(lag.groups[0]).toMatchObject({ lagMs: 800, behindRecords: 5n, stalledPartitions: [1] });
   });
 
-  it('does not count a partition a newer epoch replays below what the older epoch\'s group committed, and counts it again past that', async () => {
+  it("does not count a partition a newer epoch replays below what the older epoch's group committed, and counts it again past that", async () => {
     const { state, source, clock } = world();
     const probe = new DeliveryLagProbe(source, [{ groupId: 'mb-shards-e2', topic: 'd', replayOf: ['mb-shards-e1'] }], clock, { stallMs: 5_000 });
-    state.groups.set('mb-shards-e1', { members: 0, partitions: [at({ partition: 0, committed: 1_000n, end: 1_010n, metadata: commitPositionMetadata(NOW - 2_000) })] });
-    const e2 = (committed: bigint, handledAt: number) => state.groups.set('mb-shards-e2', { members: 1, partitions: [at({ partition: 0, committed, end: 1_010n, metadata: commitPositionMetadata(handledAt) })] });
+    state.groups.set('mb-shards-e1', {
+      members: 0,
+      partitions: [at({ partition: 0, committed: 1_000n, end: 1_010n, metadata: commitPositionMetadata(NOW - 2_000) })],
+    });
+    const e2 = (committed: bigint, handledAt: number) =>
+      state.groups.set('mb-shards-e2', { members: 1, partitions: [at({ partition: 0, committed, end: 1_010n, metadata: commitPositionMetadata(handledAt) })] });
     // A week-old record replayed: not delivery lag.
     e2(300n, NOW - 7 * 86_400_000);
     let lag = await probe.read();
@@ -85,9 +89,17 @@ describe('mailbox groups found on the broker', () => {
   const naming = { clientId: 'mb', messagesTopic: 'm', dispatchTopic: 'd' };
 
   it('picks the router and shard groups of the client id out of the listed groups, shard groups by ascending epoch', () => {
-    expect(mailboxGroupsAmong(['other-router', 'mb-router', 'mb-shards-e10', 'mb-shards-e2', 'mb-shards-ex', 'mb-shards-e', 'mbx-shards-e1', 'mb-shards-e02'], naming)).toEqual({
+    expect(
+      mailboxGroupsAmong(
+        ['other-router', 'mb-router', 'mb-shards-e10', 'mb-shards-e2', 'mb-shards-ex', 'mb-shards-e', 'mbx-shards-e1', 'mb-shards-e02'],
+        naming,
+      ),
+    ).toEqual({
       router: 'mb-router',
-      shards: [{ groupId: 'mb-shards-e2', epoch: 2 }, { groupId: 'mb-shards-e10', epoch: 10 }],
+      shards: [
+        { groupId: 'mb-shards-e2', epoch: 2 },
+        { groupId: 'mb-shards-e10', epoch: 10 },
+      ],
     });
   });
 
@@ -97,11 +109,17 @@ describe('mailbox groups found on the broker', () => {
     const finder = new MailboxGroupFinder(source, naming);
     state.groups.set('mb-router', { members: 1, partitions: [] });
     state.groups.set('mb-shards-e0', { members: 1, partitions: [] });
-    expect(await finder.find()).toEqual([{ groupId: 'mb-router', topic: 'm' }, { groupId: 'mb-shards-e0', topic: 'd', replayOf: [] }]);
+    expect(await finder.find()).toEqual([
+      { groupId: 'mb-router', topic: 'm' },
+      { groupId: 'mb-shards-e0', topic: 'd', replayOf: [] },
+    ]);
     // The runbook's bump: every mailbox stopped, the epoch raised, started again.
     state.groups.set('mb-shards-e0', { members: 0, partitions: [] });
     state.groups.set('mb-shards-e1', { members: 2, partitions: [] });
-    expect(await finder.find()).toEqual([{ groupId: 'mb-router', topic: 'm' }, { groupId: 'mb-shards-e1', topic: 'd', replayOf: ['mb-shards-e0'] }]);
+    expect(await finder.find()).toEqual([
+      { groupId: 'mb-router', topic: 'm' },
+      { groupId: 'mb-shards-e1', topic: 'd', replayOf: ['mb-shards-e0'] },
+    ]);
     // Every mailbox stopped: the newest epoch's group (which counts for nothing without members).
     state.groups.set('mb-shards-e1', { members: 0, partitions: [] });
     expect((await finder.find()).map((g) => g.groupId)).toEqual(['mb-router', 'mb-shards-e1']);
@@ -114,6 +132,9 @@ describe('mailbox groups found on the broker', () => {
     state.now += 1;
     await probe.read();
     await probe.read();
-    expect(seen).toEqual([['mb-router', 'mb-shards-e1'], ['mb-router', 'mb-shards-e2']]);
+    expect(seen).toEqual([
+      ['mb-router', 'mb-shards-e1'],
+      ['mb-router', 'mb-shards-e2'],
+    ]);
   });
 });

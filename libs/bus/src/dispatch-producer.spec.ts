@@ -40,6 +40,11 @@ describe('DispatchProducer (real Kafka)', () => {
     expect(stats.sends).toBe(1);
     const stored = await readTopic(kafka, topic);
     expect(stored.size).toBe(records.length);
-    expect(falseAcks(stored, coords.map((c, i) => ({ partition: c.partition, offset: c.offset, value: encodeDispatchRecord(records[i]!) })))).toEqual([]);
+    expect(
+      falseAcks(
+        stored,
+        coords.map((c, i) => ({ partition: c.partition, offset: c.offset, value: encodeDispatchRecord(records[i]!) })),
+      ),
+    ).toEqual([]);
   });
 });

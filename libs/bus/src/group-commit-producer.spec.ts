@@ -1,6 +1,9 @@
 import { takeCount } from './group-commit-producer';
 
-const unit = (records: number, bytes: number) => ({ records: Array.from({ length: records }, () => ({ topic: 't', key: null, value: Buffer.alloc(0) })), bytes });
+const unit = (records: number, bytes: number) => ({
+  records: Array.from({ length: records }, () => ({ topic: 't', key: null, value: Buffer.alloc(0) })),
+  bytes,
+});
 
 describe('takeCount (how many queued units one produce request carries)', () => {
   const limits = { maxRecords: 10, maxBytes: 1_000 };

@@ -35,7 +35,13 @@ describe('GroupOffsetsReader against a broker that does not answer', () => {
     for (const call of [() => reader.offsets('g', 't'), () => reader.members('g')]) {
       let timer: NodeJS.Timeout | undefined;
       const watchdog = new Promise<'pending'>((r) => (timer = setTimeout(() => r('pending'), 15_000)));
-      const outcome = await Promise.race([call().then(() => 'answered', (e: unknown) => e), watchdog]);
+      const outcome = await Promise.race([
+        call().then(
+          () => 'answered',
+          (e: unknown) => e,
+        ),
+        watchdog,
+      ]);
       clearTimeout(timer);
       expect(outcome).toBeInstanceOf(UnavailableError);
       expect(String((outcome as Error).message)).toMatch(/kafka admin .* did not answer within 500 ms/);

@@ -65,7 +65,9 @@ export class GroupOffsetsReader {
 
   /** Per partition of `topic`, ascending: the committed offset of `groupId` and the end offset. */
   async offsets(groupId: string, topic: string): Promise<PartitionOffsets[]> {
-    const [ends, groups] = await this.bounded(`offsets of ${groupId} on ${topic}`, (admin) => Promise.all([admin.fetchTopicOffsets(topic), admin.fetchOffsets({ groupId, topics: [topic] })]));
+    const [ends, groups] = await this.bounded(`offsets of ${groupId} on ${topic}`, (admin) =>
+      Promise.all([admin.fetchTopicOffsets(topic), admin.fetchOffsets({ groupId, topics: [topic] })]),
+    );
     const group = groups.find((g) => g.topic === topic);
     return ends
       .map((e) => {
@@ -96,7 +98,9 @@ export class GroupOffsetsReader {
    * running member: the broker refuses otherwise, and the error says so).
    */
   async setOffsets(groupId: string, topic: string, partitions: ReadonlyArray<{ readonly partition: number; readonly offset: bigint }>): Promise<void> {
-    await this.bounded(`set offsets of ${groupId} on ${topic}`, (admin) => admin.setOffsets({ groupId, topic, partitions: partitions.map((p) => ({ partition: p.partition, offset: p.offset.toString() })) }));
+    await this.bounded(`set offsets of ${groupId} on ${topic}`, (admin) =>
+      admin.setOffsets({ groupId, topic, partitions: partitions.map((p) => ({ partition: p.partition, offset: p.offset.toString() })) }),
+    );
   }
 
   /** Disconnects the client; a client whose connect has not ended within `callTimeoutMs` is left to it (disconnected once connected). */

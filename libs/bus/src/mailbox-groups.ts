@@ -9,7 +9,10 @@ export interface MailboxGroupNaming {
 }
 
 /** The mailbox's groups among the group ids a broker listed: the router group (null: not listed) and the shard groups by ascending epoch. */
-export function mailboxGroupsAmong(listed: readonly string[], naming: MailboxGroupNaming): { router: string | null; shards: { groupId: string; epoch: number }[] } {
+export function mailboxGroupsAmong(
+  listed: readonly string[],
+  naming: MailboxGroupNaming,
+): { router: string | null; shards: { groupId: string; epoch: number }[] } {
   const router = `${naming.clientId}-router`;
   const prefix = `${naming.clientId}-shards-e`;
   const shards: { groupId: string; epoch: number }[] = [];

@@ -33,13 +33,16 @@ function harness(join = { now: 1 }, extra: Partial<OffsetCommitQueueOptions> = {
 const tick = () => new Promise<void>((r) => setImmediate(r));
 
 describe('OffsetCommitQueue', () => {
-  it('sends each offset with the metadata queued beside it: the latest offset\'s, none where it has none, again after a failure', async () => {
+  it("sends each offset with the metadata queued beside it: the latest offset's, none where it has none, again after a failure", async () => {
     const { q, requests } = harness();
     q.add({ partition: 0, offset: 3n, join: 1, metadata: 'a' });
     q.add({ partition: 0, offset: 5n, join: 1, metadata: 'b' });
     q.add({ partition: 1, offset: 2n, join: 1 });
     await tick();
-    expect([...requests[0]!.offsets]).toEqual([[0, 5n], [1, 2n]]);
+    expect([...requests[0]!.offsets]).toEqual([
+      [0, 5n],
+      [1, 2n],
+    ]);
     expect([...requests[0]!.metadata]).toEqual([[0, 'b']]);
     // An older offset never replaces a newer one, nor its metadata.
     q.add({ partition: 2, offset: 9n, join: 1, metadata: 'new' });
@@ -47,8 +50,15 @@ describe('OffsetCommitQueue', () => {
     requests[0]!.settle(new Error('broker away'));
     await tick();
     await tick();
-    expect([...requests[1]!.offsets]).toEqual([[2, 9n], [0, 5n], [1, 2n]]);
-    expect([...requests[1]!.metadata]).toEqual([[2, 'new'], [0, 'b']]);
+    expect([...requests[1]!.offsets]).toEqual([
+      [2, 9n],
+      [0, 5n],
+      [1, 2n],
+    ]);
+    expect([...requests[1]!.metadata]).toEqual([
+      [2, 'new'],
+      [0, 'b'],
+    ]);
     requests[1]!.settle();
     await q.drain();
   });
@@ -58,17 +68,32 @@ describe('OffsetCommitQueue', () => {
     q.add({ partition: 0, offset: 3n, join: 1 });
     q.add({ partition: 1, offset: 5n, join: 1 });
     await tick();
-    expect(requests.map((r) => [...r.offsets])).toEqual([[[0, 3n], [1, 5n]]]);
+    expect(requests.map((r) => [...r.offsets])).toEqual([
+      [
+        [0, 3n],
+        [1, 5n],
+      ],
+    ]);
     q.add({ partition: 0, offset: 7n, join: 1 });
     q.add({ partition: 0, offset: 9n, join: 1 });
     await tick();
     expect(requests).toHaveLength(1);
     requests[0]!.settle();
     await tick();
-    expect(requests.map((r) => [...r.offsets])).toEqual([[[0, 3n], [1, 5n]], [[0, 9n]]]);
+    expect(requests.map((r) => [...r.offsets])).toEqual([
+      [
+        [0, 3n],
+        [1, 5n],
+      ],
+      [[0, 9n]],
+    ]);
     requests[1]!.settle();
     await q.drain();
-    expect(committed).toEqual([[0, 3n], [1, 5n], [0, 9n]]);
+    expect(committed).toEqual([
+      [0, 3n],
+      [1, 5n],
+      [0, 9n],
+    ]);
     expect(q.requestsSent).toBe(2);
   });
 
@@ -150,15 +175,29 @@ describe('OffsetCommitQueue', () => {
     requests[0]!.settle(new Error('REQUEST_TIMED_OUT'));
     await tick();
     await tick();
-    expect(failed).toEqual([new Map([[0, 4n], [1, 2n]])]);
+    expect(failed).toEqual([
+      new Map([
+        [0, 4n],
+        [1, 2n],
+      ]),
+    ]);
     // the retry carries partition 0's failed offset and partition 1's newer one
     expect(requests.map((r) => [...r.offsets].sort((a, b) => a[0] - b[0]))).toEqual([
-      [[0, 4n], [1, 2n]],
-      [[0, 4n], [1, 3n]],
+      [
+        [0, 4n],
+        [1, 2n],
+      ],
+      [
+        [0, 4n],
+        [1, 3n],
+      ],
     ]);
     requests[1]!.settle();
     await q.drain();
-    expect(committed.sort((a, b) => a[0] - b[0])).toEqual([[0, 4n], [1, 3n]]);
+    expect(committed.sort((a, b) => a[0] - b[0])).toEqual([
+      [0, 4n],
+      [1, 3n],
+    ]);
     expect([q.requestsSent, sent.ok]).toEqual([2, 1]);
   });
 

@@ -35,7 +35,11 @@ describe('KafkaOutboxPublisher record limit (real Kafka, a topic with max.messag
 
   beforeAll(async () => {
     kafka = createKafka({ brokers: specBrokers(), clientId: 'bus-outbox-limit-spec' });
-    topic = await createSpecTopic(kafka, 'qim-bus-outbox-limit', { numPartitions: 2, replicationFactor: 1, configEntries: [{ name: 'max.message.bytes', value: String(LIMIT) }] });
+    topic = await createSpecTopic(kafka, 'qim-bus-outbox-limit', {
+      numPartitions: 2,
+      replicationFactor: 1,
+      configEntries: [{ name: 'max.message.bytes', value: String(LIMIT) }],
+    });
   });
   afterAll(() => deleteSpecTopic(kafka, topic));
 

@@ -111,7 +111,11 @@ describe('PartitionConsumer (real Kafka)', () => {
     let releaseFirst!: () => void;
     const firstHeld = new Promise<void>((r) => (releaseFirst = r));
     const beforeCommitRequest = (offsets: ReadonlyMap<number, bigint>) => (requests.push(offsets.get(0)!), requests.length === 1 ? firstHeld : undefined);
-    const c = start({ handlePage: async () => void (handled += 1) }, 1, { onCommitted: (_p, o) => void commits.push(o), onCommitRequest: (r) => void results.push(r), beforeCommitRequest });
+    const c = start({ handlePage: async () => void (handled += 1) }, 1, {
+      onCommitted: (_p, o) => void commits.push(o),
+      onCommitRequest: (r) => void results.push(r),
+      beforeCommitRequest,
+    });
     await c.start();
     // Handling never waits for a commit: all 60 pages are handled while the first request is held.
     await until('60 pages handled', () => handled === 60);
@@ -186,7 +190,9 @@ describe('PartitionConsumer (real Kafka)', () => {
   });
 
   /** Hand-overs while 60 records arrive one every 5 ms on partition 0 (the consumer caught up throughout). */
-  async function trickleHandOvers(extra: Partial<PartitionConsumerOptions> = {}): Promise<{ handOvers: number; records: number; fetches: number; elapsedMs: number }> {
+  async function trickleHandOvers(
+    extra: Partial<PartitionConsumerOptions> = {},
+  ): Promise<{ handOvers: number; records: number; fetches: number; elapsedMs: number }> {
     let handOvers = 0;
     let records = 0;
     let fetches = 0;
@@ -299,7 +305,11 @@ describe('PartitionConsumer (real Kafka)', () => {
 
   it('hands over each record with its Kafka timestamp and commits the last one of the page beside the offset, which the group offsets read back', async () => {
     const t0 = Date.now() - 60_000;
-    await producer.send({ topic, acks: -1, messages: [0, 1, 2].map((i) => ({ partition: 1, value: Buffer.from(`t${i}`), timestamp: String(t0 + i * 1_000) })) });
+    await producer.send({
+      topic,
+      acks: -1,
+      messages: [0, 1, 2].map((i) => ({ partition: 1, value: Buffer.from(`t${i}`), timestamp: String(t0 + i * 1_000) })),
+    });
     const pages: ConsumedPage[] = [];
     const c = start({ handlePage: async (p) => void pages.push(p) }, 2);
     await c.start();

@@ -89,7 +89,8 @@ const POSITION_METADATA = /^qim-pos-v1:t=([0-9]{1,15})$/;
  * how old the records just behind the committed position are (`consumerLag`), with no fetch.
  */
 export function commitPositionMetadata(lastRecordTimestampMs: number): string {
-  if (!Number.isSafeInteger(lastRecordTimestampMs) || lastRecordTimestampMs <= 0) throw new RangeError(`record timestamp must be a positive integer ms, got ${lastRecordTimestampMs}`);
+  if (!Number.isSafeInteger(lastRecordTimestampMs) || lastRecordTimestampMs <= 0)
+    throw new RangeError(`record timestamp must be a positive integer ms, got ${lastRecordTimestampMs}`);
   return `qim-pos-v1:t=${lastRecordTimestampMs}`;
 }
 
@@ -159,7 +160,11 @@ export class PartitionConsumer {
         const commit = this.commitVia;
         if (!commit) throw new Error('no batch has been handled yet');
         // kafkajs passes each partition's `metadata` on to the OffsetCommit request as it is.
-        const partitions = [...offsets].map(([partition, offset]) => ({ partition, offset: offset.toString(), ...(metadata.has(partition) ? { metadata: metadata.get(partition)! } : {}) }));
+        const partitions = [...offsets].map(([partition, offset]) => ({
+          partition,
+          offset: offset.toString(),
+          ...(metadata.has(partition) ? { metadata: metadata.get(partition)! } : {}),
+        }));
         await commit({ topics: [{ topic: opts.topic, partitions }] });
       },
       currentJoin: () => this.joins,
@@ -168,7 +173,10 @@ export class PartitionConsumer {
       onSent: () => opts.onCommitRequest?.('ok'),
       onFailed: (err, offsets) => {
         opts.onCommitRequest?.('failed');
-        opts.logger?.warn({ err, topic: opts.topic, offsets: Object.fromEntries([...offsets].map(([p, o]) => [p, o.toString()])) }, 'offset commit failed; sent again after a delay');
+        opts.logger?.warn(
+          { err, topic: opts.topic, offsets: Object.fromEntries([...offsets].map(([p, o]) => [p, o.toString()])) },
+          'offset commit failed; sent again after a delay',
+        );
       },
     });
     this.consumer = kafka.consumer({
@@ -190,9 +198,7 @@ export class PartitionConsumer {
       this.joined = true;
       this.settleJoin(null);
       opts.onJoin?.();
-      void Promise.resolve(this.handler.onAssigned?.(this.assigned)).catch((err: unknown) =>
-        opts.logger?.error({ err }, 'onAssigned failed'),
-      );
+      void Promise.resolve(this.handler.onAssigned?.(this.assigned)).catch((err: unknown) => opts.logger?.error({ err }, 'onAssigned failed'));
     });
     this.consumer.on(this.consumer.events.CRASH, (e) => {
       this.crashed = String(e.payload.error?.message ?? e.payload.error);

@@ -50,7 +50,8 @@ describe('PartitionProgress (stalled vs draining)', () => {
 
   it('keeps the partitions apart and judges a position never committed like any other', () => {
     const progress = new PartitionProgress(1_000);
-    const read = (ms: number, p1: bigint) => progress.observe([at({ partition: 0, committed: null, low: 0n, end: 5n }), at({ partition: 1, committed: p1, end: 50n })], T + ms);
+    const read = (ms: number, p1: bigint) =>
+      progress.observe([at({ partition: 0, committed: null, low: 0n, end: 5n }), at({ partition: 1, committed: p1, end: 50n })], T + ms);
     read(0, 1n);
     const r = read(1_000, 2n);
     expect([r.get(0), r.get(1)]).toEqual(['stalled', 'draining']);
@@ -62,17 +63,30 @@ describe('PartitionProgress (stalled vs draining)', () => {
 });
 
 describe('replay after an epoch bump', () => {
-  it('takes per partition the highest position an older epoch\'s group committed, ignoring positions past the log end (another topic incarnation)', () => {
+  it("takes per partition the highest position an older epoch's group committed, ignoring positions past the log end (another topic incarnation)", () => {
     const older = [
       [at({ partition: 0, committed: 100n, end: 120n }), at({ partition: 1, committed: 40n, end: 60n })],
       [at({ partition: 0, committed: 90n, end: 120n }), at({ partition: 1, committed: 70n, end: 60n }), at({ partition: 2, committed: null, end: 9n })],
     ];
-    expect(replayHorizon(older)).toEqual(new Map([[0, 100n], [1, 40n]]));
+    expect(replayHorizon(older)).toEqual(
+      new Map([
+        [0, 100n],
+        [1, 40n],
+      ]),
+    );
   });
 
   it('calls a partition replaying while its position is below the horizon: those records were delivered in an older epoch', () => {
-    const horizon = new Map([[0, 100n], [1, 40n]]);
-    const now = [at({ partition: 0, committed: 99n, end: 120n }), at({ partition: 1, committed: 40n, end: 60n }), at({ partition: 2, committed: 0n, end: 9n }), at({ partition: 3, committed: null, low: 3n, end: 200n })];
+    const horizon = new Map([
+      [0, 100n],
+      [1, 40n],
+    ]);
+    const now = [
+      at({ partition: 0, committed: 99n, end: 120n }),
+      at({ partition: 1, committed: 40n, end: 60n }),
+      at({ partition: 2, committed: 0n, end: 9n }),
+      at({ partition: 3, committed: null, low: 3n, end: 200n }),
+    ];
     expect(replayingPartitions(now, horizon)).toEqual(new Set([0]));
     expect(replayingPartitions(now, new Map([[3, 50n]]))).toEqual(new Set([3]));
   });

@@ -28,7 +28,12 @@ describe('produceBudgetWithin (send deadline → request timeout, ack timeout, r
     expect(produceBudgetWithin(100)).toEqual({ requestTimeoutMs: 100, ackTimeoutMs: 80, retries: 0 });
     for (let deadline = 100; deadline <= 600_000; deadline += 997) {
       const b = produceBudgetWithin(deadline);
-      expect({ deadline, fits: worstCaseSendMs(b) <= deadline, retries: b.retries <= DEFAULT_PRODUCER_RETRIES, ack: b.ackTimeoutMs < b.requestTimeoutMs }).toEqual({
+      expect({
+        deadline,
+        fits: worstCaseSendMs(b) <= deadline,
+        retries: b.retries <= DEFAULT_PRODUCER_RETRIES,
+        ack: b.ackTimeoutMs < b.requestTimeoutMs,
+      }).toEqual({
         deadline,
         fits: true,
         retries: true,
@@ -40,7 +45,12 @@ describe('produceBudgetWithin (send deadline → request timeout, ack timeout, r
   it('leaves room for the wait before a request starts (the produce pace): worst case + wait ≤ deadline', () => {
     // The default 10 s deadline with the default 5 ms pace: the attempts shrink by the wait's share.
     expect(produceBudgetWithin(10_000, 5)).toEqual({ requestTimeoutMs: 3_059, ackTimeoutMs: 2_447, retries: 2 });
-    for (const [deadline, waitMs] of [[10_000, 100], [1_000, 100], [120_000, 100], [2_100, 100]] as const) {
+    for (const [deadline, waitMs] of [
+      [10_000, 100],
+      [1_000, 100],
+      [120_000, 100],
+      [2_100, 100],
+    ] as const) {
       expect(worstCaseSendMs(produceBudgetWithin(deadline, waitMs)) + waitMs).toBeLessThanOrEqual(deadline);
     }
     for (const bad of [-1, 1.5, Number.NaN, 10_000]) expect(() => produceBudgetWithin(10_000, bad)).toThrow(/start wait must be an integer of ms/);

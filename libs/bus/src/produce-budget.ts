@@ -47,7 +47,8 @@ export function worstCaseSendMs(b: ProduceBudget): number {
  * startWaitMs ≤ deadlineMs` always.
  */
 export function produceBudgetWithin(sendDeadlineMs: number, startWaitMs = 0): ProduceBudget {
-  if (!Number.isSafeInteger(sendDeadlineMs) || sendDeadlineMs < 1) throw new RangeError(`send deadline must be a positive integer of ms (got ${sendDeadlineMs})`);
+  if (!Number.isSafeInteger(sendDeadlineMs) || sendDeadlineMs < 1)
+    throw new RangeError(`send deadline must be a positive integer of ms (got ${sendDeadlineMs})`);
   if (!Number.isSafeInteger(startWaitMs) || startWaitMs < 0 || startWaitMs >= sendDeadlineMs) {
     throw new RangeError(`start wait must be an integer of ms, ≥ 0 and below the send deadline ${sendDeadlineMs} (got ${startWaitMs})`);
   }

@@ -29,6 +29,14 @@ describe('coordinatesOf', () => {
     ['a negative base offset', [ack(0, '1'), ack(1, '-1')]],
     ['a partition answered twice', [ack(0, '1'), ack(1, '5'), ack(1, '6')]],
   ])('acknowledges nothing on %s', (_what, acks) => {
-    expect(() => coordinatesOf([{ topic: 't', partition: 0 }, { topic: 't', partition: 1 }], acks)).toThrow(InvariantViolationError);
+    expect(() =>
+      coordinatesOf(
+        [
+          { topic: 't', partition: 0 },
+          { topic: 't', partition: 1 },
+        ],
+        acks,
+      ),
+    ).toThrow(InvariantViolationError);
   });
 });

@@ -10,7 +10,10 @@ import { awaitTopicLeaders } from './topics';
  */
 const protocolError = (type: string, code: number): Error => Object.assign(new KafkaJSProtocolError(`${type} from the broker`), { type, code });
 
-function source(answers: ReadonlyArray<Error | number[]>, offsetAnswers: ReadonlyArray<Error | null> = [null]): TopicMetadataSource & { calls: number; offsetCalls: number } {
+function source(
+  answers: ReadonlyArray<Error | number[]>,
+  offsetAnswers: ReadonlyArray<Error | null> = [null],
+): TopicMetadataSource & { calls: number; offsetCalls: number } {
   const s = {
     calls: 0,
     offsetCalls: 0,
@@ -24,7 +27,14 @@ function source(answers: ReadonlyArray<Error | number[]>, offsetAnswers: Readonl
       const a = answers[Math.min(s.calls, answers.length - 1)]!;
       s.calls++;
       if (a instanceof Error) throw a;
-      return { topics: [{ name: 't1', partitions: a.map((leader, partitionId) => ({ partitionId, leader, replicas: [1], isr: [1], offlineReplicas: [], partitionErrorCode: 0 })) }] };
+      return {
+        topics: [
+          {
+            name: 't1',
+            partitions: a.map((leader, partitionId) => ({ partitionId, leader, replicas: [1], isr: [1], offlineReplicas: [], partitionErrorCode: 0 })),
+          },
+        ],
+      };
     },
   };
   return s;

@@ -34,7 +34,10 @@ describe('topics (real Kafka)', () => {
     const admin = kafka.admin();
     await admin.connect();
     try {
-      const d = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: ['min.insync.replicas', 'retention.ms'] }] });
+      const d = await admin.describeConfigs({
+        includeSynonyms: false,
+        resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: ['min.insync.replicas', 'retention.ms'] }],
+      });
       return Object.fromEntries(d.resources[0]!.configEntries.map((e) => [e.configName, e.configValue]));
     } finally {
       await admin.disconnect();
@@ -62,7 +65,9 @@ describe('topics (real Kafka)', () => {
     made.push(topic);
     const admin = kafka.admin();
     await admin.connect();
-    await createTopicsWithLeaders(admin, { topics: [{ topic, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'min.insync.replicas', value: '2' }] }] });
+    await createTopicsWithLeaders(admin, {
+      topics: [{ topic, numPartitions: 1, replicationFactor: 1, configEntries: [{ name: 'min.insync.replicas', value: '2' }] }],
+    });
     await admin.disconnect();
     await expect(verifyTopics(kafka, [{ topic, partitions: 1, replicationFactor: 1 }], { durability: true })).rejects.toThrow(
       `topic ${topic} has min.insync.replicas=2, required 1 for replication 1`,

@@ -122,7 +122,11 @@ export async function awaitTopicLeaders(
 /** Creates `topics` (an existing one is left as it is) and waits for their leaders with `awaitTopicLeaders`. */
 export async function createTopicsWithLeaders(admin: Admin, args: { readonly topics: ITopicConfig[]; readonly timeoutMs?: number }): Promise<boolean> {
   const created = await admin.createTopics({ waitForLeaders: false, topics: args.topics });
-  await awaitTopicLeaders(admin, args.topics.map((t) => t.topic), { timeoutMs: args.timeoutMs });
+  await awaitTopicLeaders(
+    admin,
+    args.topics.map((t) => t.topic),
+    { timeoutMs: args.timeoutMs },
+  );
   return created;
 }
 

@@ -26,6 +26,15 @@ export { isId128, newId128 } from './wire/ids';
 export type { Id128 } from './wire/ids';
 
 export type { Message, MessageKind, Retention } from './model/message';
-export type { ConversationSummary, HistoryDirection, HistoryOptions, HistoryPage, SendInput, SendManyItem, SendResult, SummaryRequest } from './model/writer-model';
+export type {
+  ConversationSummary,
+  HistoryDirection,
+  HistoryOptions,
+  HistoryPage,
+  SendInput,
+  SendManyItem,
+  SendResult,
+  SummaryRequest,
+} from './model/writer-model';
 export type { MailboxEntry, MailboxEvent, ResyncEvent, SyncOptions, SyncPage, SyncPageOptions } from './model/mailbox-model';
 export type { Readiness, ShardStatus } from './model/ops-model';

@@ -38,7 +38,9 @@ export class ApplyBound {
   async run(shard: number, page: ConsumedPage, apply: () => Promise<PageReport>): Promise<PageReport> {
     const late = this.late.get(shard);
     if (late !== undefined && !(await endsWithin(late, this.timeoutMs))) {
-      throw new UnavailableError(`shard ${shard}: an earlier apply that outlived its bound is still running; page ${page.fromOffset}…${page.toOffset} waits for it`);
+      throw new UnavailableError(
+        `shard ${shard}: an earlier apply that outlived its bound is still running; page ${page.fromOffset}…${page.toOffset} waits for it`,
+      );
     }
     const running = apply();
     if (await endsWithin(running, this.timeoutMs)) return running;

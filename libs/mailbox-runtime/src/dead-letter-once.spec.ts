@@ -50,10 +50,22 @@ describe('dead-letter writes across page retries (real Kafka)', () => {
         };
       },
     });
-    const worker = new ShardWorker({ storeFor: async () => store, board: new FrontierBoard(), metrics: new MailboxMetrics(false), log: silent, onPoison: sink.handler });
+    const worker = new ShardWorker({
+      storeFor: async () => store,
+      board: new FrontierBoard(),
+      metrics: new MailboxMetrics(false),
+      log: silent,
+      onPoison: sink.handler,
+    });
 
     const rec = (offset: bigint, value: Buffer): ConsumedRecord => ({ topic, partition: 0, offset, key: Buffer.from('k'), value });
-    const page: ConsumedPage = { topic, partition: 0, fromOffset: 0n, toOffset: 2n, records: [rec(0n, dispatchValue(1n)), rec(1n, Buffer.from('poison')), rec(2n, dispatchValue(2n))] };
+    const page: ConsumedPage = {
+      topic,
+      partition: 0,
+      fromOffset: 0n,
+      toOffset: 2n,
+      records: [rec(0n, dispatchValue(1n)), rec(1n, Buffer.from('poison')), rec(2n, dispatchValue(2n))],
+    };
     await expect(worker.handlePage(page)).rejects.toThrow('store down');
     await expect(worker.handlePage(page)).rejects.toThrow('store down');
     await worker.handlePage(page);

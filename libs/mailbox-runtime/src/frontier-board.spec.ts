@@ -7,7 +7,13 @@ const wait = (board: FrontierBoard, scanned: bigint | null, timeoutMs = 1_000, s
 
 describe('frontierAbove', () => {
   it('orders null below every offset', () => {
-    expect([frontierAbove(0n, null), frontierAbove(null, null), frontierAbove(null, 0n), frontierAbove(2n, 1n), frontierAbove(1n, 1n)]).toEqual([true, false, false, true, false]);
+    expect([frontierAbove(0n, null), frontierAbove(null, null), frontierAbove(null, 0n), frontierAbove(2n, 1n), frontierAbove(1n, 1n)]).toEqual([
+      true,
+      false,
+      false,
+      true,
+      false,
+    ]);
   });
 });
 
@@ -126,7 +132,13 @@ describe('FrontierBoard.quietSince (a cursor proven current without a read)', ()
     b.advance(0, 3n, new Set(['t:u3'])); // forgets u1 (touched at 1)
     b.advance(0, 4n, new Set(['t:u2'])); // u2 becomes the latest
     b.advance(0, 5n, new Set(['t:u4'])); // forgets u3 (touched at 3)
-    expect([b.quietSince(0, 't:u1', 2n), b.quietSince(0, 't:u3', 2n), b.quietSince(0, 't:u3', 3n), b.quietSince(0, 't:u9', 2n), b.quietSince(0, 't:u9', 3n)]).toEqual([false, false, true, false, true]);
+    expect([
+      b.quietSince(0, 't:u1', 2n),
+      b.quietSince(0, 't:u3', 2n),
+      b.quietSince(0, 't:u3', 3n),
+      b.quietSince(0, 't:u9', 2n),
+      b.quietSince(0, 't:u9', 3n),
+    ]).toEqual([false, false, true, false, true]);
     expect([b.quietSince(0, 't:u2', 3n), b.quietSince(0, 't:u2', 4n), b.quietSince(0, 't:u4', 4n)]).toEqual([false, true, false]);
   });
 });

@@ -82,16 +82,20 @@ function describeLongPollReads(name: string, open: () => Promise<MailboxBackend>
       const cursors: bigint[] = [];
       for (let i = 0; i < WAITERS; i += 50) {
         const batch = users.slice(i, i + 50);
-        const pages = await Promise.all(batch.map((u) => reader.sync({ tenantId, actingUser: u, userId: u, after: null, limit: 10, maxBytes: 1 << 20, waitMs: 0 })));
+        const pages = await Promise.all(
+          batch.map((u) => reader.sync({ tenantId, actingUser: u, userId: u, after: null, limit: 10, maxBytes: 1 << 20, waitMs: 0 })),
+        );
         cursors.push(...pages.map((p) => p.nextAfter));
       }
       const answers = new Map<Id128, SyncPage>();
       const leave = new AbortController();
       const polls = users.map((u, i) =>
-        reader.sync({ tenantId, actingUser: u, userId: u, after: cursors[i]!, limit: 10, maxBytes: 1 << 20, waitMs: 60_000, signal: leave.signal }).then((p) => {
-          answers.set(u, p);
-          return p;
-        }),
+        reader
+          .sync({ tenantId, actingUser: u, userId: u, after: cursors[i]!, limit: 10, maxBytes: 1 << 20, waitMs: 60_000, signal: leave.signal })
+          .then((p) => {
+            answers.set(u, p);
+            return p;
+          }),
       );
       try {
         await checkWaits();
@@ -100,35 +104,35 @@ function describeLongPollReads(name: string, open: () => Promise<MailboxBackend>
         await Promise.allSettled(polls); // never close the store under a pending sync, even when an expectation failed
       }
       async function checkWaits(): Promise<void> {
-      await until('every waiter waiting', () => board.waiterCount(0) === WAITERS, 30_000);
-      reads.n = 0;
-      const idleMs = 1_000;
-      await new Promise((r) => setTimeout(r, idleMs));
-      const idleReads = reads.n;
-      // One read per interval for the shard (a few more for timer slack), not one per waiter per interval.
-      expect(idleReads).toBeLessThanOrEqual(Math.ceil(idleMs / POLL_MS) + 3);
-      expect(answers.size).toBe(0);
+        await until('every waiter waiting', () => board.waiterCount(0) === WAITERS, 30_000);
+        reads.n = 0;
+        const idleMs = 1_000;
+        await new Promise((r) => setTimeout(r, idleMs));
+        const idleReads = reads.n;
+        // One read per interval for the shard (a few more for timer slack), not one per waiter per interval.
+        expect(idleReads).toBeLessThanOrEqual(Math.ceil(idleMs / POLL_MS) + 3);
+        expect(answers.size).toBe(0);
 
-      // Another process applies an entry for one waiter: it is answered after the next poll and the spread wake-ups.
-      const target = users[WAITERS - 1]!;
-      const { offset: frontier } = await store.frontier();
-      const offset = frontier === null ? 0n : frontier + 1n;
-      await store.applyPage({ fromOffset: offset, toOffset: offset, records: [{ offset, record: dispatchTo(tenantId, target, 1n) }] });
-      const applied = Date.now();
-      await until('the entry reaches its waiter', () => answers.has(target), 20_000);
-      // Woken, not timed out (the wait is 60 s): after one poll and the other 999 waiters' scans, which on a loaded machine take seconds.
-      expect(Date.now() - applied).toBeLessThan(20_000);
-      expect(answers.get(target)!.entries).toHaveLength(1);
-      expect(answers.get(target)!.entries[0]!.mailboxSeq > cursors[WAITERS - 1]!).toBe(true);
+        // Another process applies an entry for one waiter: it is answered after the next poll and the spread wake-ups.
+        const target = users[WAITERS - 1]!;
+        const { offset: frontier } = await store.frontier();
+        const offset = frontier === null ? 0n : frontier + 1n;
+        await store.applyPage({ fromOffset: offset, toOffset: offset, records: [{ offset, record: dispatchTo(tenantId, target, 1n) }] });
+        const applied = Date.now();
+        await until('the entry reaches its waiter', () => answers.has(target), 20_000);
+        // Woken, not timed out (the wait is 60 s): after one poll and the other 999 waiters' scans, which on a loaded machine take seconds.
+        expect(Date.now() - applied).toBeLessThan(20_000);
+        expect(answers.get(target)!.entries).toHaveLength(1);
+        expect(answers.get(target)!.entries[0]!.mailboxSeq > cursors[WAITERS - 1]!).toBe(true);
 
-      // The devices leave: every other waiter's page is empty, its cursor kept or moved to proven-empty ground.
-      leave.abort();
-      const pages = await Promise.all(polls);
-      pages.forEach((p, i) => {
-        if (users[i] === target) return;
-        expect(p.entries).toEqual([]);
-        expect(p.nextAfter >= cursors[i]!).toBe(true);
-      });
+        // The devices leave: every other waiter's page is empty, its cursor kept or moved to proven-empty ground.
+        leave.abort();
+        const pages = await Promise.all(polls);
+        pages.forEach((p, i) => {
+          if (users[i] === target) return;
+          expect(p.entries).toEqual([]);
+          expect(p.nextAfter >= cursors[i]!).toBe(true);
+        });
       }
     });
   });

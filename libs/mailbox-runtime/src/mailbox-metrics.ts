@@ -154,7 +154,7 @@ export class MailboxMetrics extends ServiceMetrics {
   /** Device syncs held because they repeated the cursor an answer gave the user within QIM_SYNC_REPEAT_HOLD_MS and found nothing new. */
   readonly syncHeld = new Counter({
     name: 'qim_sync_held_total',
-    help: "Device syncs held because they repeated the cursor an answer gave the user within the repeat hold and found nothing new",
+    help: 'Device syncs held because they repeated the cursor an answer gave the user within the repeat hold and found nothing new',
     registers: [this.registry],
   });
 

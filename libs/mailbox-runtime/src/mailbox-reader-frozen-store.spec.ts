@@ -37,7 +37,8 @@ describe('MailboxReader over a frozen Redis (own redis-server, SIGSTOP)', () => 
   let backend: MailboxBackend;
 
   beforeAll(async () => {
-    if (spawnSync('redis-server', ['--version']).status !== 0) throw new Error('redis-server binary not found on PATH (this spec starts its own server; it never skips)');
+    if (spawnSync('redis-server', ['--version']).status !== 0)
+      throw new Error('redis-server binary not found on PATH (this spec starts its own server; it never skips)');
     const port = await freePort();
     child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', ''], { stdio: 'ignore' });
     while (!(await answersPing(port))) await new Promise((r) => setTimeout(r, 50));

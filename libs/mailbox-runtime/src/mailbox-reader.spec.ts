@@ -9,12 +9,16 @@ const EPOCH = 2;
 const T = 'a1'.padStart(32, '0') as Id128;
 const user = (n: number): Id128 => n.toString(16).padStart(32, '0') as Id128;
 function reader(opts: { repeatHoldMs: number; maxRememberedAnswers?: number; onHold?: () => void }): MailboxReader {
-  const backend = memoryMailboxBackend({ epoch: EPOCH, gc: { entryRetentionMs: 86_400_000n, dispatchDedupeMs: 8n * 86_400_000n }, applyConcurrency: 1 }, new ManualClock(1_700_000_000_000n));
+  const backend = memoryMailboxBackend(
+    { epoch: EPOCH, gc: { entryRetentionMs: 86_400_000n, dispatchDedupeMs: 8n * 86_400_000n }, applyConcurrency: 1 },
+    new ManualClock(1_700_000_000_000n),
+  );
   // No shard worker here: every sync reads the store, every answer is empty.
   return new MailboxReader({ storeFor: (s) => backend.storeFor(s), shardCount: 1, epoch: EPOCH, board: new FrontierBoard(), pollMs: 10, ...opts });
 }
 
-const emptySync = (r: MailboxReader, u: Id128, after: bigint) => r.sync({ tenantId: T, actingUser: u, userId: u, after, limit: 10, maxBytes: 1 << 20, waitMs: 0 });
+const emptySync = (r: MailboxReader, u: Id128, after: bigint) =>
+  r.sync({ tenantId: T, actingUser: u, userId: u, after, limit: 10, maxBytes: 1 << 20, waitMs: 0 });
 
 describe('MailboxReader repeat hold memory', () => {
   it('remembers at most maxRememberedAnswers answers, forgetting the oldest first', async () => {
@@ -29,10 +33,26 @@ describe('MailboxReader repeat hold memory', () => {
     expect(r.rememberedAnswers).toBe(3);
   });
 
-  describe('with the wall clock in the test\'s hands', () => {
+  describe("with the wall clock in the test's hands", () => {
     // The hold reads Date.now(): only Date is faked, and it moves only when the test says (no sleep,
     // no guess of how long four syncs take on a loaded machine). Timers stay real.
-    beforeEach(() => jest.useFakeTimers({ now: 1_700_000_000_000, doNotFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'clearImmediate', 'nextTick', 'queueMicrotask', 'performance', 'hrtime'] }));
+    beforeEach(() =>
+      jest.useFakeTimers({
+        now: 1_700_000_000_000,
+        doNotFake: [
+          'setTimeout',
+          'clearTimeout',
+          'setInterval',
+          'clearInterval',
+          'setImmediate',
+          'clearImmediate',
+          'nextTick',
+          'queueMicrotask',
+          'performance',
+          'hrtime',
+        ],
+      }),
+    );
     afterEach(() => jest.useRealTimers());
 
     it('forgets answers older than the hold', async () => {

@@ -127,7 +127,8 @@ export class MailboxReader {
     this.storeBoundMs = opts.storeBoundMs ?? 2_000;
     if (!Number.isInteger(this.storeBoundMs) || this.storeBoundMs < 1) throw new InvalidInputError(`storeBoundMs must be an integer ≥ 1: ${this.storeBoundMs}`);
     this.maxAnswers = opts.maxRememberedAnswers ?? 131_072;
-    if (!Number.isInteger(this.maxAnswers) || this.maxAnswers < 1) throw new InvalidInputError(`maxRememberedAnswers must be an integer ≥ 1: ${this.maxAnswers}`);
+    if (!Number.isInteger(this.maxAnswers) || this.maxAnswers < 1)
+      throw new InvalidInputError(`maxRememberedAnswers must be an integer ≥ 1: ${this.maxAnswers}`);
     this.placements = new ShardPlacements(opts.shardCount);
     this.poller = new FrontierPoller({ board: opts.board, storeFor: opts.storeFor, pollMs: this.pollMs, onRead: opts.onPoll });
     this.woken = new WokenReads(opts.onWokenRead);
@@ -169,7 +170,8 @@ export class MailboxReader {
     const bounded = <T>(call: Promise<T>): Promise<T> => beforeDeadline(call, deadline + this.storeBoundMs, 'sync');
     const store = await bounded(this.opts.storeFor(shard));
     const userKey = userKeyOf(req.tenantId, req.userId);
-    let scan: Scan = this.provenCurrent(shard, userKey, req) ?? (await bounded<Scan>(this.firstFrontier(shard, store, req).then((f) => this.scan(store, req, f))));
+    let scan: Scan =
+      this.provenCurrent(shard, userKey, req) ?? (await bounded<Scan>(this.firstFrontier(shard, store, req).then((f) => this.scan(store, req, f))));
     const held = this.heldUntil(userKey, req.after, scan.page);
     if (held > deadline) {
       deadline = held;
@@ -179,7 +181,8 @@ export class MailboxReader {
     try {
       for (;;) {
         const remaining = deadline - Date.now();
-        if (scan.page.entries.length > 0 || scan.page.hasMore || remaining <= 0 || this.opts.board.closed || req.signal?.aborted) return this.answered(userKey, scan.page);
+        if (scan.page.entries.length > 0 || scan.page.hasMore || remaining <= 0 || this.opts.board.closed || req.signal?.aborted)
+          return this.answered(userKey, scan.page);
         // Watched whatever the owner: a shard released mid-wait is then polled without a gap.
         unwatch ??= this.poller.watch(shard);
         const end = await waitForFrontier(this.opts.board, { shard, scanned: scan.frontier, userKey, timeoutMs: remaining, signal: req.signal });
@@ -187,7 +190,8 @@ export class MailboxReader {
         // No entry is visible above the frontier scanned until the frontier moves: nothing to read before then.
         const frontier = await bounded(this.waitedFrontier(shard));
         // Read together with the other waiters this advance woke: one store call for all of them.
-        if (frontierAbove(frontier, scan.frontier)) scan = this.provenCurrent(shard, userKey, req) ?? (await bounded<Scan>(this.scan(store, req, frontier, 'woken')));
+        if (frontierAbove(frontier, scan.frontier))
+          scan = this.provenCurrent(shard, userKey, req) ?? (await bounded<Scan>(this.scan(store, req, frontier, 'woken')));
       }
     } finally {
       unwatch?.();

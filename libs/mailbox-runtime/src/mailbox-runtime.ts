@@ -1,5 +1,14 @@
 import type { BusLogger } from '@qim/bus';
-import { DeadLetterSink, DispatchProducer, GroupOffsetsReader, PartitionConsumer, TopicVerifier, createKafka, verifyTopics, withDeadLetterTopics } from '@qim/bus';
+import {
+  DeadLetterSink,
+  DispatchProducer,
+  GroupOffsetsReader,
+  PartitionConsumer,
+  TopicVerifier,
+  createKafka,
+  verifyTopics,
+  withDeadLetterTopics,
+} from '@qim/bus';
 import type { MailboxStore } from '@qim/store-core';
 import { ReadBudget, ShutdownStack, TerminalFailure, isDevelopmentEnv, kafkaReadiness } from '@qim/service-kit';
 import { openMailboxBackend } from '@qim/backends';
@@ -64,7 +73,10 @@ export async function startMailboxRuntime(config: MailboxConfig, log: BusLogger)
     const topicVerifier = new TopicVerifier(kafka);
     stack.push('kafka readiness admin', () => topicVerifier.close());
 
-    const producer = new DispatchProducer(kafka, config.kafka.dispatchTopic, { paceMs: config.kafka.producePaceMs, onRequest: (api) => metrics.kafkaRequests.inc({ client: 'dispatch', api }) });
+    const producer = new DispatchProducer(kafka, config.kafka.dispatchTopic, {
+      paceMs: config.kafka.producePaceMs,
+      onRequest: (api) => metrics.kafkaRequests.inc({ client: 'dispatch', api }),
+    });
     await producer.connect();
     stack.push('dispatch producer', () => producer.disconnect());
 

@@ -17,14 +17,24 @@ describe('MessageRouter', () => {
     const sends: DispatchRecord[][] = [];
     const poisoned: bigint[] = [];
     const metrics = new MailboxMetrics(false);
-    const router = new MessageRouter({ producer: { send: async (d) => (sends.push([...d]), []) }, shardCount: 4, metrics, log: silent, onPoison: async (r) => void poisoned.push(r.offset) });
+    const router = new MessageRouter({
+      producer: { send: async (d) => (sends.push([...d]), []) },
+      shardCount: 4,
+      metrics,
+      log: silent,
+      onPoison: async (r) => void poisoned.push(r.offset),
+    });
     const shards = new Set(users.map((u) => shardOf(T, u, 4))).size;
     await router.handlePage({
       topic: 'm',
       partition: 1,
       fromOffset: 10n,
       toOffset: 12n,
-      records: [rec(10n, encodeMessageEvent({ record: record(1n), recipients: users })), rec(11n, Buffer.from('junk')), rec(12n, encodeMessageEvent({ record: record(2n), recipients: users }))],
+      records: [
+        rec(10n, encodeMessageEvent({ record: record(1n), recipients: users })),
+        rec(11n, Buffer.from('junk')),
+        rec(12n, encodeMessageEvent({ record: record(2n), recipients: users })),
+      ],
     });
     expect(sends).toHaveLength(1);
     expect(sends[0]!).toHaveLength(2 * shards);
@@ -37,7 +47,9 @@ describe('MessageRouter', () => {
     const metrics = new MailboxMetrics(false);
     let acked = false;
     let seenBeforeAck = -1;
-    const routedCount = async () => (await metrics.deliveryStageSeconds.get()).values.find((v) => v.metricName === 'qim_delivery_stage_seconds_count' && v.labels['stage'] === 'routed')?.value ?? 0;
+    const routedCount = async () =>
+      (await metrics.deliveryStageSeconds.get()).values.find((v) => v.metricName === 'qim_delivery_stage_seconds_count' && v.labels['stage'] === 'routed')
+        ?.value ?? 0;
     const router = new MessageRouter({
       producer: {
         send: async () => {
@@ -63,7 +75,11 @@ describe('MessageRouter', () => {
     expect(await routedCount()).toBe(2);
     const values = (await metrics.deliveryStageSeconds.get()).values;
     // 40 ms after created_at: counted in the 0.05 s bucket, not in the 0.035 s one.
-    const bucket = (le: number) => values.find((v) => v.metricName === 'qim_delivery_stage_seconds_bucket' && v.labels['stage'] === 'routed' && (v.labels as Record<string, string | number>)['le'] === le)?.value;
+    const bucket = (le: number) =>
+      values.find(
+        (v) =>
+          v.metricName === 'qim_delivery_stage_seconds_bucket' && v.labels['stage'] === 'routed' && (v.labels as Record<string, string | number>)['le'] === le,
+      )?.value;
     expect(bucket(0.035)).toBe(0);
     expect(bucket(0.05)).toBe(2);
   });
@@ -79,6 +95,14 @@ describe('MessageRouter', () => {
       metrics: new MailboxMetrics(false),
       log: silent,
     });
-    await expect(router.handlePage({ topic: 'm', partition: 0, fromOffset: 0n, toOffset: 0n, records: [rec(0n, encodeMessageEvent({ record: record(1n), recipients: users }))] })).rejects.toThrow('broker down');
+    await expect(
+      router.handlePage({
+        topic: 'm',
+        partition: 0,
+        fromOffset: 0n,
+        toOffset: 0n,
+        records: [rec(0n, encodeMessageEvent({ record: record(1n), recipients: users }))],
+      }),
+    ).rejects.toThrow('broker down');
   });
 });

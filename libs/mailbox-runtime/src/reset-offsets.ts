@@ -37,7 +37,12 @@ export async function resetMailboxOffsets(config: MailboxConfig, only: number | 
   const backend = await openMailboxBackend(
     config.backend,
     config.env,
-    { epoch: config.epoch, gc: { entryRetentionMs: config.entryRetentionMs, dispatchDedupeMs: config.dispatchDedupeMs }, applyConcurrency: config.applyConcurrency, clockSkewAllowanceMs: config.clockSkewAllowanceMs },
+    {
+      epoch: config.epoch,
+      gc: { entryRetentionMs: config.entryRetentionMs, dispatchDedupeMs: config.dispatchDedupeMs },
+      applyConcurrency: config.applyConcurrency,
+      clockSkewAllowanceMs: config.clockSkewAllowanceMs,
+    },
     step,
   );
   const offsets = new GroupOffsetsReader(createKafka({ brokers: config.kafka.brokers, clientId: `${config.kafka.clientId}-admin` }));
@@ -52,7 +57,10 @@ export async function resetMailboxOffsets(config: MailboxConfig, only: number | 
       const { offset: frontier } = await (await backend.storeFor(p.partition)).frontier();
       const base = { shard: p.partition, frontier, committed: p.committed, low: p.low, end: p.end };
       if (frontier !== null && (p.end <= frontier || p.low > frontier + 1n)) {
-        const why = p.end <= frontier ? `the partition ends at ${p.end}, at or below the frontier ${frontier} (topic recreated or truncated)` : `the partition starts at ${p.low}, past the frontier ${frontier} + 1 (records deleted)`;
+        const why =
+          p.end <= frontier
+            ? `the partition ends at ${p.end}, at or below the frontier ${frontier} (topic recreated or truncated)`
+            : `the partition starts at ${p.low}, past the frontier ${frontier} + 1 (records deleted)`;
         results.push({ ...base, action: 'refused', to: null, reason: `${why}: start a new mailbox epoch (QIM_MAILBOX_EPOCH=${config.epoch + 1})` });
         continue;
       }
@@ -65,7 +73,9 @@ export async function resetMailboxOffsets(config: MailboxConfig, only: number | 
       try {
         await offsets.setOffsets(config.shardGroup, config.kafka.dispatchTopic, moves);
       } catch (err) {
-        throw new Error(`Kafka refused to move the offsets of group ${config.shardGroup} (stop every mailbox process first): ${err instanceof Error ? err.message : String(err)}`);
+        throw new Error(
+          `Kafka refused to move the offsets of group ${config.shardGroup} (stop every mailbox process first): ${err instanceof Error ? err.message : String(err)}`,
+        );
       }
     }
     return results;

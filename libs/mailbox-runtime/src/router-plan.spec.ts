@@ -49,6 +49,7 @@ describe('dispatchRecordsOf', () => {
 
   it('plans the same records with remembered placements as with the shard count', () => {
     const placements = new ShardPlacements(4);
-    for (let i = 0; i < 2; i++) expect(dispatchRecordsOf({ record, recipients: users }, placements)).toEqual(dispatchRecordsOf({ record, recipients: users }, 4));
+    for (let i = 0; i < 2; i++)
+      expect(dispatchRecordsOf({ record, recipients: users }, placements)).toEqual(dispatchRecordsOf({ record, recipients: users }, 4));
   });
 });

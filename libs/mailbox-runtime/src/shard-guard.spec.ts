@@ -17,13 +17,19 @@ describe('judgeShard', () => {
 
   it('refuses a partition that ends at or below the frontier (topic recreated) and names a new epoch', () => {
     const r = judgeShard(at({ end: 3n, committed: null }));
-    expect(r).toMatchObject({ kind: 'topic-recreated', reason: "shard 3 epoch 4: the dispatch partition ends at offset 3 but the store's frontier is 99: the topic was recreated or truncated" });
+    expect(r).toMatchObject({
+      kind: 'topic-recreated',
+      reason: "shard 3 epoch 4: the dispatch partition ends at offset 3 but the store's frontier is 99: the topic was recreated or truncated",
+    });
     expect(r!.resolve).toContain('QIM_MAILBOX_EPOCH=5');
     expect(judgeShard(at({ end: 99n }))).toMatchObject({ kind: 'topic-recreated' });
   });
 
   it('refuses a partition whose records after the frontier were deleted', () => {
-    expect(judgeShard(at({ low: 101n, committed: 101n }))).toMatchObject({ kind: 'records-lost', reason: expect.stringContaining('records 100…100 were deleted') });
+    expect(judgeShard(at({ low: 101n, committed: 101n }))).toMatchObject({
+      kind: 'records-lost',
+      reason: expect.stringContaining('records 100…100 were deleted'),
+    });
     expect(judgeShard(at({ low: 100n, committed: 100n }))).toBeNull();
   });
 
@@ -33,7 +39,10 @@ describe('judgeShard', () => {
       reason: 'shard 3 epoch 4: the shard group committed offset 101 but the store has applied up to 99 (next 100): the group is ahead of the store',
       resolve: resetCommandFor(3),
     });
-    expect(judgeShard(at({ frontier: null, committed: 1n }))).toMatchObject({ kind: 'group-ahead', reason: expect.stringContaining('applied up to nothing (next 0)') });
+    expect(judgeShard(at({ frontier: null, committed: 1n }))).toMatchObject({
+      kind: 'group-ahead',
+      reason: expect.stringContaining('applied up to nothing (next 0)'),
+    });
     expect(resetCommandFor(3)).toMatch(/^node dist\/apps\/admin\/main\.js reset-mailbox-offsets --shard 3 /);
   });
 

@@ -22,7 +22,8 @@ export interface ShardRefusal {
 }
 
 /** The admin command that moves the shard group back to the store's frontier + 1. */
-export const resetCommandFor = (shard: number): string => `node dist/apps/admin/main.js reset-mailbox-offsets --shard ${shard} (with the mailbox's environment, every mailbox process stopped)`;
+export const resetCommandFor = (shard: number): string =>
+  `node dist/apps/admin/main.js reset-mailbox-offsets --shard ${shard} (with the mailbox's environment, every mailbox process stopped)`;
 
 const newEpoch = (epoch: number): string =>
   `start a new mailbox epoch: stop every mailbox, set QIM_MAILBOX_EPOCH=${epoch + 1} (a new shard group and new frontiers over the topic as it is now), start again; the old epoch's entries stay readable until they expire`;

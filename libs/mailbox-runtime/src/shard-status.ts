@@ -56,9 +56,16 @@ export class ShardStatusReader {
       visible_up_to: seqForWatermark(config.epoch, frontier).toString(),
       kafka,
       stalled: state.stall
-        ? { since: new Date(state.stall.since).toISOString(), page_from_offset: state.stall.pageFromOffset.toString(), reason: state.stall.reason, attempts: state.stall.attempts }
+        ? {
+            since: new Date(state.stall.since).toISOString(),
+            page_from_offset: state.stall.pageFromOffset.toString(),
+            reason: state.stall.reason,
+            attempts: state.stall.attempts,
+          }
         : null,
-      refused: state.refusal ? { kind: state.refusal.kind, since: new Date(state.refusal.since).toISOString(), reason: state.refusal.reason, resolve: state.refusal.resolve } : null,
+      refused: state.refusal
+        ? { kind: state.refusal.kind, since: new Date(state.refusal.since).toISOString(), reason: state.refusal.reason, resolve: state.refusal.resolve }
+        : null,
       retry: retry ? { attempts: retry.attempts, error: retry.error, retry_at: new Date(retry.retryAt).toISOString() } : null,
       pages_applied: state.pagesApplied,
       last_error: state.lastError,

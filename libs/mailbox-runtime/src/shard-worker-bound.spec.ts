@@ -20,7 +20,15 @@ const page = (offset: bigint): ConsumedPage => ({
   partition: 0,
   fromOffset: offset,
   toOffset: offset,
-  records: [{ topic: 'd', partition: 0, offset, key: null, value: encodeDispatchRecord(dispatchRecordsOf({ record: message(offset + 1n), recipients: [alice] }, 1)[0]!) }],
+  records: [
+    {
+      topic: 'd',
+      partition: 0,
+      offset,
+      key: null,
+      value: encodeDispatchRecord(dispatchRecordsOf({ record: message(offset + 1n), recipients: [alice] }, 1)[0]!),
+    },
+  ],
 });
 
 /**

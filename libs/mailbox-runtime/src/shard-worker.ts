@@ -130,7 +130,6 @@ export class ShardWorker implements PageHandler {
     this.applied(shard, dispatchPage, report, started);
   }
 
-
   /** Waits for the shard's check; a refused shard throws `ShardRefusedError`, a failed check runs again. */
   private async checked(shard: number): Promise<void> {
     const refusal = this.stateOf(shard).refusal;
@@ -274,7 +273,8 @@ export class ShardWorker implements PageHandler {
    * The shards' states stay for the status route; each is checked afresh at the next assignment.
    */
   onRevoked(reason: string): void {
-    if (this.assigned.length > 0) this.opts.log.warn({ shards: this.assigned, reason }, 'shard consumer lost its partitions; syncs of those shards read the store until it joins again');
+    if (this.assigned.length > 0)
+      this.opts.log.warn({ shards: this.assigned, reason }, 'shard consumer lost its partitions; syncs of those shards read the store until it joins again');
     this.assigned = [];
     this.opts.board.own([]);
     this.passed.clear();

@@ -9,7 +9,10 @@ export function beforeDeadline<T>(call: Promise<T>, at: number, what: string): P
   const ms = at - Date.now();
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new UnavailableError(`${what}: the store did not answer in time (${Math.max(0, ms)} ms left when it was called)`)), Math.max(0, ms));
+    timer = setTimeout(
+      () => reject(new UnavailableError(`${what}: the store did not answer in time (${Math.max(0, ms)} ms left when it was called)`)),
+      Math.max(0, ms),
+    );
   });
   call.catch(() => undefined);
   return Promise.race([call, late]).finally(() => clearTimeout(timer));

@@ -26,7 +26,8 @@ function counted(store: MailboxStore, calls: Calls): MailboxStore {
       const v = Reflect.get(target, prop, receiver) as unknown;
       if (typeof v !== 'function') return v;
       if (prop === 'rangeScan') return (...a: unknown[]) => ((calls.rangeScan += 1), (v as (...x: unknown[]) => unknown).apply(target, a));
-      if (prop === 'rangeScanMany') return (reads: unknown[]) => (calls.rangeScanMany.push(reads.length), (v as (...x: unknown[]) => unknown).call(target, reads));
+      if (prop === 'rangeScanMany')
+        return (reads: unknown[]) => (calls.rangeScanMany.push(reads.length), (v as (...x: unknown[]) => unknown).call(target, reads));
       return v;
     },
   });
@@ -70,7 +71,9 @@ describe('woken long polls read the store in one call', () => {
     const { real, calls, board, reader, deliver, wokenCalls } = await setup();
     const users = Array.from({ length: WAITERS }, (_, i) => hex(0x100 + i));
     await deliver(0n, [hex(0xf00)]); // the shard has a frontier; the waiters have nothing yet
-    const cursors = await Promise.all(users.map((u) => reader.sync({ tenantId: T, actingUser: u, userId: u, after: null, limit: 10, maxBytes: 1 << 20, waitMs: 0 })));
+    const cursors = await Promise.all(
+      users.map((u) => reader.sync({ tenantId: T, actingUser: u, userId: u, after: null, limit: 10, maxBytes: 1 << 20, waitMs: 0 })),
+    );
     for (const c of cursors) expect(c.entries).toEqual([]);
     calls.rangeScan = 0;
     // User 1 gets two messages in the page and asks for one event: its page is cut. User 0's cursor is trimmed away.
@@ -80,12 +83,10 @@ describe('woken long polls read the store in one call', () => {
 
     const answers = new Map<Id128, SyncPage | Error>();
     const polls = users.map((u, i) =>
-      reader
-        .sync({ tenantId: T, actingUser: u, userId: u, after: cursors[i]!.nextAfter, limit: limits[i]!, maxBytes: 1 << 20, waitMs: 60_000 })
-        .then(
-          (p) => void answers.set(u, p),
-          (e: Error) => void answers.set(u, e),
-        ),
+      reader.sync({ tenantId: T, actingUser: u, userId: u, after: cursors[i]!.nextAfter, limit: limits[i]!, maxBytes: 1 << 20, waitMs: 60_000 }).then(
+        (p) => void answers.set(u, p),
+        (e: Error) => void answers.set(u, e),
+      ),
     );
     await until('every waiter waiting', () => board.waiterCount(0) === WAITERS);
     expect(calls).toEqual({ rangeScan: 0, rangeScanMany: [] }); // the board proved every cursor current: no read before the wake-up
@@ -116,7 +117,9 @@ describe('woken long polls read the store in one call', () => {
     const { calls, board, reader, deliver } = await setup();
     const [a, b] = [hex(0x201), hex(0x202)];
     await deliver(0n, [hex(0xf00)]);
-    const [ca, cb] = await Promise.all([a, b].map((u) => reader.sync({ tenantId: T, actingUser: u, userId: u, after: null, limit: 10, maxBytes: 1 << 20, waitMs: 0 })));
+    const [ca, cb] = await Promise.all(
+      [a, b].map((u) => reader.sync({ tenantId: T, actingUser: u, userId: u, after: null, limit: 10, maxBytes: 1 << 20, waitMs: 0 })),
+    );
     calls.rangeScan = 0;
     const pa = reader.sync({ tenantId: T, actingUser: a, userId: a, after: ca!.nextAfter, limit: 10, maxBytes: 1 << 20, waitMs: 60_000 });
     const pb = reader.sync({ tenantId: T, actingUser: b, userId: b, after: cb!.nextAfter, limit: 10, maxBytes: 1 << 20, waitMs: 60_000 });

@@ -36,7 +36,8 @@ export function builtEntry(app: string, root: string = workspaceRoot): string {
   const outputs = (build?.outputs ?? []).map((o) => path.resolve(root, o.replace('{workspaceRoot}', '.')));
   if (outfile === undefined) throw new Error(`apps/${app}/project.json: the build target names no --outfile`);
   const entry = path.resolve(root, outfile);
-  if (!outputs.some((o) => entry.startsWith(`${o}${path.sep}`))) throw new Error(`apps/${app}/project.json: ${outfile} is outside the build target's outputs ${JSON.stringify(build?.outputs)}`);
+  if (!outputs.some((o) => entry.startsWith(`${o}${path.sep}`)))
+    throw new Error(`apps/${app}/project.json: ${outfile} is outside the build target's outputs ${JSON.stringify(build?.outputs)}`);
   if (!fs.existsSync(entry)) throw new Error(`${outfile} is missing: \`npx nx run ${app}:build\` builds it`);
   return entry;
 }

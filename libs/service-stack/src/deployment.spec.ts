@@ -18,7 +18,10 @@ writeFileSync(
      .listen(Number(process.env.QIM_HTTP_PORT), process.env.QIM_HTTP_HOST);
    process.on('SIGTERM', () => process.exit(0));`,
 );
-writeFileSync(command, `console.log('first line'); console.log('x'.repeat(100)); console.error('last line ' + process.argv.slice(2).join(' ')); process.exit(Number(process.env.EXIT_CODE));`);
+writeFileSync(
+  command,
+  `console.log('first line'); console.log('x'.repeat(100)); console.error('last line ' + process.argv.slice(2).join(' ')); process.exit(Number(process.env.EXIT_CODE));`,
+);
 
 const envOf = async (url: string): Promise<Record<string, string>> => (await fetch(`${url}/env`)).json() as Promise<Record<string, string>>;
 
@@ -40,7 +43,11 @@ describe('Deployment', () => {
     try {
       const w = await d.add('writer', 'writer-1');
       const first = await envOf(w.url);
-      expect({ ns: first['QIM_REDIS_NAMESPACE'], who: first['WHO'], port: first['QIM_HTTP_PORT'] }).toEqual({ ns: 'unit-r1', who: 'writer-1', port: String(w.port) });
+      expect({ ns: first['QIM_REDIS_NAMESPACE'], who: first['WHO'], port: first['QIM_HTTP_PORT'] }).toEqual({
+        ns: 'unit-r1',
+        who: 'writer-1',
+        port: String(w.port),
+      });
       const before = w.process!;
       expect(await before.stop('SIGTERM')).toEqual({ code: 0, signal: null });
       await d.start(w, 30_000, '/readyz', { EXTRA: 'once' });

@@ -66,7 +66,13 @@ export class Deployment {
   }
 
   /** Runs a command of a bundle to completion (create-topics, a start-up that must refuse, an admin command), `env` on top of the deployment's. */
-  runToExit(bundle: keyof Entries, name: string, env: Record<string, string> = {}, args: readonly string[] = [], timeoutMs = this.options.runTimeoutMs ?? 60_000): Promise<RunResult> {
+  runToExit(
+    bundle: keyof Entries,
+    name: string,
+    env: Record<string, string> = {},
+    args: readonly string[] = [],
+    timeoutMs = this.options.runTimeoutMs ?? 60_000,
+  ): Promise<RunResult> {
     return runToExit(name, this.entry(bundle), { ...this.env, ...env }, args, timeoutMs, this.processOptions(name));
   }
 
@@ -100,7 +106,12 @@ export class Deployment {
   }
 
   /** (Re)starts an instance on its port and waits until `readyPath` answers 200 (default `/readyz`; `/healthz` for a mailbox expected to refuse a shard). */
-  async start(inst: Instance, readyTimeoutMs = this.options.readyTimeoutMs ?? 60_000, readyPath = '/readyz', overrides: Record<string, string> = {}): Promise<void> {
+  async start(
+    inst: Instance,
+    readyTimeoutMs = this.options.readyTimeoutMs ?? 60_000,
+    readyPath = '/readyz',
+    overrides: Record<string, string> = {},
+  ): Promise<void> {
     await this.launch(inst, overrides).waitReady(`${inst.url}${readyPath}`, readyTimeoutMs);
   }
 

@@ -62,7 +62,11 @@ export class ServiceProcess {
   ) {
     const { args = [], cwd = workspaceRoot, logFile, tailChars = Infinity, nodeFlags = [] } = options;
     this.log = logFile === undefined ? null : createWriteStream(logFile, { flags: 'a' });
-    this.child = spawn(serviceNode(), [...nodeFlags, entry, ...args], { cwd, env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(serviceNode(), [...nodeFlags, entry, ...args], {
+      cwd,
+      env: { PATH: process.env['PATH'] ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const keep = (d: Buffer): void => {
       this.log?.write(d);
       this.text += d.toString();
@@ -141,7 +145,14 @@ export interface RunResult extends Exit {
 }
 
 /** Runs a command of a bundle to completion (e.g. `create-topics`, or a start-up that must refuse); SIGKILL after `timeoutMs`. */
-export async function runToExit(name: string, entry: string, env: Record<string, string>, args: readonly string[] = [], timeoutMs = 60_000, options: Omit<ServiceProcessOptions, 'args'> = {}): Promise<RunResult> {
+export async function runToExit(
+  name: string,
+  entry: string,
+  env: Record<string, string>,
+  args: readonly string[] = [],
+  timeoutMs = 60_000,
+  options: Omit<ServiceProcessOptions, 'args'> = {},
+): Promise<RunResult> {
   const p = new ServiceProcess(name, entry, env, { ...options, args });
   const timer = setTimeout(() => void p.stop('SIGKILL'), timeoutMs);
   try {

@@ -138,111 +138,142 @@ export function describeCommitterContract(name: string, factory: MessageHarnessF
     const ctx = useMessageContext(factory);
     const points = STEPS.flatMap((step) => (['before', 'after'] as const).map((when) => ({ step, when })));
 
-    it.each(points)('crash $when $step: recovery (or the client retry) finishes the commit exactly once', async (point) => {
-      const c = ctx();
-      const input = oldInput(c, randomId());
-      const broker = new RecordingBroker();
-      const crash = new CrashSwitch(point);
-      await expect(new DurableMessageCommitter(crash.store(c.store), crash.publisher(broker)).send(input)).rejects.toBeInstanceOf(CrashError);
+    it.each(points)(
+      'crash $when $step: recovery (or the client retry) finishes the commit exactly once',
+      async (point) => {
+        const c = ctx();
+        const input = oldInput(c, randomId());
+        const broker = new RecordingBroker();
+        const crash = new CrashSwitch(point);
+        await expect(new DurableMessageCommitter(crash.store(c.store), crash.publisher(broker)).send(input)).rejects.toBeInstanceOf(CrashError);
 
-      const report = await runner(c, broker).runOnce();
-      expect(report.failures).toEqual([]);
-      if (crash.reserved === null) {
-        expect(point).toEqual({ step: 'reserve', when: 'before' });
-        expect(report.examined).toBe(0);
-        expect(broker.events).toEqual([]);
+        const report = await runner(c, broker).runOnce();
+        expect(report.failures).toEqual([]);
+        if (crash.reserved === null) {
+          expect(point).toEqual({ step: 'reserve', when: 'before' });
+          expect(report.examined).toBe(0);
+          expect(broker.events).toEqual([]);
+          const first = await new DurableMessageCommitter(c.store, broker).send(input);
+          expect(first.replay).toBe(false);
+          await expectFinishedOnce(c, broker, input, first.intent);
+          return;
+        }
+        expect(report.completed).toBe(point.step === 'markPublishedAndCommitted' && point.when === 'after' ? 0 : 1);
+        await expectFinishedOnce(c, broker, input, crash.reserved);
+        expect((await runner(c, broker).runOnce()).examined).toBe(0);
+      },
+      TIMED_CASE_TIMEOUT_MS,
+    );
+
+    it(
+      'a failing broker leaves the commit RECORDED; recovery retries until it publishes',
+      async () => {
+        const c = ctx();
+        const input = oldInput(c, randomId());
+        const broker = new RecordingBroker(2);
+        await expect(new DurableMessageCommitter(c.store, broker).send(input)).rejects.toThrow('broker unavailable');
+        const stuck = await c.store.loadCommitForRequest(input.request);
+        expect(stuck?.state).toBe('RECORDED');
+
+        const failedPass = await runner(c, broker).runOnce();
+        expect(failedPass).toMatchObject({ examined: 1, completed: 0, failed: 1 });
+        expect(failedPass.failures[0]!.key).toEqual(stuck!.intent.key);
+        expect((await c.store.loadCommit(stuck!.intent.key))?.state).toBe('RECORDED');
+
+        expect(await runner(c, broker).runOnce()).toMatchObject({ examined: 1, completed: 1, failed: 0 });
+        await expectFinishedOnce(c, broker, input, stuck!.intent);
+        expect(broker.of(stuck!.intent.messageId)).toHaveLength(1);
+      },
+      TIMED_CASE_TIMEOUT_MS,
+    );
+
+    it(
+      'two committers racing one request get one seq and one message id; exactly one is not a replay',
+      async () => {
+        const c = ctx();
+        const request = makeRequest(c.tenantId, randomId());
+        const broker = new RecordingBroker();
+        const [a, b] = await Promise.all([
+          new DurableMessageCommitter(c.store, broker).send(makeReserve(request, c.time.now() - 60_000n)),
+          new DurableMessageCommitter(c.store, broker).send(makeReserve(request, c.time.now() - 59_000n)),
+        ]);
+        expect([a.seq, a.messageId, a.createdAt]).toEqual([b.seq, b.messageId, b.createdAt]);
+        expect([a.replay, b.replay].filter((r) => !r)).toHaveLength(1);
+        await expectFinishedOnce(c, broker, makeReserve(request, 0n), a.intent);
+      },
+      TIMED_CASE_TIMEOUT_MS,
+    );
+
+    it(
+      'a commit left OUTBOXED (published, not yet committed) is committed by recovery without publishing again',
+      async () => {
+        const c = ctx();
+        const input = oldInput(c, randomId());
+        const broker = new RecordingBroker();
+        const { snapshot } = await c.store.reserve(input);
+        await c.store.putRecord(snapshot.intent, recordFromIntent(snapshot.intent));
+        await c.store.markOutboxPublished(snapshot.intent.key, snapshot.intent.messageId, await broker.publish(snapshot.intent));
+        expect(await runner(c, broker).runOnce()).toMatchObject({ examined: 1, completed: 1, failed: 0 });
+        await expectFinishedOnce(c, broker, input, snapshot.intent);
+        expect(broker.events).toHaveLength(1);
+      },
+      TIMED_CASE_TIMEOUT_MS,
+    );
+
+    it(
+      'concurrent identical sends through two writers (one committer per store, two stores): one commit, one seq, one ACK',
+      async () => {
+        const c = ctx();
+        const peer = await c.harness.openStore();
+        const conv = randomId();
+        const request = makeRequest(c.tenantId, conv);
+        const broker = new RecordingBroker();
+        const writers = [new DurableMessageCommitter(c.store, broker), new DurableMessageCommitter(peer, broker)];
+        const outs = await Promise.all(Array.from({ length: 16 }, (_, k) => writers[k % 2]!.send(makeReserve(request, c.time.now() - 60_000n + BigInt(k)))));
+        expect(new Set(outs.map((o) => `${o.seq}/${o.messageId}/${o.createdAt}`)).size).toBe(1);
+        expect(outs[0]!.seq).toBe(1n);
+        expect(outs.filter((o) => !o.replay)).toHaveLength(1);
+        await expectFinishedOnce(c, broker, makeReserve(request, 0n), outs[0]!.intent);
+        const next = await writers[1]!.send(makeReserve(makeRequest(c.tenantId, conv), c.time.now()));
+        expect(next.seq).toBe(2n);
+      },
+      TIMED_CASE_TIMEOUT_MS,
+    );
+
+    it(
+      'a client retry racing the recovery runner after a crash: both finish the same commit',
+      async () => {
+        const c = ctx();
+        const input = oldInput(c, randomId());
+        const broker = new RecordingBroker();
+        const crash = new CrashSwitch({ step: 'putRecord', when: 'after' });
+        await expect(new DurableMessageCommitter(crash.store(c.store), crash.publisher(broker)).send(input)).rejects.toBeInstanceOf(CrashError);
+        const [retry, report] = await Promise.all([
+          new DurableMessageCommitter(c.store, broker).send(makeReserve(input.request, c.time.now())),
+          runner(c, broker).runOnce(),
+        ]);
+        expect(report.failures).toEqual([]);
+        expect([retry.seq, retry.messageId, retry.replay]).toEqual([crash.reserved!.seq, crash.reserved!.messageId, true]);
+        await expectFinishedOnce(c, broker, input, crash.reserved!);
+      },
+      TIMED_CASE_TIMEOUT_MS,
+    );
+
+    it(
+      'a replay of a COMMITTED commit publishes nothing; a different request under the key is a Conflict',
+      async () => {
+        const c = ctx();
+        const input = oldInput(c, randomId());
+        const broker = new RecordingBroker();
         const first = await new DurableMessageCommitter(c.store, broker).send(input);
         expect(first.replay).toBe(false);
+        expect(broker.events).toHaveLength(1);
         await expectFinishedOnce(c, broker, input, first.intent);
-        return;
-      }
-      expect(report.completed).toBe(point.step === 'markPublishedAndCommitted' && point.when === 'after' ? 0 : 1);
-      await expectFinishedOnce(c, broker, input, crash.reserved);
-      expect((await runner(c, broker).runOnce()).examined).toBe(0);
-    }, TIMED_CASE_TIMEOUT_MS);
-
-    it('a failing broker leaves the commit RECORDED; recovery retries until it publishes', async () => {
-      const c = ctx();
-      const input = oldInput(c, randomId());
-      const broker = new RecordingBroker(2);
-      await expect(new DurableMessageCommitter(c.store, broker).send(input)).rejects.toThrow('broker unavailable');
-      const stuck = await c.store.loadCommitForRequest(input.request);
-      expect(stuck?.state).toBe('RECORDED');
-
-      const failedPass = await runner(c, broker).runOnce();
-      expect(failedPass).toMatchObject({ examined: 1, completed: 0, failed: 1 });
-      expect(failedPass.failures[0]!.key).toEqual(stuck!.intent.key);
-      expect((await c.store.loadCommit(stuck!.intent.key))?.state).toBe('RECORDED');
-
-      expect(await runner(c, broker).runOnce()).toMatchObject({ examined: 1, completed: 1, failed: 0 });
-      await expectFinishedOnce(c, broker, input, stuck!.intent);
-      expect(broker.of(stuck!.intent.messageId)).toHaveLength(1);
-    }, TIMED_CASE_TIMEOUT_MS);
-
-    it('two committers racing one request get one seq and one message id; exactly one is not a replay', async () => {
-      const c = ctx();
-      const request = makeRequest(c.tenantId, randomId());
-      const broker = new RecordingBroker();
-      const [a, b] = await Promise.all([
-        new DurableMessageCommitter(c.store, broker).send(makeReserve(request, c.time.now() - 60_000n)),
-        new DurableMessageCommitter(c.store, broker).send(makeReserve(request, c.time.now() - 59_000n)),
-      ]);
-      expect([a.seq, a.messageId, a.createdAt]).toEqual([b.seq, b.messageId, b.createdAt]);
-      expect([a.replay, b.replay].filter((r) => !r)).toHaveLength(1);
-      await expectFinishedOnce(c, broker, makeReserve(request, 0n), a.intent);
-    }, TIMED_CASE_TIMEOUT_MS);
-
-    it('a commit left OUTBOXED (published, not yet committed) is committed by recovery without publishing again', async () => {
-      const c = ctx();
-      const input = oldInput(c, randomId());
-      const broker = new RecordingBroker();
-      const { snapshot } = await c.store.reserve(input);
-      await c.store.putRecord(snapshot.intent, recordFromIntent(snapshot.intent));
-      await c.store.markOutboxPublished(snapshot.intent.key, snapshot.intent.messageId, await broker.publish(snapshot.intent));
-      expect(await runner(c, broker).runOnce()).toMatchObject({ examined: 1, completed: 1, failed: 0 });
-      await expectFinishedOnce(c, broker, input, snapshot.intent);
-      expect(broker.events).toHaveLength(1);
-    }, TIMED_CASE_TIMEOUT_MS);
-
-    it('concurrent identical sends through two writers (one committer per store, two stores): one commit, one seq, one ACK', async () => {
-      const c = ctx();
-      const peer = await c.harness.openStore();
-      const conv = randomId();
-      const request = makeRequest(c.tenantId, conv);
-      const broker = new RecordingBroker();
-      const writers = [new DurableMessageCommitter(c.store, broker), new DurableMessageCommitter(peer, broker)];
-      const outs = await Promise.all(Array.from({ length: 16 }, (_, k) => writers[k % 2]!.send(makeReserve(request, c.time.now() - 60_000n + BigInt(k)))));
-      expect(new Set(outs.map((o) => `${o.seq}/${o.messageId}/${o.createdAt}`)).size).toBe(1);
-      expect(outs[0]!.seq).toBe(1n);
-      expect(outs.filter((o) => !o.replay)).toHaveLength(1);
-      await expectFinishedOnce(c, broker, makeReserve(request, 0n), outs[0]!.intent);
-      const next = await writers[1]!.send(makeReserve(makeRequest(c.tenantId, conv), c.time.now()));
-      expect(next.seq).toBe(2n);
-    }, TIMED_CASE_TIMEOUT_MS);
-
-    it('a client retry racing the recovery runner after a crash: both finish the same commit', async () => {
-      const c = ctx();
-      const input = oldInput(c, randomId());
-      const broker = new RecordingBroker();
-      const crash = new CrashSwitch({ step: 'putRecord', when: 'after' });
-      await expect(new DurableMessageCommitter(crash.store(c.store), crash.publisher(broker)).send(input)).rejects.toBeInstanceOf(CrashError);
-      const [retry, report] = await Promise.all([new DurableMessageCommitter(c.store, broker).send(makeReserve(input.request, c.time.now())), runner(c, broker).runOnce()]);
-      expect(report.failures).toEqual([]);
-      expect([retry.seq, retry.messageId, retry.replay]).toEqual([crash.reserved!.seq, crash.reserved!.messageId, true]);
-      await expectFinishedOnce(c, broker, input, crash.reserved!);
-    }, TIMED_CASE_TIMEOUT_MS);
-
-    it('a replay of a COMMITTED commit publishes nothing; a different request under the key is a Conflict', async () => {
-      const c = ctx();
-      const input = oldInput(c, randomId());
-      const broker = new RecordingBroker();
-      const first = await new DurableMessageCommitter(c.store, broker).send(input);
-      expect(first.replay).toBe(false);
-      expect(broker.events).toHaveLength(1);
-      await expectFinishedOnce(c, broker, input, first.intent);
-      const changed = { ...input.request, body: Buffer.from('another body') };
-      await expectStoreError(new DurableMessageCommitter(c.store, broker).send(makeReserve(changed, c.time.now())), ConflictError);
-      expect(broker.events).toHaveLength(1);
-    }, TIMED_CASE_TIMEOUT_MS);
+        const changed = { ...input.request, body: Buffer.from('another body') };
+        await expectStoreError(new DurableMessageCommitter(c.store, broker).send(makeReserve(changed, c.time.now())), ConflictError);
+        expect(broker.events).toHaveLength(1);
+      },
+      TIMED_CASE_TIMEOUT_MS,
+    );
   });
 }

@@ -43,7 +43,10 @@ export function admissionGate(
     const ids = new Set(groups.map((g) => g.groupId));
     for (const gone of watched.filter((g) => !ids.has(g.groupId))) for (const gauge of perGroup) gauge.remove({ group: gone.groupId });
     log.info(
-      { groups: groups.map((g) => ({ group: g.groupId, topic: g.topic, ...(g.replayOf && g.replayOf.length > 0 ? { replayOf: g.replayOf } : {}) })), was: watched.map((g) => g.groupId) },
+      {
+        groups: groups.map((g) => ({ group: g.groupId, topic: g.topic, ...(g.replayOf && g.replayOf.length > 0 ? { replayOf: g.replayOf } : {}) })),
+        was: watched.map((g) => g.groupId),
+      },
       `admission gate watches the mailbox groups ${groups.map((g) => g.groupId).join(', ')}`,
     );
     watched = groups;
@@ -67,11 +70,17 @@ export function admissionGate(
       for (const c of alarms.update(lag)) {
         const detail = { group: c.groupId, stalled: c.stalled, replaying: c.replaying, was: c.was };
         if (c.stalled.length > c.was.stalled.length || c.stalled.some((p) => !c.was.stalled.includes(p))) {
-          log.warn(detail, `delivery stalled on partitions ${c.stalled.join(', ')} of ${c.groupId} (position unmoved while records wait: a refused or failing consumer; not counted for admission, see the mailbox's shard status)`);
+          log.warn(
+            detail,
+            `delivery stalled on partitions ${c.stalled.join(', ')} of ${c.groupId} (position unmoved while records wait: a refused or failing consumer; not counted for admission, see the mailbox's shard status)`,
+          );
         } else if (c.replaying.length > 0 && c.replaying.join() !== c.was.replaying.join()) {
           log.info(detail, `${c.groupId} replays what an older epoch delivered on partitions ${c.replaying.join(', ')} (not counted for admission)`);
         } else {
-          log.info(detail, `${c.groupId}: stalled [${c.stalled.join(', ')}], replaying [${c.replaying.join(', ')}] (was stalled [${c.was.stalled.join(', ')}], replaying [${c.was.replaying.join(', ')}])`);
+          log.info(
+            detail,
+            `${c.groupId}: stalled [${c.stalled.join(', ')}], replaying [${c.replaying.join(', ')}] (was stalled [${c.was.stalled.join(', ')}], replaying [${c.was.replaying.join(', ')}])`,
+          );
         }
       }
     },

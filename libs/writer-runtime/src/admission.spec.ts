@@ -68,7 +68,14 @@ describe('AdmissionGate', () => {
   it('closes above the bound, holds sends, and lets every one through once the lag is down to half', async () => {
     const changes: boolean[] = [];
     const waited: string[] = [];
-    const gate = new AdmissionGate({ maxLagMs: 1_000, pollMs: 50, waitMs: 60_000, probe: scripted(1_001, 800, 500), onChange: (c) => void changes.push(c), onWaited: (o) => void waited.push(o) });
+    const gate = new AdmissionGate({
+      maxLagMs: 1_000,
+      pollMs: 50,
+      waitMs: 60_000,
+      probe: scripted(1_001, 800, 500),
+      onChange: (c) => void changes.push(c),
+      onWaited: (o) => void waited.push(o),
+    });
     await gate.poll();
     expect(gate.state().closed).toBe(true);
     const held = [gate.admit(), gate.admit()];
@@ -101,7 +108,13 @@ describe('AdmissionGate', () => {
 
   it(`opens after ${PROBE_FAILURES_TO_OPEN} failed reads in a row (fail open), not after fewer`, async () => {
     const errors: number[] = [];
-    const gate = new AdmissionGate({ maxLagMs: 1_000, pollMs: 50, waitMs: 60_000, probe: scripted(5_000, new Error('a'), new Error('b'), 5_000, new Error('c'), new Error('d'), new Error('e')), onProbeError: (_e, n) => void errors.push(n) });
+    const gate = new AdmissionGate({
+      maxLagMs: 1_000,
+      pollMs: 50,
+      waitMs: 60_000,
+      probe: scripted(5_000, new Error('a'), new Error('b'), 5_000, new Error('c'), new Error('d'), new Error('e')),
+      onProbeError: (_e, n) => void errors.push(n),
+    });
     await gate.poll();
     const held = gate.admit();
     await gate.poll();

@@ -130,7 +130,11 @@ export class AdmissionGate {
 
   constructor(private readonly opts: AdmissionGateOptions) {
     const lane = opts.light ?? null;
-    const bounds = [['maxLagMs', opts.maxLagMs, 1], ['pollMs', opts.pollMs, 1], ['waitMs', opts.waitMs, 0]] as [string, number, number][];
+    const bounds = [
+      ['maxLagMs', opts.maxLagMs, 1],
+      ['pollMs', opts.pollMs, 1],
+      ['waitMs', opts.waitMs, 0],
+    ] as [string, number, number][];
     if (lane !== null) bounds.push(['light.maxFanout', lane.maxFanout, 1], ['light.entriesPerSecond', lane.entriesPerSecond, lane.maxFanout]);
     for (const [name, v, min] of bounds) {
       if (!Number.isSafeInteger(v) || v < min) throw new RangeError(`AdmissionGate ${name} must be an integer ≥ ${min}, got ${v}`);

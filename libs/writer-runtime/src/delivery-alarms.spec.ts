@@ -16,12 +16,14 @@ const group = (groupId: string, stalledPartitions: number[], replayingPartitions
 const lag = (...groups: GroupLag[]): DeliveryLag => ({ ageMs: 0, drainMs: 0, groups });
 
 describe('DeliveryAlarms', () => {
-  it('reports each change of a group\'s stalled or replaying partitions once, not every read', () => {
+  it("reports each change of a group's stalled or replaying partitions once, not every read", () => {
     const alarms = new DeliveryAlarms();
     expect(alarms.update(lag(group('r', []), group('s', [])))).toEqual([]);
     expect(alarms.update(lag(group('r', []), group('s', [1])))).toEqual([{ groupId: 's', stalled: [1], replaying: [], was: { stalled: [], replaying: [] } }]);
     expect(alarms.update(lag(group('r', []), group('s', [1])))).toEqual([]);
-    expect(alarms.update(lag(group('r', []), group('s', [0, 1])))).toEqual([{ groupId: 's', stalled: [0, 1], replaying: [], was: { stalled: [1], replaying: [] } }]);
+    expect(alarms.update(lag(group('r', []), group('s', [0, 1])))).toEqual([
+      { groupId: 's', stalled: [0, 1], replaying: [], was: { stalled: [1], replaying: [] } },
+    ]);
     expect(alarms.update(lag(group('r', []), group('s', [])))).toEqual([{ groupId: 's', stalled: [], replaying: [], was: { stalled: [0, 1], replaying: [] } }]);
     expect(alarms.update(lag(group('s2', [], [0, 1])))).toEqual([{ groupId: 's2', stalled: [], replaying: [0, 1], was: { stalled: [], replaying: [] } }]);
   });

@@ -58,13 +58,23 @@ describe('outbox events above the topic record limit (real Kafka)', () => {
     const admin = kafka.admin();
     await admin.connect();
     // type 2: a topic (kafkajs ConfigResourceTypes.TOPIC; the driver is not imported outside libs/bus).
-    await admin.alterConfigs({ validateOnly: false, resources: [{ type: 2, name: topic, configEntries: [{ name: 'max.message.bytes', value: String(LIMIT) }] }] });
+    await admin.alterConfigs({
+      validateOnly: false,
+      resources: [{ type: 2, name: topic, configEntries: [{ name: 'max.message.bytes', value: String(LIMIT) }] }],
+    });
     await admin.disconnect();
     publisher = new KafkaOutboxPublisher(kafka, topic);
     await publisher.connect();
     committer = new DurableMessageCommitter(store, publisher);
     const ids = new MessageIdSource(new HybridLogicalClock(() => clock.nowMs()), 3);
-    sender = new MessageSender({ membership, committer, issueId: () => ids.next(), maxFanout: 100_000, maxEventBytes: () => publisher.maxEventBytes(), metrics });
+    sender = new MessageSender({
+      membership,
+      committer,
+      issueId: () => ids.next(),
+      maxFanout: 100_000,
+      maxEventBytes: () => publisher.maxEventBytes(),
+      metrics,
+    });
   });
 
   afterAll(async () => {
@@ -86,7 +96,9 @@ describe('outbox events above the topic record limit (real Kafka)', () => {
     // The fan-out itself: 1,100 members are 17,600 bytes of recipients.
     const big = id(0xc2);
     await membership.add(T, big, [SENDER, ...Array.from({ length: 1_099 }, (_, i) => id(0x10_000 + i))], 100_000);
-    await expect(sender.send(request(3, big, 10))).rejects.toThrow(/the message event would be \d+ bytes \(1100 recipients\); the messages topic takes at most 16259/);
+    await expect(sender.send(request(3, big, 10))).rejects.toThrow(
+      /the message event would be \d+ bytes \(1100 recipients\); the messages topic takes at most 16259/,
+    );
     expect(await store.loadCommitForRequest(request(3, big, 10))).toBeNull();
   });
 

@@ -79,7 +79,12 @@ describe('writer housekeeping loop', () => {
     }
     expect(await store.gcCommittedAuxiliary(clock.nowMs(), 1_000)).toEqual({ examined: 0, reclaimed: 0, more: false });
     expect(await store.gcExpiredHistory(clock.nowMs(), 1_000)).toEqual({ examined: 0, reclaimed: 0, more: false });
-    const page = await store.historyPage({ canReadHistory: async () => true }, { tenantId: T, userId: id(2) }, CONV, { direction: 'newer', anchor: null, maxItems: 100, maxBytes: 1 << 20 });
+    const page = await store.historyPage({ canReadHistory: async () => true }, { tenantId: T, userId: id(2) }, CONV, {
+      direction: 'newer',
+      anchor: null,
+      maxItems: 100,
+      maxBytes: 1 << 20,
+    });
     expect(page.items.map((i) => i.record.seq)).toEqual([1n, 2n, 3n, 4n, 5n]);
     const text = await metrics.registry.metrics();
     expect(text).toMatch(/qim_housekeeping_backlog\{kind="commit_aux",service="writer"\} 0/);
@@ -104,7 +109,8 @@ describe('writer housekeeping loop', () => {
         return keys.sort();
       };
       const before = await keysOf();
-      for (const part of [':aux', ':recovery', ':expiry', ':conversations', ':commit:']) expect([part, before.some((k) => k.includes(part))]).toEqual([part, true]);
+      for (const part of [':aux', ':recovery', ':expiry', ':conversations', ':commit:'])
+        expect([part, before.some((k) => k.includes(part))]).toEqual([part, true]);
       const loop = housekeepingLoop(backend.store, { intervalMs: 20, batch: 3, clock }, metrics, quiet)!;
       clock.advance(lifetimes);
       loop.start();

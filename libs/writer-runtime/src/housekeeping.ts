@@ -26,11 +26,19 @@ export interface HousekeepingRound {
  * One bounded round: `gcCommittedAuxiliary` then `gcExpiredHistory`, each examining at most
  * `batch` facts, counted in the metrics (examined, reclaimed, backlog left beyond the batch).
  */
-export async function housekeepingRound(store: MessageHousekeeping, s: Omit<HousekeepingSettings, 'intervalMs'>, metrics: WriterMetrics, log: HousekeepingLogger): Promise<HousekeepingRound> {
+export async function housekeepingRound(
+  store: MessageHousekeeping,
+  s: Omit<HousekeepingSettings, 'intervalMs'>,
+  metrics: WriterMetrics,
+  log: HousekeepingLogger,
+): Promise<HousekeepingRound> {
   const now = s.clock.nowMs();
   const commitAux = await store.gcCommittedAuxiliary(now, s.batch);
   const expiredHistory = await store.gcExpiredHistory(now, s.batch);
-  for (const [kind, r] of [['commit_aux', commitAux], ['expired_history', expiredHistory]] as const) {
+  for (const [kind, r] of [
+    ['commit_aux', commitAux],
+    ['expired_history', expiredHistory],
+  ] as const) {
     metrics.housekeepingExamined.inc({ kind }, r.examined);
     metrics.housekeepingReclaimed.inc({ kind }, r.reclaimed);
     metrics.housekeepingBacklog.set({ kind }, r.more ? 1 : 0);

@@ -48,13 +48,20 @@ async function slowCommits(store: MessageCommitSteps, clock: ManualClock, broker
   const committer = new DurableMessageCommitter(store, broker);
   broker.down = true;
   for (let n = 0; n < count; n++) {
-    await expect(committer.send({ request: request(n), messageId: id(0x7000 + n), createdAt: clock.nowMs(), recipients: [id(1)] })).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    await expect(committer.send({ request: request(n), messageId: id(0x7000 + n), createdAt: clock.nowMs(), recipients: [id(1)] })).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+    });
   }
   broker.down = false;
 }
 
 /** One writer's recovery: its own committer (no shared single flight), its own claims. */
-function writerRecovery(store: MessageCommitSteps & MessageRecoveryScan, broker: SlowBroker, clock: ManualClock, claims: RecoveryClaims | null): RecoveryRunner {
+function writerRecovery(
+  store: MessageCommitSteps & MessageRecoveryScan,
+  broker: SlowBroker,
+  clock: ManualClock,
+  claims: RecoveryClaims | null,
+): RecoveryRunner {
   return new RecoveryRunner(store, new DurableMessageCommitter(store, broker), {
     graceMs: 1_000n,
     maxItems: 100,
@@ -68,7 +75,12 @@ const COMMITS = 12;
 describe('recovery shared between writers', () => {
   it('without claims, two writers republish every slow commit (what the claims prevent)', async () => {
     const clock = new ManualClock(BigInt(Date.now()));
-    const backend = await openMessageBackend({ kind: 'redis', redisUrl: redisUrl(), namespace: `qimrs-${randomBytes(4).toString('hex')}` }, 'test', () => undefined, clock);
+    const backend = await openMessageBackend(
+      { kind: 'redis', redisUrl: redisUrl(), namespace: `qimrs-${randomBytes(4).toString('hex')}` },
+      'test',
+      () => undefined,
+      clock,
+    );
     try {
       const broker = new SlowBroker(5);
       await slowCommits(backend.store, clock, broker, COMMITS);
@@ -84,12 +96,17 @@ describe('recovery shared between writers', () => {
     const clock = new ManualClock(BigInt(Date.now()));
     const namespace = `qimrs-${randomBytes(4).toString('hex')}`;
     const backend = await openMessageBackend({ kind: 'redis', redisUrl: redisUrl(), namespace }, 'test', () => undefined, clock);
-    const [a, b] = await Promise.all(['writer-a', 'writer-b'].map((owner) => openCoordination({ kind: 'redis', redisUrl: redisUrl(), namespace }, owner, () => undefined)));
+    const [a, b] = await Promise.all(
+      ['writer-a', 'writer-b'].map((owner) => openCoordination({ kind: 'redis', redisUrl: redisUrl(), namespace }, owner, () => undefined)),
+    );
     try {
       const broker = new SlowBroker(5);
       await slowCommits(backend.store, clock, broker, COMMITS);
       clock.advance(2_000n);
-      const [ra, rb] = await Promise.all([writerRecovery(backend.store, broker, clock, a!.claims).runOnce(), writerRecovery(backend.store, broker, clock, b!.claims).runOnce()]);
+      const [ra, rb] = await Promise.all([
+        writerRecovery(backend.store, broker, clock, a!.claims).runOnce(),
+        writerRecovery(backend.store, broker, clock, b!.claims).runOnce(),
+      ]);
       expect(broker.counts.size).toBe(COMMITS);
       expect([...broker.counts.values()]).toEqual(Array(COMMITS).fill(1));
       expect(ra.completed + rb.completed).toBe(COMMITS);

@@ -62,9 +62,24 @@ export class WriterMetrics extends ServiceMetrics {
     const registers = [this.registry];
     this.sendDeadlineExceeded = new Counter({ name: 'qim_send_deadline_exceeded_total', help: 'Sends answered 503 past QIM_SEND_DEADLINE_MS', registers });
     this.recoveryClaims = new Counter({ name: 'qim_recovery_claims_total', help: 'Per-commit recovery claims by result', labelNames: ['result'], registers });
-    this.housekeepingExamined = new Counter({ name: 'qim_housekeeping_examined_total', help: 'Expired facts examined by housekeeping', labelNames: ['kind'], registers });
-    this.housekeepingReclaimed = new Counter({ name: 'qim_housekeeping_reclaimed_total', help: 'Expired facts reclaimed by housekeeping', labelNames: ['kind'], registers });
-    this.housekeepingBacklog = new Gauge({ name: 'qim_housekeeping_backlog', help: '1 when the last housekeeping pass left candidates beyond its batch', labelNames: ['kind'], registers });
+    this.housekeepingExamined = new Counter({
+      name: 'qim_housekeeping_examined_total',
+      help: 'Expired facts examined by housekeeping',
+      labelNames: ['kind'],
+      registers,
+    });
+    this.housekeepingReclaimed = new Counter({
+      name: 'qim_housekeeping_reclaimed_total',
+      help: 'Expired facts reclaimed by housekeeping',
+      labelNames: ['kind'],
+      registers,
+    });
+    this.housekeepingBacklog = new Gauge({
+      name: 'qim_housekeeping_backlog',
+      help: '1 when the last housekeeping pass left candidates beyond its batch',
+      labelNames: ['kind'],
+      registers,
+    });
     this.commitStepSeconds = new Histogram({
       name: 'qim_commit_step_seconds',
       help: 'Duration of each commit step that succeeded (reserve, record, publish, commit)',
@@ -73,13 +88,42 @@ export class WriterMetrics extends ServiceMetrics {
       registers,
     });
     this.admissionClosed = new Gauge({ name: 'qim_admission_closed', help: '1 while the admission gate holds sends because delivery is behind', registers });
-    this.admissionWaits = new Counter({ name: 'qim_admission_waits_total', help: 'Sends that found the admission gate closed, by outcome', labelNames: ['outcome'], registers });
-    this.deliveryLagSeconds = new Gauge({ name: 'qim_delivery_lag_seconds', help: 'Age of the oldest record waiting per mailbox consumer group, read by the admission gate (-1 unknown)', labelNames: ['group'], registers });
-    this.deliveryDrainSeconds = new Gauge({ name: 'qim_delivery_drain_seconds', help: 'Time the backlog of each mailbox consumer group needs at its measured pace (-1 unknown)', labelNames: ['group'], registers });
-    this.leaseHeld = new Gauge({ name: 'qim_writer_lease_held', help: '1 while the writer holds its writer-id lease (sends accepted), 0 while lost', registers });
+    this.admissionWaits = new Counter({
+      name: 'qim_admission_waits_total',
+      help: 'Sends that found the admission gate closed, by outcome',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.deliveryLagSeconds = new Gauge({
+      name: 'qim_delivery_lag_seconds',
+      help: 'Age of the oldest record waiting per mailbox consumer group, read by the admission gate (-1 unknown)',
+      labelNames: ['group'],
+      registers,
+    });
+    this.deliveryDrainSeconds = new Gauge({
+      name: 'qim_delivery_drain_seconds',
+      help: 'Time the backlog of each mailbox consumer group needs at its measured pace (-1 unknown)',
+      labelNames: ['group'],
+      registers,
+    });
+    this.leaseHeld = new Gauge({
+      name: 'qim_writer_lease_held',
+      help: '1 while the writer holds its writer-id lease (sends accepted), 0 while lost',
+      registers,
+    });
     this.leaseLosses = new Counter({ name: 'qim_writer_lease_losses_total', help: 'Writer-id leases lost (sends stopped until taken back)', registers });
-    this.deliveryStalledPartitions = new Gauge({ name: 'qim_delivery_stalled_partitions', help: 'Partitions of each mailbox consumer group whose position stood still while records waited (stalled or refused; not counted for admission)', labelNames: ['group'], registers });
-    this.deliveryReplayingPartitions = new Gauge({ name: 'qim_delivery_replaying_partitions', help: 'Partitions of each mailbox shard group replaying what an older epoch delivered (not counted for admission)', labelNames: ['group'], registers });
+    this.deliveryStalledPartitions = new Gauge({
+      name: 'qim_delivery_stalled_partitions',
+      help: 'Partitions of each mailbox consumer group whose position stood still while records waited (stalled or refused; not counted for admission)',
+      labelNames: ['group'],
+      registers,
+    });
+    this.deliveryReplayingPartitions = new Gauge({
+      name: 'qim_delivery_replaying_partitions',
+      help: 'Partitions of each mailbox shard group replaying what an older epoch delivered (not counted for admission)',
+      labelNames: ['group'],
+      registers,
+    });
     const steps = this.commitStepSeconds;
     this.commitSteps = { step: (step, seconds) => steps.observe({ step }, seconds) };
   }

@@ -22,7 +22,16 @@ export function benchClient(e: Endpoints, timeoutMs: number, tenant?: Id128): Qi
     const host = new URL(url).hostname;
     if (host !== '127.0.0.1' && host !== 'localhost') throw new Error(`${url}: the benchmark sends traffic to 127.0.0.1 only`);
   }
-  return new QimClient({ writerUrl: e.writerUrl, mailboxUrl: e.mailboxUrl, token: e.token, tenantId: tenant, timeoutMs, retry: NO_RETRY, maxSockets: 4_096, ...(e.fetch ? { fetch: globalThis.fetch } : {}) });
+  return new QimClient({
+    writerUrl: e.writerUrl,
+    mailboxUrl: e.mailboxUrl,
+    token: e.token,
+    tenantId: tenant,
+    timeoutMs,
+    retry: NO_RETRY,
+    maxSockets: 4_096,
+    ...(e.fetch ? { fetch: globalThis.fetch } : {}),
+  });
 }
 
 /**

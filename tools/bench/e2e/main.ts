@@ -106,7 +106,10 @@ async function main(): Promise<void> {
         // The time bound of a phase: its sending window plus the drain, whatever the services do.
         const deadline = t0 + (o.seconds + o.drainSeconds) * 1000;
         const rate = o.rates.get(size)!;
-        const run = phase === 'fixed' ? await sender.fixedRate(rate, o.seconds, o.maxSends, deadline) : await sender.saturation(o.saturation, o.seconds, o.maxSends, deadline);
+        const run =
+          phase === 'fixed'
+            ? await sender.fixedRate(rate, o.seconds, o.maxSends, deadline)
+            : await sender.saturation(o.saturation, o.seconds, o.maxSends, deadline);
         const sendEnd = performance.now();
         applied.sent(run.accepted * size);
         const appliedAt = await drain(vis, applied, deadline);
@@ -153,7 +156,8 @@ async function main(): Promise<void> {
           redisForks,
           redisForkWindowsMs,
           redisLatency,
-          visibleOutsideRedisForks: redisForkWindowsMs === null ? null : summarize(outsideWindows(vis.sentAt, vis.latencies, t0, redisForkWindowsMs, FORK_SLACK_MS)),
+          visibleOutsideRedisForks:
+            redisForkWindowsMs === null ? null : summarize(outsideWindows(vis.sentAt, vis.latencies, t0, redisForkWindowsMs, FORK_SLACK_MS)),
           idleCorePercent: idle,
           cpuPerMessageUs: cpuPerMessage(cpuUse, idle, (end - t0) / 1000, run.accepted),
           stages,
@@ -195,9 +199,12 @@ async function main(): Promise<void> {
     options: { ...o, token: undefined, rates: Object.fromEntries(o.rates), conversations: Object.fromEntries(o.conversations) },
   };
   writeFileSync(out, `${JSON.stringify(mixed === null ? { meta, phases, baselines } : { meta, mixed }, null, 2)}\n`);
-  const syncText = mode?.kind === 'long-poll' ? `long-poll wait_ms=${mode.waitMs}` : `SHORT polling every ${mode?.kind === 'short-poll' ? mode.intervalMs : '?'} ms`;
+  const syncText =
+    mode?.kind === 'long-poll' ? `long-poll wait_ms=${mode.waitMs}` : `SHORT polling every ${mode?.kind === 'short-poll' ? mode.intervalMs : '?'} ms`;
   const load = (l: number[]): string => l.map((v) => v.toFixed(1)).join(' ');
-  process.stdout.write(`${mixed === null ? renderTable(phases, baselines) : renderMixed(mixed)}\n\nsync: ${syncText}; load average before ${load(load0)}, after ${load(meta.loadavgAfter)} (${meta.cores} cores); result: ${out}\n`);
+  process.stdout.write(
+    `${mixed === null ? renderTable(phases, baselines) : renderMixed(mixed)}\n\nsync: ${syncText}; load average before ${load(load0)}, after ${load(meta.loadavgAfter)} (${meta.cores} cores); result: ${out}\n`,
+  );
   if (python && mixed !== null) {
     const png = out.replace(/\.json$/, '') + '.png';
     const r = spawnSync(python, [join(root, 'tools/bench/e2e/mixed.py'), png, out], { stdio: 'inherit' });
@@ -309,9 +316,28 @@ async function syncMode(endpoints: Endpoints, o: BenchOptions): Promise<SyncMode
 /** Bytes of the outbox event of one message of this shape: the raw baseline's payload size. */
 function eventBytes(members: number, bodyBytes: number): number {
   const id = (): Id128 => randomBytes(16).toString('hex') as Id128;
-  const request = { tenantId: id(), senderId: id(), clientMessageId: id(), conversationId: id(), kind: 'normal' as const, control: false, contentType: 'text/plain', body: new Uint8Array(bodyBytes), retention: { kind: 'default' as const } };
+  const request = {
+    tenantId: id(),
+    senderId: id(),
+    clientMessageId: id(),
+    conversationId: id(),
+    kind: 'normal' as const,
+    control: false,
+    contentType: 'text/plain',
+    body: new Uint8Array(bodyBytes),
+    retention: { kind: 'default' as const },
+  };
   const recipients = Array.from({ length: members }, id).sort();
-  const intent: CommitIntent = { key: { tenantId: request.tenantId, senderId: request.senderId, clientMessageId: request.clientMessageId }, identity: new Uint8Array(32), request, seq: 1n, messageId: id(), createdAt: BigInt(Date.now()), recipients, publication: null };
+  const intent: CommitIntent = {
+    key: { tenantId: request.tenantId, senderId: request.senderId, clientMessageId: request.clientMessageId },
+    identity: new Uint8Array(32),
+    request,
+    seq: 1n,
+    messageId: id(),
+    createdAt: BigInt(Date.now()),
+    recipients,
+    publication: null,
+  };
   return encodeMessageEvent(messageEventOf(intent)).length;
 }
 
@@ -320,7 +346,9 @@ function findMatplotlib(): string | null {
   for (const c of candidates) {
     if (spawnSync(c, ['-c', 'import matplotlib'], { stdio: 'ignore' }).status === 0) return c;
   }
-  say('matplotlib not found, so no PNG this run. Install it: sudo apt-get install python3-matplotlib (Debian; it is for /usr/bin/python3), or point QIM_BENCH_PYTHON at a python3 that has it.');
+  say(
+    'matplotlib not found, so no PNG this run. Install it: sudo apt-get install python3-matplotlib (Debian; it is for /usr/bin/python3), or point QIM_BENCH_PYTHON at a python3 that has it.',
+  );
   return null;
 }
 

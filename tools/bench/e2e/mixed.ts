@@ -167,7 +167,13 @@ function sideResult(side: MixedSide, mode: string, run: SendRun, vis: Visibility
  * sender, then `seconds` of the flood and the light sending together, and the drain (at most
  * `drainSeconds`: the flood's backlog may still be draining then; what is unseen is counted).
  */
-export async function mixedPhase(endpoints: Endpoints, mode: SyncMode, o: MixedOptions, procs: readonly WatchedProcess[], say: (s: string) => void): Promise<MixedResult> {
+export async function mixedPhase(
+  endpoints: Endpoints,
+  mode: SyncMode,
+  o: MixedOptions,
+  procs: readonly WatchedProcess[],
+  say: (s: string) => void,
+): Promise<MixedResult> {
   const heavyPop = await createPopulation(endpoints, o.heavy.members, o.heavy.conversations);
   const lightPop = await createPopulation(endpoints, o.light.members, o.light.conversations);
   const heavyVis = new Visibility();
@@ -178,7 +184,9 @@ export async function mixedPhase(endpoints: Endpoints, mode: SyncMode, o: MixedO
   const lightDevices = new DevicePool(endpoints, lightPop.tenant, mode, lightVis);
   await heavyDevices.start(heavySynced);
   await lightDevices.start(lightSynced);
-  say(`mixed: flooder ${o.heavy.members} members × ${o.heavy.conversations} (${heavySynced.length} devices), light ${o.light.members} × ${o.light.conversations} (${lightSynced.length} devices)`);
+  say(
+    `mixed: flooder ${o.heavy.members} members × ${o.heavy.conversations} (${heavySynced.length} devices), light ${o.light.members} × ${o.light.conversations} (${lightSynced.length} devices)`,
+  );
   const heavy = new Sender(endpoints, heavyPop, heavyVis, o.payloadBytes, o.heavy.concurrency + 64, new Set(heavySynced));
   const light = new Sender(endpoints, lightPop, lightVis, o.payloadBytes, 256, new Set(lightSynced));
   try {

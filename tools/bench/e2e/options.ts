@@ -45,7 +45,10 @@ export interface BenchOptions {
   /** Free text recorded in the result and the chart (e.g. which build the services run). */
   readonly note: string;
   /** `--mixed`: only the mixed phase (a flooder of huge conversations beside a light sender; mixed.ts). */
-  readonly mixed: { readonly heavy: { members: number; conversations: number; devices: number }; readonly light: { members: number; conversations: number; rate: number } } | null;
+  readonly mixed: {
+    readonly heavy: { members: number; conversations: number; devices: number };
+    readonly light: { members: number; conversations: number; rate: number };
+  } | null;
 }
 
 const USAGE = `usage: tools/bench/run.sh e2e [options]
@@ -110,7 +113,35 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv, st
     else if (i + 1 < argv.length) flags.set(name, argv[++i]!);
     else fail(`${a} needs a value`);
   }
-  const known = ['sizes', 'rate', 'conversations', 'saturation', 'batch', 'phases', 'seconds', 'drain', 'max-sends', 'payload', 'wait-ms', 'poll-ms', 'short-poll', 'devices', 'fetch', 'baseline-seconds', 'idle-seconds', 'warmup-seconds', 'out', 'no-start', 'keep-stack', 'no-plot', 'note', 'mixed', 'mixed-heavy', 'mixed-heavy-devices', 'mixed-light'];
+  const known = [
+    'sizes',
+    'rate',
+    'conversations',
+    'saturation',
+    'batch',
+    'phases',
+    'seconds',
+    'drain',
+    'max-sends',
+    'payload',
+    'wait-ms',
+    'poll-ms',
+    'short-poll',
+    'devices',
+    'fetch',
+    'baseline-seconds',
+    'idle-seconds',
+    'warmup-seconds',
+    'out',
+    'no-start',
+    'keep-stack',
+    'no-plot',
+    'note',
+    'mixed',
+    'mixed-heavy',
+    'mixed-heavy-devices',
+    'mixed-light',
+  ];
   for (const k of flags.keys()) if (!known.includes(k)) fail(`unknown option --${k}`);
   const num = (k: string, d: number, min: number, max: number): number => {
     const v = flags.has(k) ? Number(flags.get(k)) : d;
@@ -158,7 +189,8 @@ function mixedOf(flags: ReadonlyMap<string, string>, num: (k: string, d: number,
   if (!heavy) fail('--mixed-heavy: <members>x<conversations>, e.g. 10000x2');
   if (!light) fail('--mixed-light: <members>x<conversations>@<msg/s>, e.g. 3x20@20');
   const [hm, hc, lm, lc, rate] = [Number(heavy[1]), Number(heavy[2]), Number(light[1]), Number(light[2]), Number(light[3])];
-  if (hm < 2 || hm > 10_000 || lm < 2 || lm > 10_000 || hc < 1 || lc < 1 || rate <= 0) fail('--mixed-heavy/--mixed-light: members in 2…10000, at least one conversation, a positive rate');
+  if (hm < 2 || hm > 10_000 || lm < 2 || lm > 10_000 || hc < 1 || lc < 1 || rate <= 0)
+    fail('--mixed-heavy/--mixed-light: members in 2…10000, at least one conversation, a positive rate');
   const devices = Math.min(num('mixed-heavy-devices', 20, 1, 10_000), hm * hc);
   return { heavy: { members: hm, conversations: hc, devices }, light: { members: lm, conversations: lc, rate } };
 }

@@ -25,7 +25,12 @@ export interface BaselineResult {
  * `concurrency` sends in flight, for `seconds` plus at most 3 s to finish. The first 8 bytes of each
  * value carry its index.
  */
-export async function rawBaseline(brokers: string[], payloadBytes: number, pace: { rate: number } | { concurrency: number }, seconds: number): Promise<BaselineResult> {
+export async function rawBaseline(
+  brokers: string[],
+  payloadBytes: number,
+  pace: { rate: number } | { concurrency: number },
+  seconds: number,
+): Promise<BaselineResult> {
   const kafka = new Kafka({ clientId: 'qim-bench-e2e-baseline', brokers, logLevel: logLevel.NOTHING });
   const run = randomBytes(6).toString('hex');
   const topic = `qimbench.baseline.${run}`;

@@ -1,7 +1,16 @@
 import { forksDuring, parseRedisForks, saveInProgress } from './redis-forks';
 
 const info = (forks: number, aof: 0 | 1, rdb: 0 | 1 = 0): string =>
-  ['# Persistence', `rdb_bgsave_in_progress:${rdb}`, `aof_rewrite_in_progress:${aof}`, 'aof_rewrites:10', '', '# Stats', `total_forks:${forks}`, 'latest_fork_usec:40305'].join('\r\n');
+  [
+    '# Persistence',
+    `rdb_bgsave_in_progress:${rdb}`,
+    `aof_rewrite_in_progress:${aof}`,
+    'aof_rewrites:10',
+    '',
+    '# Stats',
+    `total_forks:${forks}`,
+    'latest_fork_usec:40305',
+  ].join('\r\n');
 
 describe("Redis's background saves around a phase", () => {
   it('counts the forks started during the phase and one already running at its start', () => {

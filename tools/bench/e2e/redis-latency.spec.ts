@@ -2,7 +2,13 @@ import { latencyEventOf, latestEventNames } from './redis-latency';
 
 describe("Redis's latency monitor over a phase", () => {
   it('sums the per-second maxima of an event and keeps its largest', () => {
-    expect(latencyEventOf('aof-fsync-always', [[1764600000, 12], [1764600001, 230], [1764600003, 8]])).toEqual({
+    expect(
+      latencyEventOf('aof-fsync-always', [
+        [1764600000, 12],
+        [1764600001, 230],
+        [1764600003, 8],
+      ]),
+    ).toEqual({
       event: 'aof-fsync-always',
       seconds: 3,
       maxMs: 230,
@@ -12,7 +18,12 @@ describe("Redis's latency monitor over a phase", () => {
   });
 
   it('reads the event names of LATENCY LATEST', () => {
-    expect(latestEventNames([['fork', 1764600000, 41, 41], ['command', 1764600002, 7, 19]])).toEqual(['fork', 'command']);
+    expect(
+      latestEventNames([
+        ['fork', 1764600000, 41, 41],
+        ['command', 1764600002, 7, 19],
+      ]),
+    ).toEqual(['fork', 'command']);
   });
 
   it('fails loudly on a reply of another shape', () => {

@@ -105,22 +105,37 @@ function benchShare(p: PhaseResult): string {
 /** The human-readable table printed at the end of a run. */
 export function renderTable(phases: readonly PhaseResult[], baselines: readonly BaselineResult[]): string {
   const lines: string[] = [];
-  lines.push(`${pad('phase', 26)}${pad('accepted/s', 12)}${pad('applied/s', 11)}${pad('apply drain ms', 16)}${pad('send ms p50/p99/p999', 26)}${pad('visible ms p50/p99/p999', 28)}${pad('visible/s', 11)}${pad('unseen', 8)}errors`);
+  lines.push(
+    `${pad('phase', 26)}${pad('accepted/s', 12)}${pad('applied/s', 11)}${pad('apply drain ms', 16)}${pad('send ms p50/p99/p999', 26)}${pad('visible ms p50/p99/p999', 28)}${pad('visible/s', 11)}${pad('unseen', 8)}errors`,
+  );
   for (const p of phases) {
     const errs = { ...p.sendErrors, ...Object.fromEntries(Object.entries(p.syncErrors).map(([k, v]) => [`sync ${k}`, v])) };
-    const errText = Object.keys(errs).length === 0 ? '0' : Object.entries(errs).map(([k, v]) => `${k}×${v}`).join(', ');
+    const errText =
+      Object.keys(errs).length === 0
+        ? '0'
+        : Object.entries(errs)
+            .map(([k, v]) => `${k}×${v}`)
+            .join(', ');
     const drainText = p.applyDrainMs === null ? `${p.entriesNotApplied} entries owed` : String(p.applyDrainMs);
-    lines.push(`${pad(`${p.size}m ${p.mode}`, 26)}${pad(f(p.acceptedPerSecond), 12)}${pad(f(p.appliedPerSecond), 11)}${pad(drainText, 16)}${pad(tri(p.send), 26)}${pad(tri(p.visible), 28)}${pad(f(p.visiblePerSecond), 11)}${pad(String(p.notVisibleAfterDrain), 8)}${errText}`);
+    lines.push(
+      `${pad(`${p.size}m ${p.mode}`, 26)}${pad(f(p.acceptedPerSecond), 12)}${pad(f(p.appliedPerSecond), 11)}${pad(drainText, 16)}${pad(tri(p.send), 26)}${pad(tri(p.visible), 28)}${pad(f(p.visiblePerSecond), 11)}${pad(String(p.notVisibleAfterDrain), 8)}${errText}`,
+    );
   }
   lines.push('');
-  lines.push('server CPU, % of one core over each phase (sending + drain; a process with its forked children, e.g. a Redis AOF rewrite; machine = every process and the kernel):');
+  lines.push(
+    'server CPU, % of one core over each phase (sending + drain; a process with its forked children, e.g. a Redis AOF rewrite; machine = every process and the kernel):',
+  );
   const names = [...new Set(phases.flatMap((p) => Object.keys(p.cpu)))];
-  lines.push(`${pad('phase', 26)}${names.map((n) => pad(n, 13)).join('')}${pad('machine', 10)}${pad('bench share', 13)}${pad('sync req/s', 12)}event-loop delay ms p99 / max: writer, mailbox, bench client`);
+  lines.push(
+    `${pad('phase', 26)}${names.map((n) => pad(n, 13)).join('')}${pad('machine', 10)}${pad('bench share', 13)}${pad('sync req/s', 12)}event-loop delay ms p99 / max: writer, mailbox, bench client`,
+  );
   for (const p of phases) {
     const d = (l: LoopDelay | null | undefined): string => (l ? `${f(l.p99)} / ${f(l.max)}` : '–');
     const loop = `${d(p.serviceLoopDelayMs?.writer)}, ${d(p.serviceLoopDelayMs?.mailbox)}, ${d(p.clientLoopDelayMs)}`;
     const machine = p.machineCorePercent === undefined ? '–' : `${f(p.machineCorePercent)}%`;
-    lines.push(`${pad(`${p.size}m ${p.mode}`, 26)}${names.map((n) => pad(p.cpu[n] ? `${f(p.cpu[n]!.corePercent)}%` : '–', 13)).join('')}${pad(machine, 10)}${pad(benchShare(p), 13)}${pad(f(p.syncRequestsPerSecond), 12)}${loop}`);
+    lines.push(
+      `${pad(`${p.size}m ${p.mode}`, 26)}${names.map((n) => pad(p.cpu[n] ? `${f(p.cpu[n]!.corePercent)}%` : '–', 13)).join('')}${pad(machine, 10)}${pad(benchShare(p), 13)}${pad(f(p.syncRequestsPerSecond), 12)}${loop}`,
+    );
   }
   const forked = phases.filter((p) => (p.redisForks ?? 0) > 0);
   if (forked.length > 0) {
@@ -157,7 +172,9 @@ export function renderTable(phases: readonly PhaseResult[], baselines: readonly 
   }
   lines.push('');
   lines.push("where delivery time goes, the mailbox's histograms from created_at (writer clock, at reserve), ms p50 / p99:");
-  lines.push(`${pad('phase', 26)}${STAGES.map((s) => pad(STAGE_TITLE[s], 26)).join('')}${pad('device sees it (from send start)', 34)}${pad('OffsetCommit req./msg', 23)}sync scans read / skipped per message`);
+  lines.push(
+    `${pad('phase', 26)}${STAGES.map((s) => pad(STAGE_TITLE[s], 26)).join('')}${pad('device sees it (from send start)', 34)}${pad('OffsetCommit req./msg', 23)}sync scans read / skipped per message`,
+  );
   for (const p of phases) {
     const st = (s: Stage): string => {
       const x = p.stages[s];
@@ -165,7 +182,9 @@ export function renderTable(phases: readonly PhaseResult[], baselines: readonly 
     };
     const commits = p.accepted === 0 ? '–' : (p.stages.offsetCommits / p.accepted).toFixed(2);
     const scans = p.accepted === 0 ? '–' : `${(p.stages.syncScans.read / p.accepted).toFixed(2)} / ${(p.stages.syncScans.skipped / p.accepted).toFixed(2)}`;
-    lines.push(`${pad(`${p.size}m ${p.mode}`, 26)}${STAGES.map((s) => pad(st(s), 26)).join('')}${pad(`${ms(p.visible.p50)} / ${ms(p.visible.p99)}`, 34)}${pad(commits, 23)}${scans}`);
+    lines.push(
+      `${pad(`${p.size}m ${p.mode}`, 26)}${STAGES.map((s) => pad(st(s), 26)).join('')}${pad(`${ms(p.visible.p50)} / ${ms(p.visible.p99)}`, 34)}${pad(commits, 23)}${scans}`,
+    );
   }
   if (phases.some((p) => p.commitSteps !== null)) {
     lines.push('');
@@ -187,9 +206,13 @@ export function renderTable(phases: readonly PhaseResult[], baselines: readonly 
   if (baselines.length > 0) {
     lines.push('');
     lines.push('raw baseline (kafkajs produce → consume, same broker, same payload sizes):');
-    lines.push(`${pad('payload / mode', 26)}${pad('produced/s', 12)}${pad('ack ms p50/p99/p999', 26)}${pad('consumed ms p50/p99/p999', 28)}not acked / not consumed`);
+    lines.push(
+      `${pad('payload / mode', 26)}${pad('produced/s', 12)}${pad('ack ms p50/p99/p999', 26)}${pad('consumed ms p50/p99/p999', 28)}not acked / not consumed`,
+    );
     for (const b of baselines) {
-      lines.push(`${pad(`${b.payloadBytes} B ${b.mode}`, 26)}${pad(f(b.producedPerSecond), 12)}${pad(tri(b.ack), 26)}${pad(tri(b.endToEnd), 28)}${b.unacknowledged} / ${b.notConsumed}`);
+      lines.push(
+        `${pad(`${b.payloadBytes} B ${b.mode}`, 26)}${pad(f(b.producedPerSecond), 12)}${pad(tri(b.ack), 26)}${pad(tri(b.endToEnd), 28)}${b.unacknowledged} / ${b.notConsumed}`,
+      );
     }
   }
   return lines.join('\n');

@@ -156,7 +156,11 @@ export class Sender {
     return { attempted: 0, accepted: 0, latencies: [], errors: new Tally(), windowMs: 0, skipped: 0, outcomes: [] };
   }
 
-  private async one(run: { attempted: number; accepted: number; latencies: number[]; errors: Tally; outcomes: [number, string | null][] }, start: number, signal: AbortSignal): Promise<void> {
+  private async one(
+    run: { attempted: number; accepted: number; latencies: number[]; errors: Tally; outcomes: [number, string | null][] },
+    start: number,
+    signal: AbortSignal,
+  ): Promise<void> {
     const c = this.pop.conversations[this.next++ % this.pop.conversations.length]!;
     const sender = c.members[Math.floor(Math.random() * c.members.length)]!;
     run.attempted += Math.max(1, this.batch);
@@ -183,7 +187,13 @@ export class Sender {
   }
 
   /** One batch of `batch` sends from `sender` to `c` (a slot already held): each item counted as a send, its latency the batch's. */
-  private async many(run: { accepted: number; latencies: number[]; errors: Tally }, c: Population['conversations'][number], sender: string, start: number, signal: AbortSignal): Promise<void> {
+  private async many(
+    run: { accepted: number; latencies: number[]; errors: Tally },
+    c: Population['conversations'][number],
+    sender: string,
+    start: number,
+    signal: AbortSignal,
+  ): Promise<void> {
     try {
       const inputs = Array.from({ length: this.batch }, () => ({ conversationId: c.id, body: this.body }));
       const items = await this.as(sender).sendMany(inputs, signal);

@@ -1,4 +1,13 @@
-import { commitStepDelta, kafkaRequestDelta, kafkaRequestsPerMessage, parseCommitSteps, parseKafkaRequests, parseLoopDelay, parseStages, stageDelta } from './stages';
+import {
+  commitStepDelta,
+  kafkaRequestDelta,
+  kafkaRequestsPerMessage,
+  parseCommitSteps,
+  parseKafkaRequests,
+  parseLoopDelay,
+  parseStages,
+  stageDelta,
+} from './stages';
 
 const exposition = (routed: number[], shard0: number[], shard1: number[]): string => {
   const bounds = ['0.01', '0.05', '0.1', '+Inf'];
@@ -66,7 +75,11 @@ describe('delivery stages from the mailbox histograms', () => {
 
 describe("a service's event-loop delay from its metrics", () => {
   it('reads p99 and max in ms, with or without labels, and null when absent', () => {
-    const text = ['nodejs_eventloop_lag_max_seconds{service="writer"} 0.0838', 'nodejs_eventloop_lag_p99_seconds{service="writer"} 0.0166', 'nodejs_eventloop_lag_p50_seconds{service="writer"} 0.0102'].join('\n');
+    const text = [
+      'nodejs_eventloop_lag_max_seconds{service="writer"} 0.0838',
+      'nodejs_eventloop_lag_p99_seconds{service="writer"} 0.0166',
+      'nodejs_eventloop_lag_p50_seconds{service="writer"} 0.0102',
+    ].join('\n');
     expect(parseLoopDelay(text)).toEqual({ p99: 16.6, max: 83.8 });
     expect(parseLoopDelay('nodejs_eventloop_lag_p99_seconds 0.5\nnodejs_eventloop_lag_max_seconds 1.25')).toEqual({ p99: 500, max: 1250 });
     expect(parseLoopDelay('qim_sync_scans_total{result="read"} 3')).toBeNull();
@@ -109,7 +122,13 @@ describe('Kafka requests per client and API (qim_kafka_requests_total)', () => {
     ].join('\n');
 
   it('reads the counters by client and API, and takes the difference of two scrapes of both services', () => {
-    expect(parseKafkaRequests(text(10, 4))).toEqual(new Map([['outbox Produce', 10], ['router Fetch', 4], ['router Heartbeat', 3]]));
+    expect(parseKafkaRequests(text(10, 4))).toEqual(
+      new Map([
+        ['outbox Produce', 10],
+        ['router Fetch', 4],
+        ['router Heartbeat', 3],
+      ]),
+    );
     const d = kafkaRequestDelta([parseKafkaRequests(text(10, 4))], [parseKafkaRequests(text(25, 9))]);
     expect(d).toEqual({ 'outbox Produce': 15, 'router Fetch': 5, 'router Heartbeat': 0 });
   });
@@ -121,9 +140,9 @@ describe('Kafka requests per client and API (qim_kafka_requests_total)', () => {
   });
 
   it('sums the requests per message by API for the report, clients named', () => {
-    expect(kafkaRequestsPerMessage({ 'outbox Produce': 50, 'dispatch Produce': 30, 'router Fetch': 20, 'shards OffsetCommit': 4, 'router Heartbeat': 1 }, 100)).toBe(
-      'Produce 0.80 (outbox 0.50, dispatch 0.30) · Fetch 0.20 (router 0.20) · OffsetCommit 0.04 (shards 0.04) · other 0.01',
-    );
+    expect(
+      kafkaRequestsPerMessage({ 'outbox Produce': 50, 'dispatch Produce': 30, 'router Fetch': 20, 'shards OffsetCommit': 4, 'router Heartbeat': 1 }, 100),
+    ).toBe('Produce 0.80 (outbox 0.50, dispatch 0.30) · Fetch 0.20 (router 0.20) · OffsetCommit 0.04 (shards 0.04) · other 0.01');
     expect(kafkaRequestsPerMessage({}, 0)).toBe('–');
   });
 });

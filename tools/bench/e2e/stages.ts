@@ -92,7 +92,10 @@ export type StageDelta = Record<Stage, StageSummary> & { readonly offsetCommits:
 /** Count and p50/p99 (ms) of each stage between two scrapes of the same process, and the counters' differences. */
 export function stageDelta(before: StageScrape, after: StageScrape): StageDelta {
   const syncScans = { read: after.syncScans.read - before.syncScans.read, skipped: after.syncScans.skipped - before.syncScans.skipped };
-  const out = { offsetCommits: after.offsetCommits - before.offsetCommits, syncScans, entriesWritten: after.entriesWritten - before.entriesWritten } as Record<Stage, StageSummary> & {
+  const out = { offsetCommits: after.offsetCommits - before.offsetCommits, syncScans, entriesWritten: after.entriesWritten - before.entriesWritten } as Record<
+    Stage,
+    StageSummary
+  > & {
     offsetCommits: number;
     syncScans: SyncScans;
     entriesWritten: number;

@@ -62,7 +62,13 @@ export function bySecond(sentAt: readonly number[], latencies: readonly number[]
  * (`[from, to]` ms since `t0`, e.g. a Redis background save, widened by `slackMs` on both sides for
  * the polling that found it): the phase as it would have been without them.
  */
-export function outsideWindows(sentAt: readonly number[], latencies: readonly number[], t0: number, windows: readonly (readonly [number, number])[], slackMs: number): number[] {
+export function outsideWindows(
+  sentAt: readonly number[],
+  latencies: readonly number[],
+  t0: number,
+  windows: readonly (readonly [number, number])[],
+  slackMs: number,
+): number[] {
   if (sentAt.length !== latencies.length) throw new Error(`outsideWindows: ${sentAt.length} send times for ${latencies.length} latencies`);
   const out: number[] = [];
   for (let i = 0; i < sentAt.length; i++) {

@@ -12,10 +12,27 @@ import { sourceHole } from './drills/source-hole';
 import type { ServeMode } from './serve';
 import { SERVE_MODES, serve } from './serve';
 
-const DRILLS: readonly Drill[] = [dualInstance, kill9, kafkaKill, kafkaLeaderKill, redisRestart, redisFailover, redisFailoverFrontier, redisFreeze, sourceHole, refusedShard, nodeDown, twoNodesDown, rfDcFaults, kill9Scylla];
+const DRILLS: readonly Drill[] = [
+  dualInstance,
+  kill9,
+  kafkaKill,
+  kafkaLeaderKill,
+  redisRestart,
+  redisFailover,
+  redisFailoverFrontier,
+  redisFreeze,
+  sourceHole,
+  refusedShard,
+  nodeDown,
+  twoNodesDown,
+  rfDcFaults,
+  kill9Scylla,
+];
 
 function usage(): never {
-  process.stderr.write(`usage: tools/drills/run <drill|list> [--short] [--no-build]\n       tools/drills/run serve <${SERVE_MODES.join('|')}> [--no-build]   (services for tools/bench/e2e)\n\n${DRILLS.map((d) => `  ${d.name.padEnd(23)} [${d.needs}] ${d.summary}`).join('\n')}\n`);
+  process.stderr.write(
+    `usage: tools/drills/run <drill|list> [--short] [--no-build]\n       tools/drills/run serve <${SERVE_MODES.join('|')}> [--no-build]   (services for tools/bench/e2e)\n\n${DRILLS.map((d) => `  ${d.name.padEnd(23)} [${d.needs}] ${d.summary}`).join('\n')}\n`,
+  );
   process.exit(2);
 }
 
@@ -61,7 +78,9 @@ main(process.argv.slice(2)).then(
   (err: unknown) => {
     // A drill that failed before its own clean-up (e.g. a service that never became ready) leaves no processes behind.
     const killed = killAllServiceProcesses();
-    process.stderr.write(`drill error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n${killed > 0 ? `killed ${killed} service process(es)\n` : ''}FAIL\n`);
+    process.stderr.write(
+      `drill error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n${killed > 0 ? `killed ${killed} service process(es)\n` : ''}FAIL\n`,
+    );
     process.exit(1);
   },
 );

@@ -16,7 +16,20 @@ function envOf(ctx: DrillContext, mode: ServeMode): Record<string, string> {
   // The single-node Cassandra with the very same service settings (RF 1: QIM_ENV=test allows it).
   const e = ctx.infraEnv;
   if (!e['QIM_TEST_SCYLLA_ADDR']) throw new Error('QIM_TEST_SCYLLA_ADDR missing from tools/infra/infra env');
-  return { ...scyllaModeEnv({ ...ctx, infraEnv: { ...e, QIM_TEST_SCYLLA3_ADDRS: e['QIM_TEST_SCYLLA_ADDR'], QIM_TEST_SCYLLA3_DC: e['QIM_TEST_SCYLLA_DC'] ?? '', QIM_TEST_SCYLLA3_RF: e['QIM_TEST_SCYLLA_RF'] ?? '' } }, freshKeyspace('serve1')) };
+  return {
+    ...scyllaModeEnv(
+      {
+        ...ctx,
+        infraEnv: {
+          ...e,
+          QIM_TEST_SCYLLA3_ADDRS: e['QIM_TEST_SCYLLA_ADDR'],
+          QIM_TEST_SCYLLA3_DC: e['QIM_TEST_SCYLLA_DC'] ?? '',
+          QIM_TEST_SCYLLA3_RF: e['QIM_TEST_SCYLLA_RF'] ?? '',
+        },
+      },
+      freshKeyspace('serve1'),
+    ),
+  };
 }
 
 /**
@@ -53,10 +66,18 @@ export async function serve(ctx: DrillContext, mode: ServeMode): Promise<number>
       await d.add('writer', `writer-${i}`, undefined, 300_000);
       await d.add('mailbox', `mailbox-${i}`, undefined, 300_000);
     }
-    const urls = (kind: 'writer' | 'mailbox'): string => d.of(kind).map((i) => i.url).join(',');
-    process.stdout.write(`export WRITER_URL=${w.url}\nexport MAILBOX_URL=${m.url}\nexport WRITER_URLS=${urls('writer')}\nexport MAILBOX_URLS=${urls('mailbox')}\n`);
+    const urls = (kind: 'writer' | 'mailbox'): string =>
+      d
+        .of(kind)
+        .map((i) => i.url)
+        .join(',');
+    process.stdout.write(
+      `export WRITER_URL=${w.url}\nexport MAILBOX_URL=${m.url}\nexport WRITER_URLS=${urls('writer')}\nexport MAILBOX_URLS=${urls('mailbox')}\n`,
+    );
     process.stdout.write(`export QIM_SERVICE_TOKEN=${DRILL_TOKEN}\nexport QIM_STORE_BACKEND=${d.env['QIM_STORE_BACKEND']}\n`);
-    ctx.log(`ready (${mode}${d.env['QIM_SCYLLA_HOSTS'] ? `: ${d.env['QIM_SCYLLA_HOSTS']} RF ${d.env['QIM_SCYLLA_RF']}, keyspace ${d.env['QIM_SCYLLA_KEYSPACE']}` : ''}); SIGINT/SIGTERM stops it`);
+    ctx.log(
+      `ready (${mode}${d.env['QIM_SCYLLA_HOSTS'] ? `: ${d.env['QIM_SCYLLA_HOSTS']} RF ${d.env['QIM_SCYLLA_RF']}, keyspace ${d.env['QIM_SCYLLA_KEYSPACE']}` : ''}); SIGINT/SIGTERM stops it`,
+    );
     await stop;
     return 0;
   } finally {

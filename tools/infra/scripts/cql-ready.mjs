@@ -26,10 +26,7 @@ async function probe() {
     localDataCenter: 'datacenter1',
     protocolOptions: { port },
     policies: {
-      loadBalancing: new loadBalancing.AllowListPolicy(
-        new loadBalancing.DCAwareRoundRobinPolicy('datacenter1'),
-        [`${host}:${port}`],
-      ),
+      loadBalancing: new loadBalancing.AllowListPolicy(new loadBalancing.DCAwareRoundRobinPolicy('datacenter1'), [`${host}:${port}`]),
     },
     socketOptions: { connectTimeout: 5000, readTimeout: 15000 },
   });

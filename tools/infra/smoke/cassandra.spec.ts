@@ -25,10 +25,7 @@ describe('Cassandra smoke (real server at QIM_TEST_SCYLLA_ADDR)', () => {
       socketOptions: { readTimeout: 60_000 },
     });
     await client.connect();
-    await client.execute(
-      `CREATE KEYSPACE IF NOT EXISTS ${keyspace} WITH replication = ` +
-        `{'class': 'NetworkTopologyStrategy', '${dc}': ${rf}}`,
-    );
+    await client.execute(`CREATE KEYSPACE IF NOT EXISTS ${keyspace} WITH replication = ` + `{'class': 'NetworkTopologyStrategy', '${dc}': ${rf}}`);
     await client.execute(`CREATE TABLE IF NOT EXISTS ${keyspace}.lwt (id text PRIMARY KEY, owner text)`);
     await client.execute(`CREATE TABLE IF NOT EXISTS ${keyspace}.ttl (id text PRIMARY KEY, v text)`);
   });

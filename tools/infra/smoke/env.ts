@@ -6,10 +6,7 @@
 export function requireEnv(name: string): string {
   const value = process.env[name];
   if (value === undefined || value.trim() === '') {
-    throw new Error(
-      `${name} is not set. Start the servers and export their addresses first:\n` +
-        '  tools/infra/infra up && eval "$(tools/infra/infra env)"',
-    );
+    throw new Error(`${name} is not set. Start the servers and export their addresses first:\n` + '  tools/infra/infra up && eval "$(tools/infra/infra env)"');
   }
   return value.trim();
 }

@@ -5,8 +5,20 @@ import { tableDays } from './report';
 
 const DAY = 86_400_000n;
 
-function msg(id: string, seq: bigint, createdAt: bigint, opts: { recipients?: string[]; ephemeralMs?: bigint | null; conversationId?: string } = {}): AckedMessage {
-  return { messageId: id, conversationId: opts.conversationId ?? 'c1', seq, createdAt, recipients: opts.recipients ?? ['u1', 'u2'], ephemeralMs: opts.ephemeralMs ?? null };
+function msg(
+  id: string,
+  seq: bigint,
+  createdAt: bigint,
+  opts: { recipients?: string[]; ephemeralMs?: bigint | null; conversationId?: string } = {},
+): AckedMessage {
+  return {
+    messageId: id,
+    conversationId: opts.conversationId ?? 'c1',
+    seq,
+    createdAt,
+    recipients: opts.recipients ?? ['u1', 'u2'],
+    ephemeralMs: opts.ephemeralMs ?? null,
+  };
 }
 
 describe('checkReplay', () => {
@@ -24,35 +36,111 @@ describe('checkHistory', () => {
   const none = new Set<string>();
 
   it('passes when every retained message is there once at its seq', () => {
-    expect(checkHistory('c1', [{ seq: 1n, messageId: 'm1' }, { seq: 2n, messageId: 'm2' }], acked, none, 100n, 0n)).toEqual([]);
+    expect(
+      checkHistory(
+        'c1',
+        [
+          { seq: 1n, messageId: 'm1' },
+          { seq: 2n, messageId: 'm2' },
+        ],
+        acked,
+        none,
+        100n,
+        0n,
+      ),
+    ).toEqual([]);
   });
   it('reports a missing ACKed message', () => {
     expect(checkHistory('c1', [{ seq: 2n, messageId: 'm2' }], acked, none, 100n, 0n)).toEqual(['history c1: ACKed message m1 (seq 1) missing']);
   });
   it('reports a message returned twice and a seq returned twice', () => {
-    const out = checkHistory('c1', [{ seq: 1n, messageId: 'm1' }, { seq: 1n, messageId: 'm1' }, { seq: 2n, messageId: 'm2' }], acked, none, 100n, 0n);
+    const out = checkHistory(
+      'c1',
+      [
+        { seq: 1n, messageId: 'm1' },
+        { seq: 1n, messageId: 'm1' },
+        { seq: 2n, messageId: 'm2' },
+      ],
+      acked,
+      none,
+      100n,
+      0n,
+    );
     expect(out).toEqual(expect.arrayContaining(['history c1: seq 1 returned 2 times', 'history c1: message m1 returned 2 times']));
   });
   it('reports a message at another seq than its ACK', () => {
-    expect(checkHistory('c1', [{ seq: 1n, messageId: 'm1' }, { seq: 5n, messageId: 'm2' }], acked, none, 100n, 0n)).toEqual(['history c1: message m2 at seq 5, ACKed with seq 2']);
+    expect(
+      checkHistory(
+        'c1',
+        [
+          { seq: 1n, messageId: 'm1' },
+          { seq: 5n, messageId: 'm2' },
+        ],
+        acked,
+        none,
+        100n,
+        0n,
+      ),
+    ).toEqual(['history c1: message m2 at seq 5, ACKed with seq 2']);
   });
   it('lets an ephemeral message go once expired, and requires it gone on a clock-driven store', () => {
     const after = 10n + DAY;
     expect(checkHistory('c1', [{ seq: 1n, messageId: 'm1' }], acked, none, after, 0n)).toEqual([]);
-    expect(checkHistory('c1', [{ seq: 1n, messageId: 'm1' }, { seq: 2n, messageId: 'm2' }], acked, none, after, 0n)).toEqual(['history c1: ephemeral message m2 returned after its expiry']);
+    expect(
+      checkHistory(
+        'c1',
+        [
+          { seq: 1n, messageId: 'm1' },
+          { seq: 2n, messageId: 'm2' },
+        ],
+        acked,
+        none,
+        after,
+        0n,
+      ),
+    ).toEqual(['history c1: ephemeral message m2 returned after its expiry']);
     // a server-TTL store driven by a simulated clock may still return it
-    expect(checkHistory('c1', [{ seq: 1n, messageId: 'm1' }, { seq: 2n, messageId: 'm2' }], acked, none, after, 0n, false)).toEqual([]);
+    expect(
+      checkHistory(
+        'c1',
+        [
+          { seq: 1n, messageId: 'm1' },
+          { seq: 2n, messageId: 'm2' },
+        ],
+        acked,
+        none,
+        after,
+        0n,
+        false,
+      ),
+    ).toEqual([]);
   });
   it('requires an ephemeral message while it lives', () => {
     expect(checkHistory('c1', [{ seq: 1n, messageId: 'm1' }], acked, none, 9n + DAY, 0n)).toEqual(['history c1: ACKed message m2 (seq 2) missing']);
   });
   it('accepts an unACKed row only when it is pending (recovered before the retry)', () => {
-    const rows = [{ seq: 1n, messageId: 'm1' }, { seq: 2n, messageId: 'm2' }, { seq: 3n, messageId: 'm3' }];
+    const rows = [
+      { seq: 1n, messageId: 'm1' },
+      { seq: 2n, messageId: 'm2' },
+      { seq: 3n, messageId: 'm3' },
+    ];
     expect(checkHistory('c1', rows, acked, none, 100n, 0n)).toEqual(['history c1: message m3 was never sent']);
     expect(checkHistory('c1', rows, acked, new Set(['m3']), 100n, 0n)).toEqual([]);
   });
   it('reports rows out of order', () => {
-    expect(checkHistory('c1', [{ seq: 2n, messageId: 'm2' }, { seq: 1n, messageId: 'm1' }], acked, none, 100n, 0n)).toEqual(['history c1: seq 1 after 2 (not ascending)']);
+    expect(
+      checkHistory(
+        'c1',
+        [
+          { seq: 2n, messageId: 'm2' },
+          { seq: 1n, messageId: 'm1' },
+        ],
+        acked,
+        none,
+        100n,
+        0n,
+      ),
+    ).toEqual(['history c1: seq 1 after 2 (not ascending)']);
   });
 });
 
@@ -129,7 +217,9 @@ describe('checkBounded', () => {
     expect(checkBounded(series('entries', [0, 100, 200, 300, 310, 300, 305, 298, 302]), 3, exempt)).toEqual([]);
   });
   it('fails a structure that keeps growing after the steady day', () => {
-    expect(checkBounded(series('entries', [0, 100, 200, 300, 400, 500, 600, 700, 800]), 3, exempt)).toEqual(['storage: entries keeps growing after day 3: mean 350 → 750']);
+    expect(checkBounded(series('entries', [0, 100, 200, 300, 400, 500, 600, 700, 800]), 3, exempt)).toEqual([
+      'storage: entries keeps growing after day 3: mean 350 → 750',
+    ]);
   });
   it('fails the exempt structure when it is not exempt', () => {
     expect(checkBounded(series('entries', [0, 1, 1, 1, 1, 1, 1]), 3, () => false)).toEqual(['storage: history keeps growing after day 3: mean 3000 → 6000']);

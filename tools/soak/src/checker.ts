@@ -175,7 +175,13 @@ export interface StorageSample {
  * third of those days at most `tolerance` above the mean of the first third (plus `slack` rows for
  * tiny structures). Needs at least 3 steady days; fewer → a violation saying so.
  */
-export function checkBounded(samples: readonly StorageSample[], steadyFromDay: number, exempt: (name: string) => boolean, tolerance = 0.25, slack = 20): string[] {
+export function checkBounded(
+  samples: readonly StorageSample[],
+  steadyFromDay: number,
+  exempt: (name: string) => boolean,
+  tolerance = 0.25,
+  slack = 20,
+): string[] {
   const steady = samples.filter((s) => s.day >= steadyFromDay);
   if (steady.length < 3) return [`storage: only ${steady.length} simulated day(s) after day ${steadyFromDay}; need ≥ 3 to judge flatness`];
   const names = new Set(samples.flatMap((s) => Object.keys(s.counts)));

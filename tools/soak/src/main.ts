@@ -67,8 +67,7 @@ function parseArgs(argv: readonly string[]): Args {
       const v = value();
       if (!(SABOTAGES as readonly string[]).includes(v)) throw new Error(`--sabotage must be one of ${SABOTAGES.join(', ')}: ${v}`);
       sabotage = v as SoakSabotage;
-    }
-    else if (a === '--out') out = value();
+    } else if (a === '--out') out = value();
     else if (a === '--help' || a === '-h') {
       console.log(USAGE);
       process.exit(0);
@@ -140,10 +139,12 @@ async function main(): Promise<number> {
   const results: SoakResult[] = [];
   console.log('== QIM soak: real store + worker code over simulated days ==');
   console.log('Kafka is replaced by an in-process ordered log (messages topic → router → dispatch topic → shard worker,');
-  console.log('page by page, offsets committed behind each page; 3% of pages redelivered). Kafka faults are the drills\' subject.');
+  console.log("page by page, offsets committed behind each page; 3% of pages redelivered). Kafka faults are the drills' subject.");
   for (const backend of a.backends) {
     const plan = planFor(backend, a);
-    console.log(`\n-- ${backend}: ${plan.days} simulated days, ${plan.users} users, ${plan.conversations} conversations, ${plan.sendsPerDay} sends/day, ${plan.shards} shards, seed ${plan.seed}`);
+    console.log(
+      `\n-- ${backend}: ${plan.days} simulated days, ${plan.users} users, ${plan.conversations} conversations, ${plan.sendsPerDay} sends/day, ${plan.shards} shards, seed ${plan.seed}`,
+    );
     for (const [k, v] of Object.entries(describeLifetimes(plan))) console.log(`   ${k}: ${v}`);
     const tag = `${process.pid}_${stamp.replace('T', '_')}`;
     const open: OpenBackend =
@@ -179,10 +180,17 @@ async function main(): Promise<number> {
       `   ${backend} totals: acked ${t['acked']}, replays ${t['replays']}, publish failures ${t['publishFailures']} (recovered by the loop ${t['recovered']}), syncs ${t['syncs']}, CURSOR_EXPIRED ${t['cursorExpired']}, EPOCH_MISMATCH ${t['epochMismatch']}, ` +
         `router redeliveries ${t['routerRedeliveries']}, shard redeliveries ${t['shardRedeliveries']}, housekeeping reclaimed ${t['housekeepingReclaimed']}, membership changes ${t['membershipChanges']}`,
     );
-    console.log(`   wall ms by phase: ${Object.entries(t).filter(([k]) => k.startsWith('wallMs.')).map(([k, v]) => `${k.slice(7)} ${v}`).join(', ')}`);
+    console.log(
+      `   wall ms by phase: ${Object.entries(t)
+        .filter(([k]) => k.startsWith('wallMs.'))
+        .map(([k, v]) => `${k.slice(7)} ${v}`)
+        .join(', ')}`,
+    );
     const failures = Object.entries(t).filter(([k]) => k.endsWith('Failures') && k !== 'publishFailures');
     if (failures.length > 0) console.log(`   loop failures (not in a row): ${failures.map(([k, v]) => `${k} ${v}`).join(', ')}`);
-    console.log(`   ${result.violations.length === 0 ? 'PASS' : 'FAIL'} ${backend}: ${result.violations.length} violation(s), ${result.wallSeconds.toFixed(1)} s wall`);
+    console.log(
+      `   ${result.violations.length === 0 ? 'PASS' : 'FAIL'} ${backend}: ${result.violations.length} violation(s), ${result.wallSeconds.toFixed(1)} s wall`,
+    );
     for (const v of result.violations.slice(0, 40)) console.log(`   FAIL ${backend}: ${v}`);
     if (result.violations.length > 40) console.log(`   … ${result.violations.length - 40} more`);
   }
@@ -193,7 +201,9 @@ async function main(): Promise<number> {
   writeFileSync(`${base}.json`, json);
   writeFileSync(`${base}.txt`, results.map((r) => storageTable(r)).join('\n\n') + '\n');
   try {
-    execFileSync(existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3', [resolve('tools/soak/plot.py'), `${base}.json`, `${base}.png`], { stdio: 'inherit' });
+    execFileSync(existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3', [resolve('tools/soak/plot.py'), `${base}.json`, `${base}.png`], {
+      stdio: 'inherit',
+    });
     console.log(`\nwrote ${base}.txt, ${base}.json, ${base}.png`);
   } catch (err) {
     console.log(`FAIL chart: ${err instanceof Error ? err.message : String(err)}`);

@@ -140,6 +140,10 @@ export class LogDispatchProducer {
 
   async send(records: readonly DispatchRecord[]): Promise<RecordCoordinate[]> {
     for (const d of records) this.createdAt.set(d.dispatchId, d.createdAt);
-    return records.map((d) => ({ topic: this.log.topic, partition: d.shard, offset: this.log.append(d.shard, Buffer.from(d.dispatchId, 'hex'), encodeDispatchRecord(d)) }));
+    return records.map((d) => ({
+      topic: this.log.topic,
+      partition: d.shard,
+      offset: this.log.append(d.shard, Buffer.from(d.dispatchId, 'hex'), encodeDispatchRecord(d)),
+    }));
   }
 }

@@ -122,9 +122,10 @@ function manualStart(): bigint {
 const quietLog: BusLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const allowAll: HistoryAuthorizer = { canReadHistory: async () => true };
 
-
 /** Lifetimes of the plan in store ms (printed, and handed to the stores). */
-export function lifetimesOf(plan: SoakPlan): StoreLifetimes & { readonly ephemeralTtlSeconds: number; readonly recoveryGraceMs: bigint; readonly loopIntervalMs: bigint; readonly marginMs: bigint } {
+export function lifetimesOf(
+  plan: SoakPlan,
+): StoreLifetimes & { readonly ephemeralTtlSeconds: number; readonly recoveryGraceMs: bigint; readonly loopIntervalMs: bigint; readonly marginMs: bigint } {
   const day = DAY;
   const hour = day / 24n;
   const atLeast = (v: bigint, min: bigint): bigint => (v < min ? min : v);
@@ -146,7 +147,8 @@ export function describeLifetimes(plan: SoakPlan): Record<string, string> {
   const l = lifetimesOf(plan);
   const days = (ms: bigint): string => `${(Number(ms) / Number(DAY)).toFixed(3)} days`;
   const ttl: Record<BackendKind, string> = {
-    memory: 'none: expired rows stay in the maps until the store sweeps them (time-throttled, from appendBatch/applyPage); the census counts the maps as they are',
+    memory:
+      'none: expired rows stay in the maps until the store sweeps them (time-throttled, from appendBatch/applyPage); the census counts the maps as they are',
     redis:
       'not accelerated (Redis expires keys by its own clock). The census counts a key until its own absolute expiry (PEXPIRETIME, written from the store clock) passes on the simulated clock: what a Redis server living at the simulated time would hold',
     scylla:
@@ -155,7 +157,8 @@ export function describeLifetimes(plan: SoakPlan): Record<string, string> {
   return {
     'time model': `a ManualClock moved by the soak (1 simulated day = ${DAY} ms of the stores' clock), hourly steps`,
     'server TTLs': ttl[plan.backend],
-    'why not scaled lifetimes': 'mailbox entries expire at end of their UTC creation day + retention (store-core DAY_MS, a constant), so shrinking the retention setting cannot shrink a day',
+    'why not scaled lifetimes':
+      'mailbox entries expire at end of their UTC creation day + retention (store-core DAY_MS, a constant), so shrinking the retention setting cannot shrink a day',
     'mailbox entry retention': days(l.gc.entryRetentionMs),
     'dispatch dedupe window': days(l.gc.dispatchDedupeMs),
     'commit aux lifetime': `${days(l.commitAuxTtlMs)} (production 2 h)`,
@@ -166,7 +169,10 @@ export function describeLifetimes(plan: SoakPlan): Record<string, string> {
 
 const hex = (rand: () => number, bytes: number): string => {
   let s = '';
-  for (let i = 0; i < bytes; i++) s += Math.floor(rand() * 256).toString(16).padStart(2, '0');
+  for (let i = 0; i < bytes; i++)
+    s += Math.floor(rand() * 256)
+      .toString(16)
+      .padStart(2, '0');
   return s;
 };
 
@@ -225,12 +231,16 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
     let shorter: typeof life.gc | null = null;
     let shorterOnly = false;
     let alternate = 0;
-    const storeOf = (shard: number, epoch: number) => (shorter !== null && (shorterOnly || alternate++ % 2 === 1) ? backend.storeFor(shard, epoch, shorter) : backend.storeFor(shard, epoch));
+    const storeOf = (shard: number, epoch: number) =>
+      shorter !== null && (shorterOnly || alternate++ % 2 === 1) ? backend.storeFor(shard, epoch, shorter) : backend.storeFor(shard, epoch);
     /** The retention the checks judge by: the shorter one once it runs (an entry may expire by it). */
     const retentionMs = (): bigint => shorter?.entryRetentionMs ?? life.gc.entryRetentionMs;
     const retentionDays = (): number => (shorter !== null ? plan.retentionDecrease!.toDays : plan.retentionDays);
     /** The mailbox processes of one epoch: shard worker and reader over that epoch's stores, their board. */
-    const startMailbox = async (epoch: number, since = epoch === FIRST_EPOCH ? undefined : clock.nowMs()): Promise<{ epoch: number; since: bigint | undefined; worker: ShardWorker; reader: MailboxReader }> => {
+    const startMailbox = async (
+      epoch: number,
+      since = epoch === FIRST_EPOCH ? undefined : clock.nowMs(),
+    ): Promise<{ epoch: number; since: bigint | undefined; worker: ShardWorker; reader: MailboxReader }> => {
       const board = new FrontierBoard();
       const worker = new ShardWorker({ storeFor: (s) => storeOf(s, epoch), board, metrics: mailboxMetrics, log: quietLog, now: () => Number(clock.nowMs()) });
       await worker.onAssigned(Array.from({ length: plan.shards }, (_, i) => i));
@@ -306,7 +316,19 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
     const pending = new Set<string>();
     const retries: Array<{ request: SendRequest; ephemeralMs: bigint | null }> = [];
     let counters = { acked: 0, replays: 0, publishFailures: 0, recovered: 0, syncs: 0, cursorExpired: 0, epochMismatch: 0 };
-    const totals: Record<string, number> = { acked: 0, replays: 0, publishFailures: 0, recovered: 0, syncs: 0, cursorExpired: 0, epochMismatch: 0, routerRedeliveries: 0, shardRedeliveries: 0, housekeepingReclaimed: 0, membershipChanges: 0 };
+    const totals: Record<string, number> = {
+      acked: 0,
+      replays: 0,
+      publishFailures: 0,
+      recovered: 0,
+      syncs: 0,
+      cursorExpired: 0,
+      epochMismatch: 0,
+      routerRedeliveries: 0,
+      shardRedeliveries: 0,
+      housekeepingReclaimed: 0,
+      membershipChanges: 0,
+    };
 
     const ack = (outcome: Awaited<ReturnType<MessageSender['send']>>, ephemeralMs: bigint | null): void => {
       const first = acked.get(outcome.messageId);
@@ -403,7 +425,15 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
       for (let guard = 0; guard < 10_000; guard++) {
         let page;
         try {
-          page = await mailbox.reader.sync({ tenantId, actingUser: d.view.userId as Id128, userId: d.view.userId as Id128, after: d.cursor, limit: 200, maxBytes: 1 << 20, waitMs: 0 });
+          page = await mailbox.reader.sync({
+            tenantId,
+            actingUser: d.view.userId as Id128,
+            userId: d.view.userId as Id128,
+            after: d.cursor,
+            limit: 200,
+            maxBytes: 1 << 20,
+            waitMs: 0,
+          });
         } catch (err) {
           // 410 for the device (service-kit RESYNC_CODES): CURSOR_EXPIRED, or EPOCH_MISMATCH for a
           // cursor of the epoch before a bump; either way it drops its state and resyncs
@@ -412,7 +442,8 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
             d.cursor = err.boundary;
             continue;
           }
-          if (ids.length > 0) d.view.record({ kind: 'pages', messageIds: ids.splice(0), seqs: seqs.splice(0) }, now, retentionMs(), marginFresh, owed, mailbox.since);
+          if (ids.length > 0)
+            d.view.record({ kind: 'pages', messageIds: ids.splice(0), seqs: seqs.splice(0) }, now, retentionMs(), marginFresh, owed, mailbox.since);
           d.view.record({ kind: 'cursor-expired' }, now, retentionMs(), marginFresh, owed, mailbox.since);
           if (err instanceof EpochMismatchError) counters.epochMismatch++;
           else counters.cursorExpired++;
@@ -446,7 +477,12 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
         const rows: { seq: bigint; messageId: string }[] = [];
         let anchor: bigint | null = null;
         for (let guard = 0; guard < 10_000; guard++) {
-          const page = await backend.messages.historyPage(allowAll, { tenantId, userId: users[0]! }, c, { direction: 'newer', anchor, maxItems: 1000, maxBytes: 1 << 22 });
+          const page = await backend.messages.historyPage(allowAll, { tenantId, userId: users[0]! }, c, {
+            direction: 'newer',
+            anchor,
+            maxItems: 1000,
+            maxBytes: 1 << 22,
+          });
           for (const it of page.items) rows.push({ seq: it.record.seq, messageId: it.record.messageId });
           if (!page.hasMore || page.nextAnchor === null) break;
           anchor = page.nextAnchor;
@@ -478,15 +514,21 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
       for (let step = 0; step < STEPS_PER_DAY; step++) {
         await advanceTo(t0 + BigInt(day - 1) * dayMs + BigInt(step) * stepMs);
         if (day === plan.lostWritesDay && step === STEPS_PER_DAY - 1 && backend.lostWrites) {
-          progress(`${plan.backend} day ${String(day).padStart(2)}: 11 p.m. snapshot of the mailbox's ${await backend.lostWrites.snapshot()} keys (the writes after it will be lost)`);
+          progress(
+            `${plan.backend} day ${String(day).padStart(2)}: 11 p.m. snapshot of the mailbox's ${await backend.lostWrites.snapshot()} keys (the writes after it will be lost)`,
+          );
         }
         if (day === plan.retentionDecrease?.fromDay && step === STEPS_PER_DAY / 4) {
           shorter = { ...life.gc, entryRetentionMs: BigInt(plan.retentionDecrease.toDays) * dayMs };
-          progress(`${plan.backend} day ${String(day).padStart(2)}: retention decrease at 6 a.m.: stores with ${plan.retentionDecrease.toDays} days run beside those with ${plan.retentionDays}`);
+          progress(
+            `${plan.backend} day ${String(day).padStart(2)}: retention decrease at 6 a.m.: stores with ${plan.retentionDecrease.toDays} days run beside those with ${plan.retentionDays}`,
+          );
         }
         if (plan.retentionDecrease && day === plan.retentionDecrease.fromDay + 1 && step === STEPS_PER_DAY / 4) {
           shorterOnly = true;
-          progress(`${plan.backend} day ${String(day).padStart(2)}: rolling restart done at 6 a.m.: only the stores with ${plan.retentionDecrease.toDays} days run`);
+          progress(
+            `${plan.backend} day ${String(day).padStart(2)}: rolling restart done at 6 a.m.: only the stores with ${plan.retentionDecrease.toDays} days run`,
+          );
         }
         if (day === plan.epochBumpDay && step === STEPS_PER_DAY / 2) {
           await bumpEpoch();
@@ -529,7 +571,8 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
         await Promise.all(batch);
         phaseMs['sends']! += Date.now() - sendStarted;
         await timed('drain', drain);
-        for (let shard = 0; shard < plan.shards; shard++) violations.push(...checkStall(shard, stalledSince.get(shard) ?? null, clock.nowMs(), life.loopIntervalMs));
+        for (let shard = 0; shard < plan.shards; shard++)
+          violations.push(...checkStall(shard, stalledSince.get(shard) ?? null, clock.nowMs(), life.loopIntervalMs));
       }
       // membership changes: a few joins and leaves a day
       for (let k = 0; k < 3; k++) {
@@ -544,7 +587,8 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
       for (const r of retries.splice(0)) await send(r.request, r.ephemeralMs, false);
       await timed('loops', loops);
       await timed('drain', drain);
-      if (messagesLog.backlog() > 0 || dispatchLog.backlog() > 0) violations.push(`day ${day}: pipeline not drained (messages ${messagesLog.backlog()}, dispatch ${dispatchLog.backlog()})`);
+      if (messagesLog.backlog() > 0 || dispatchLog.backlog() > 0)
+        violations.push(`day ${day}: pipeline not drained (messages ${messagesLog.backlog()}, dispatch ${dispatchLog.backlog()})`);
       await timed('history', checkHistories);
       await timed('syncs', async () => {
         for (const d of devices) if (d.periodDays !== null && day % d.periodDays === 0) await syncDevice(d);
@@ -552,7 +596,9 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
       if (day === plan.lostWritesDay && backend.lostWrites) {
         const keys = await backend.lostWrites.restore(plan.sabotage === 'lost-writes');
         const reset = await restartAfterLoss();
-        progress(`${plan.backend} day ${String(day).padStart(2)}: after the syncs, Redis lost the mailbox's writes since 11 p.m. (${keys} keys of the snapshot put back); mailbox restarted, ${reset} shard position(s) reset to the frontier`);
+        progress(
+          `${plan.backend} day ${String(day).padStart(2)}: after the syncs, Redis lost the mailbox's writes since 11 p.m. (${keys} keys of the snapshot put back); mailbox restarted, ${reset} shard position(s) reset to the frontier`,
+        );
       }
       violations.push(...health.failures.splice(0));
       samples.push({ day, counts: await timed('census', () => backend.census(clock.nowMs())) });
@@ -560,7 +606,9 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
       const line: DayLine = { day, ...counters, violations: violations.length - before, wallMs: Date.now() - dayStarted };
       daily.push(line);
       progress(
-        `${plan.backend} day ${String(day).padStart(2)}: acked ${line.acked} replays ${line.replays} publish-fail ${line.publishFailures} recovered ${line.recovered} syncs ${line.syncs} cursor-expired ${line.cursorExpired} epoch-mismatch ${line.epochMismatch} violations ${line.violations} (${line.wallMs} ms: ${Object.entries(phaseMs)
+        `${plan.backend} day ${String(day).padStart(2)}: acked ${line.acked} replays ${line.replays} publish-fail ${line.publishFailures} recovered ${line.recovered} syncs ${line.syncs} cursor-expired ${line.cursorExpired} epoch-mismatch ${line.epochMismatch} violations ${line.violations} (${line.wallMs} ms: ${Object.entries(
+          phaseMs,
+        )
           .map(([k, v]) => `${k} ${v - (phasesBefore[k] ?? 0)}`)
           .join(', ')})`,
       );

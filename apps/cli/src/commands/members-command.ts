@@ -16,7 +16,8 @@ export async function membersCommand(ctx: CommandContext): Promise<number> {
   }
   if (op !== 'add' && op !== 'remove') throw new UsageError(`members: unknown operation ${JSON.stringify(op)} (add, remove, list)`);
   if (users.length === 0) throw new UsageError(`members ${op} needs <conversation> <user...>`);
-  const count = op === 'add' ? await ctx.client.addMembers(conversationId, users, ctx.signal) : await ctx.client.removeMembers(conversationId, users, ctx.signal);
+  const count =
+    op === 'add' ? await ctx.client.addMembers(conversationId, users, ctx.signal) : await ctx.client.removeMembers(conversationId, users, ctx.signal);
   if (ctx.json) ctx.io.out(jsonLine({ conversationId, members: count }));
   else ctx.io.out(`${op === 'add' ? 'added' : 'removed'} ${users.length}; ${count} member(s) now`);
   return 0;

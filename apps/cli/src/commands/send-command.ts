@@ -22,7 +22,15 @@ export async function sendCommand(ctx: CommandContext): Promise<number> {
   const ttl = intOption(o, 'ttl');
   const retention: Retention = ttl === undefined ? { kind: 'default' } : { kind: 'ephemeral', ttlSeconds: ttl };
   const r = await ctx.client.send(
-    { conversationId, body: words.join(' '), kind: kind as MessageKind, contentType: o['content-type'], control: o.control, retention, clientMessageId: o['client-id'] },
+    {
+      conversationId,
+      body: words.join(' '),
+      kind: kind as MessageKind,
+      contentType: o['content-type'],
+      control: o.control,
+      retention,
+      clientMessageId: o['client-id'],
+    },
     ctx.signal,
   );
   if (ctx.json) ctx.io.out(jsonLine(r));

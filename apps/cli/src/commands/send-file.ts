@@ -70,7 +70,15 @@ function itemLine(line: number, item: SendManyItem, json: boolean): string {
   if (json) {
     return item.ok
       ? jsonLine({ line, ok: true, clientMessageId: item.clientMessageId, result: item.result })
-      : jsonLine({ line, ok: false, clientMessageId: item.clientMessageId, code: item.error.code, status: item.error.status, message: item.error.message, requestId: item.error.requestId });
+      : jsonLine({
+          line,
+          ok: false,
+          clientMessageId: item.clientMessageId,
+          code: item.error.code,
+          status: item.error.status,
+          message: item.error.message,
+          requestId: item.error.requestId,
+        });
   }
   if (item.ok) {
     const r = item.result;

@@ -35,7 +35,10 @@ function shardLine(s: ShardStatus): string {
 }
 
 /** The listed shards, or every shard from 0 until the mailbox refuses the number as beyond its count. */
-async function shardStatuses(ctx: CommandContext, listed: readonly number[] | null): Promise<{ shards: ShardStatus[]; error: { shard: number; error: QimError } | null }> {
+async function shardStatuses(
+  ctx: CommandContext,
+  listed: readonly number[] | null,
+): Promise<{ shards: ShardStatus[]; error: { shard: number; error: QimError } | null }> {
   const shards: ShardStatus[] = [];
   for (let shard = 0; listed === null ? shard < MAX_SHARDS : shard < listed.length; shard++) {
     const n = listed === null ? shard : listed[shard]!;
@@ -66,7 +69,15 @@ export async function statusCommand(ctx: CommandContext): Promise<number> {
   if (ctx.json) {
     const view = (r: Outcome<Readiness>) => ('ok' in r ? r.ok : { error: errorJson(r.error) });
     const shardViews = shards.map(({ raw: _raw, ...s }) => s);
-    ctx.io.out(jsonLine({ healthy, writer: view(writer), mailbox: view(mailbox), shards: shardViews, shardError: error && { shard: error.shard, ...errorJson(error.error) } }));
+    ctx.io.out(
+      jsonLine({
+        healthy,
+        writer: view(writer),
+        mailbox: view(mailbox),
+        shards: shardViews,
+        shardError: error && { shard: error.shard, ...errorJson(error.error) },
+      }),
+    );
   } else {
     ctx.io.out(readinessLine('writer', writer));
     ctx.io.out(readinessLine('mailbox', mailbox));

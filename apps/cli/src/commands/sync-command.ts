@@ -10,7 +10,7 @@ import type { CommandContext } from './command-context';
 export async function syncCommand(ctx: CommandContext): Promise<number> {
   const o = ctx.line.options;
   allowOnly('sync', o, ['after', 'follow', 'wait-ms', 'page-size']);
-  if (ctx.args.length > 0) throw new UsageError('sync takes no arguments (the mailbox is the acting user\'s)');
+  if (ctx.args.length > 0) throw new UsageError("sync takes no arguments (the mailbox is the acting user's)");
   let cursor: bigint | null = u64Option(o, 'after') ?? null;
   const pages = ctx.client.sync({
     after: cursor,

@@ -16,9 +16,19 @@ export interface QimRun {
  * One `qim` process with exactly `env` (plus PATH). `until` (optional) is checked on each stdout
  * chunk; once true the process gets SIGINT, as a person stops `qim sync --follow` with Ctrl-C.
  */
-export function runQim(entry: string, args: readonly string[], env: Record<string, string>, until?: (stdout: string) => boolean, timeoutMs = 60_000): Promise<QimRun> {
+export function runQim(
+  entry: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  until?: (stdout: string) => boolean,
+  timeoutMs = 60_000,
+): Promise<QimRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [entry, ...args], { cwd: workspaceRoot, env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [entry, ...args], {
+      cwd: workspaceRoot,
+      env: { PATH: process.env['PATH'] ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);

@@ -20,7 +20,10 @@ export function registerMailboxRoutes(app: FastifyInstance, opts: MailboxAppOpti
         headers: actingHeaders,
         params: userParams,
         querystring: entriesQuery(opts.syncMaxLimit, opts.syncMaxWaitMs),
-        response: { 200: jsonResponse('a page of entries (empty when a long-poll saw none)', syncAnswer), ...errorResponses(['FORBIDDEN', 'CURSOR_EXPIRED', 'EPOCH_MISMATCH', 'CORRUPT_ENTRY', 'FRONTIER_GAP']) },
+        response: {
+          200: jsonResponse('a page of entries (empty when a long-poll saw none)', syncAnswer),
+          ...errorResponses(['FORBIDDEN', 'CURSOR_EXPIRED', 'EPOCH_MISMATCH', 'CORRUPT_ENTRY', 'FRONTIER_GAP']),
+        },
       },
       // The hottest route: its page is built by entryJsonOf (typed), not re-checked per request.
       serializerCompiler: typedOkSerializer,

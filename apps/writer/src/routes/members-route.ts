@@ -19,7 +19,13 @@ export function registerMembersRoute(app: FastifyInstance, opts: WriterAppOption
   const change = { security: BEARER, headers: tenantHeaders, params: conversationParams, body: membersBodySchema } as const;
   r.put(
     '/v1/conversations/:id/members',
-    { schema: { summary: 'Add members (refused beyond QIM_MAX_FANOUT)', ...change, response: { 200: jsonResponse('the member count', memberCount), ...errorResponses(['FANOUT_LIMIT', 'UNSUPPORTED_MEDIA_TYPE']) } } },
+    {
+      schema: {
+        summary: 'Add members (refused beyond QIM_MAX_FANOUT)',
+        ...change,
+        response: { 200: jsonResponse('the member count', memberCount), ...errorResponses(['FANOUT_LIMIT', 'UNSUPPORTED_MEDIA_TYPE']) },
+      },
+    },
     async (request) => {
       const { id } = request.params;
       const count = await opts.membership.add(request.headers['x-qim-tenant'], id, request.body.members, opts.maxFanout);
@@ -28,7 +34,13 @@ export function registerMembersRoute(app: FastifyInstance, opts: WriterAppOption
   );
   r.delete(
     '/v1/conversations/:id/members',
-    { schema: { summary: 'Remove members', ...change, response: { 200: jsonResponse('the member count', memberCount), ...errorResponses(['UNSUPPORTED_MEDIA_TYPE']) } } },
+    {
+      schema: {
+        summary: 'Remove members',
+        ...change,
+        response: { 200: jsonResponse('the member count', memberCount), ...errorResponses(['UNSUPPORTED_MEDIA_TYPE']) },
+      },
+    },
     async (request) => {
       const { id } = request.params;
       const count = await opts.membership.remove(request.headers['x-qim-tenant'], id, request.body.members);

@@ -29,7 +29,10 @@ export function registerSummariesRoute(app: FastifyInstance, opts: WriterAppOpti
         security: BEARER,
         headers: actingHeaders,
         body: summariesBodySchema,
-        response: { 200: jsonResponse('one summary per asked conversation', summariesAnswer), ...errorResponses(['FORBIDDEN', 'CORRUPT_ENTRY', 'UNSUPPORTED_MEDIA_TYPE']) },
+        response: {
+          200: jsonResponse('one summary per asked conversation', summariesAnswer),
+          ...errorResponses(['FORBIDDEN', 'CORRUPT_ENTRY', 'UNSUPPORTED_MEDIA_TYPE']),
+        },
       },
     },
     async (request) => {

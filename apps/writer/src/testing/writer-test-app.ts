@@ -3,15 +3,7 @@ import { DurableMessageCommitter, UnavailableError } from '@qim/store-core';
 import { ManualClock } from '@qim/store-core/testing';
 import { LeaseLostError, ReadBudget, serviceServerOptions } from '@qim/service-kit';
 import { memoryCoordination, memoryMessageBackend } from '@qim/backends';
-import {
-  DeadlineSender,
-  HybridLogicalClock,
-  MembershipAuthorizer,
-  MessageIdSource,
-  MessageSender,
-  WriterMetrics,
-  replayAnswer,
-} from '@qim/writer-runtime';
+import { DeadlineSender, HybridLogicalClock, MembershipAuthorizer, MessageIdSource, MessageSender, WriterMetrics, replayAnswer } from '@qim/writer-runtime';
 import type { ReadinessCheck } from '@qim/service-kit';
 import fastify from 'fastify';
 import type { FastifyInstance, RouteOptions } from 'fastify';

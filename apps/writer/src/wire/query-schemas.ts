@@ -8,7 +8,12 @@ export const historyQuerySchema = z
     direction: z.enum(['older', 'newer']).default('older'),
     anchor: u64.optional().describe('exclusive seq to page from; absent = the newest (older) or the oldest (newer)'),
     max_items: z.coerce.number().int().min(1).max(1000).default(50),
-    max_bytes: z.coerce.number().int().min(1).max(16 * 1024 * 1024).default(1024 * 1024),
+    max_bytes: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(16 * 1024 * 1024)
+      .default(1024 * 1024),
   })
   .strict();
 

@@ -44,7 +44,11 @@ export function sendBatchBodySchema(maxItems: number) {
 }
 
 /** Each item as the send request of the acting user, or what is wrong with it (an invalid item is checked again here, for its issues). */
-export function sendBatchRequestsOf(items: readonly BatchItem[], tenantId: SendRequest['tenantId'], senderId: SendRequest['senderId']): (SendRequest | InvalidItem)[] {
+export function sendBatchRequestsOf(
+  items: readonly BatchItem[],
+  tenantId: SendRequest['tenantId'],
+  senderId: SendRequest['senderId'],
+): (SendRequest | InvalidItem)[] {
   return items.map((item, i) => (item.ok ? sendRequestOf(item.body, tenantId, senderId) : invalidItem(i, item.raw)));
 }
 

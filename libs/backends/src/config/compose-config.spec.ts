@@ -102,7 +102,12 @@ describe('docker/compose.yaml', () => {
     expect(Object.keys(env).every((k) => QIM_VARIABLES.has(k))).toBe(true);
     const c = parseServiceEnv(writerEnvSchema, env);
     expect(c.env).toBe('production');
-    expect(c.backend).toMatchObject({ kind: 'scylla', replicationFactor: 3, localDataCenter: 'datacenter1', hosts: ['scylla-1:9042', 'scylla-2:9042', 'scylla-3:9042'] });
+    expect(c.backend).toMatchObject({
+      kind: 'scylla',
+      replicationFactor: 3,
+      localDataCenter: 'datacenter1',
+      hosts: ['scylla-1:9042', 'scylla-2:9042', 'scylla-3:9042'],
+    });
     expect(c.coordination).toEqual({ kind: 'redis', redisUrl: 'redis://redis:6379', namespace: 'qim', replicaAcks: { min: 0, timeoutMs: 1_000 } });
   });
 
@@ -122,7 +127,10 @@ describe('docker/compose.yaml', () => {
       if (!m) throw new Error(`unparsable stop_grace_period ${d}`);
       return Number(m[1]) * { ms: 1, s: 1_000, m: 60_000 }[m[2] as 'ms' | 's' | 'm'];
     };
-    const deadlines = { writer: parseServiceEnv(writerEnvSchema, envOf('writer')).shutdownDeadlineMs, mailbox: parseServiceEnv(mailboxEnvSchema, envOf('mailbox')).shutdownDeadlineMs };
+    const deadlines = {
+      writer: parseServiceEnv(writerEnvSchema, envOf('writer')).shutdownDeadlineMs,
+      mailbox: parseServiceEnv(mailboxEnvSchema, envOf('mailbox')).shutdownDeadlineMs,
+    };
     for (const [svc, deadline] of Object.entries(deadlines)) {
       // Docker's default (10 s) would kill the process inside its own shutdown sequence.
       expect([svc, durationMs(compose.services[svc]!.stop_grace_period) - deadline >= 5_000]).toEqual([svc, true]);
@@ -169,7 +177,9 @@ describe('.dockerignore (the build context of both images is the repository root
     for (const raw of patterns()) {
       const negate = raw.startsWith('!');
       const p = (negate ? raw.slice(1) : raw).replace(/^\/+|\/+$/g, '');
-      const re = new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*\/?|\*|\?/g, (m) => (m === '*' ? '[^/]*' : m === '?' ? '[^/]' : '(?:.*/)?'))}(?:/.*)?$`);
+      const re = new RegExp(
+        `^${p.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*\/?|\*|\?/g, (m) => (m === '*' ? '[^/]*' : m === '?' ? '[^/]' : '(?:.*/)?'))}(?:/.*)?$`,
+      );
       if (re.test(rel)) out = !negate;
     }
     return out;
@@ -177,7 +187,16 @@ describe('.dockerignore (the build context of both images is the repository root
 
   it('exists and keeps dependencies, build output, local state and VCS data out of the context', () => {
     expect(fs.existsSync(ignoreFile)).toBe(true);
-    for (const p of ['node_modules', 'libs/store-core/node_modules', 'dist/apps/writer/main.js', '.infra/reports/e2e.json', '.nx/cache', 'coverage/lcov.info', '.git/HEAD', 'npm-debug.log']) {
+    for (const p of [
+      'node_modules',
+      'libs/store-core/node_modules',
+      'dist/apps/writer/main.js',
+      '.infra/reports/e2e.json',
+      '.nx/cache',
+      'coverage/lcov.info',
+      '.git/HEAD',
+      'npm-debug.log',
+    ]) {
       expect([p, ignored(p)]).toEqual([p, true]);
     }
   });

@@ -123,7 +123,9 @@ describe('writer environment', () => {
     const { QIM_SERVICE_TOKEN: _, ...withoutOne } = base;
     expect(variables(refusal(writerEnvSchema, { ...withoutOne, QIM_SERVICE_TOKENS: 'the-next-service-token-0123' }))).toEqual(['QIM_SERVICE_TOKEN']);
     expect(variables(refusal(writerEnvSchema, { ...base, QIM_SERVICE_TOKENS: 'the-next-service-token-0123,short' }))).toEqual(['QIM_SERVICE_TOKENS']);
-    expect(new Set(variables(refusal(writerEnvSchema, { ...base, QIM_SERVICE_TOKENS: 'the-next-service-token-0123,,x' })))).toEqual(new Set(['QIM_SERVICE_TOKENS']));
+    expect(new Set(variables(refusal(writerEnvSchema, { ...base, QIM_SERVICE_TOKENS: 'the-next-service-token-0123,,x' })))).toEqual(
+      new Set(['QIM_SERVICE_TOKENS']),
+    );
     expect(variables(refusal(writerEnvSchema, { ...base, QIM_SERVICE_TOKEN: 'a token with spaces inside' }))).toEqual(['QIM_SERVICE_TOKEN']);
     const e = refusal(writerEnvSchema, { ...base, QIM_SERVICE_TOKENS: 'short' });
     expect(e.message).not.toContain('short');
@@ -147,7 +149,14 @@ describe('mailbox environment', () => {
   it('defaults the frontier settings and range-checks them', () => {
     const c = parseServiceEnv(mailboxEnvSchema, { ...base, ...mailbox });
     expect([c.dispatchDedupeMs, c.applyConcurrency, c.pageRecords, c.syncMaxWaitMs]).toEqual([8n * 86_400_000n, 64, 500, 30_000]);
-    const set = parseServiceEnv(mailboxEnvSchema, { ...base, ...mailbox, QIM_DISPATCH_DEDUPE_MS: '120000', QIM_MAILBOX_APPLY_CONCURRENCY: '8', QIM_MAILBOX_PAGE_RECORDS: '1', QIM_SYNC_MAX_WAIT_MS: '0' });
+    const set = parseServiceEnv(mailboxEnvSchema, {
+      ...base,
+      ...mailbox,
+      QIM_DISPATCH_DEDUPE_MS: '120000',
+      QIM_MAILBOX_APPLY_CONCURRENCY: '8',
+      QIM_MAILBOX_PAGE_RECORDS: '1',
+      QIM_SYNC_MAX_WAIT_MS: '0',
+    });
     expect([set.dispatchDedupeMs, set.applyConcurrency, set.pageRecords, set.syncMaxWaitMs]).toEqual([120_000n, 8, 1, 0]);
     const bad = { QIM_DISPATCH_DEDUPE_MS: '1000', QIM_MAILBOX_APPLY_CONCURRENCY: '0', QIM_MAILBOX_PAGE_RECORDS: '10001', QIM_SYNC_MAX_WAIT_MS: '-1' };
     expect(variables(refusal(mailboxEnvSchema, { ...base, ...mailbox, ...bad }))).toEqual(Object.keys(bad).sort());
@@ -157,16 +166,18 @@ describe('mailbox environment', () => {
     expect(parseServiceEnv(mailboxEnvSchema, { ...base, ...mailbox }).syncRepeatHoldMs).toBe(250);
     expect(parseServiceEnv(mailboxEnvSchema, { ...base, ...mailbox, QIM_SYNC_REPEAT_HOLD_MS: '0' }).syncRepeatHoldMs).toBe(0);
     expect(parseServiceEnv(mailboxEnvSchema, { ...base, ...mailbox, QIM_SYNC_REPEAT_HOLD_MS: '2000', QIM_SYNC_MAX_WAIT_MS: '500' }).syncRepeatHoldMs).toBe(500);
-    for (const v of ['-1', '60001', '1.5', 'soon']) expect(variables(refusal(mailboxEnvSchema, { ...base, ...mailbox, QIM_SYNC_REPEAT_HOLD_MS: v }))).toEqual(['QIM_SYNC_REPEAT_HOLD_MS']);
+    for (const v of ['-1', '60001', '1.5', 'soon'])
+      expect(variables(refusal(mailboxEnvSchema, { ...base, ...mailbox, QIM_SYNC_REPEAT_HOLD_MS: v }))).toEqual(['QIM_SYNC_REPEAT_HOLD_MS']);
   });
 
   it('defaults the Kafka offset-commit interval to 100 ms and range-checks it', () => {
     expect(parseServiceEnv(mailboxEnvSchema, { ...base, ...mailbox }).kafkaCommitIntervalMs).toBe(100);
     expect(parseServiceEnv(mailboxEnvSchema, { ...base, ...mailbox, QIM_KAFKA_COMMIT_INTERVAL_MS: '0' }).kafkaCommitIntervalMs).toBe(0);
-    for (const v of ['-1', '10001', '0.5']) expect(variables(refusal(mailboxEnvSchema, { ...base, ...mailbox, QIM_KAFKA_COMMIT_INTERVAL_MS: v }))).toEqual(['QIM_KAFKA_COMMIT_INTERVAL_MS']);
+    for (const v of ['-1', '10001', '0.5'])
+      expect(variables(refusal(mailboxEnvSchema, { ...base, ...mailbox, QIM_KAFKA_COMMIT_INTERVAL_MS: v }))).toEqual(['QIM_KAFKA_COMMIT_INTERVAL_MS']);
   });
 
-  it('defaults the consumers\' fetch to answer at the first byte, waiting at most 100 ms; both range-checked', () => {
+  it("defaults the consumers' fetch to answer at the first byte, waiting at most 100 ms; both range-checked", () => {
     const c = parseServiceEnv(mailboxEnvSchema, { ...base, ...mailbox });
     expect([c.kafkaFetchMinBytes, c.kafkaFetchMaxWaitMs]).toEqual([1, 100]);
     const set = parseServiceEnv(mailboxEnvSchema, { ...base, ...mailbox, QIM_KAFKA_FETCH_MIN_BYTES: '65536', QIM_KAFKA_FETCH_MAX_WAIT_MS: '10' });
@@ -188,15 +199,28 @@ describe('mailbox environment', () => {
     const shared = { ...base, QIM_KAFKA_CLIENT_ID: 'acme', QIM_MAILBOX_EPOCH: '3', QIM_TOPIC_MESSAGES: 'm', QIM_TOPIC_DISPATCH: 'd' };
     expect(parseServiceEnv(writerEnvSchema, shared).admission?.mailbox).toEqual({ clientId: 'acme', messagesTopic: 'm', dispatchTopic: 'd' });
     expect(parseServiceEnv(writerEnvSchema, { ...shared, QIM_ADMISSION_MAILBOX_CLIENT_ID: 'mbx' }).admission?.mailbox.clientId).toBe('mbx');
-    const set = parseServiceEnv(writerEnvSchema, { ...base, QIM_ADMISSION_MAX_LAG_MS: '2000', QIM_ADMISSION_POLL_MS: '250', QIM_ADMISSION_WAIT_MS: '0' }).admission;
+    const set = parseServiceEnv(writerEnvSchema, {
+      ...base,
+      QIM_ADMISSION_MAX_LAG_MS: '2000',
+      QIM_ADMISSION_POLL_MS: '250',
+      QIM_ADMISSION_WAIT_MS: '0',
+    }).admission;
     expect([set?.maxLagMs, set?.pollMs, set?.waitMs, set?.stallMs]).toEqual([2_000, 250, 0, 1_000]);
     expect(parseServiceEnv(writerEnvSchema, { ...base, QIM_ADMISSION_STALL_MS: '60000' }).admission?.stallMs).toBe(60_000);
     expect(parseServiceEnv(writerEnvSchema, { ...base, QIM_ADMISSION_MAX_LAG_MS: '0' }).admission).toBeNull();
     // The light lane of a closed gate (decision 10): 0 turns it off; its budget must fit its largest send.
     expect(parseServiceEnv(writerEnvSchema, { ...base, QIM_ADMISSION_LIGHT_FANOUT: '0' }).admission?.light).toBeNull();
-    expect(parseServiceEnv(writerEnvSchema, { ...base, QIM_ADMISSION_LIGHT_FANOUT: '5', QIM_ADMISSION_LIGHT_ENTRIES_PER_S: '50' }).admission?.light).toEqual({ maxFanout: 5, entriesPerSecond: 50 });
-    expect(variables(refusal(writerEnvSchema, { ...base, QIM_ADMISSION_LIGHT_FANOUT: '100', QIM_ADMISSION_LIGHT_ENTRIES_PER_S: '99' }))).toEqual(['QIM_ADMISSION_LIGHT_ENTRIES_PER_S']);
-    expect(variables(refusal(writerEnvSchema, { ...base, QIM_ADMISSION_LIGHT_FANOUT: '-1', QIM_ADMISSION_LIGHT_ENTRIES_PER_S: '0' })).sort()).toEqual(['QIM_ADMISSION_LIGHT_ENTRIES_PER_S', 'QIM_ADMISSION_LIGHT_FANOUT']);
+    expect(parseServiceEnv(writerEnvSchema, { ...base, QIM_ADMISSION_LIGHT_FANOUT: '5', QIM_ADMISSION_LIGHT_ENTRIES_PER_S: '50' }).admission?.light).toEqual({
+      maxFanout: 5,
+      entriesPerSecond: 50,
+    });
+    expect(variables(refusal(writerEnvSchema, { ...base, QIM_ADMISSION_LIGHT_FANOUT: '100', QIM_ADMISSION_LIGHT_ENTRIES_PER_S: '99' }))).toEqual([
+      'QIM_ADMISSION_LIGHT_ENTRIES_PER_S',
+    ]);
+    expect(variables(refusal(writerEnvSchema, { ...base, QIM_ADMISSION_LIGHT_FANOUT: '-1', QIM_ADMISSION_LIGHT_ENTRIES_PER_S: '0' })).sort()).toEqual([
+      'QIM_ADMISSION_LIGHT_ENTRIES_PER_S',
+      'QIM_ADMISSION_LIGHT_FANOUT',
+    ]);
     const bad = { QIM_ADMISSION_MAX_LAG_MS: '-1', QIM_ADMISSION_POLL_MS: '99', QIM_ADMISSION_WAIT_MS: '1.5', QIM_ADMISSION_STALL_MS: '-5' };
     expect(variables(refusal(writerEnvSchema, { ...base, ...bad }))).toEqual(Object.keys(bad).sort());
     // Writer-only, but one environment may serve both services: the mailbox takes and ignores them.
@@ -207,13 +231,15 @@ describe('mailbox environment', () => {
     expect(parseServiceEnv(writerEnvSchema, base).kafka.producePaceMs).toBe(5);
     expect(parseServiceEnv(mailboxEnvSchema, { ...base, ...mailbox }).kafka.producePaceMs).toBe(5);
     expect(parseServiceEnv(writerEnvSchema, { ...base, QIM_KAFKA_PRODUCE_PACE_MS: '0' }).kafka.producePaceMs).toBe(0);
-    for (const v of ['-1', '101', '1.5']) expect(variables(refusal(writerEnvSchema, { ...base, QIM_KAFKA_PRODUCE_PACE_MS: v }))).toEqual(['QIM_KAFKA_PRODUCE_PACE_MS']);
+    for (const v of ['-1', '101', '1.5'])
+      expect(variables(refusal(writerEnvSchema, { ...base, QIM_KAFKA_PRODUCE_PACE_MS: v }))).toEqual(['QIM_KAFKA_PRODUCE_PACE_MS']);
   });
 
-  it('paces the consumers\' fetches at 10 ms by default; 0 turns pacing off; range-checked', () => {
+  it("paces the consumers' fetches at 10 ms by default; 0 turns pacing off; range-checked", () => {
     expect(parseServiceEnv(mailboxEnvSchema, { ...base, ...mailbox }).kafkaFetchPaceMs).toBe(10);
     expect(parseServiceEnv(mailboxEnvSchema, { ...base, ...mailbox, QIM_KAFKA_FETCH_PACE_MS: '0' }).kafkaFetchPaceMs).toBe(0);
-    for (const v of ['-1', '1001', '2.5']) expect(variables(refusal(mailboxEnvSchema, { ...base, ...mailbox, QIM_KAFKA_FETCH_PACE_MS: v }))).toEqual(['QIM_KAFKA_FETCH_PACE_MS']);
+    for (const v of ['-1', '1001', '2.5'])
+      expect(variables(refusal(mailboxEnvSchema, { ...base, ...mailbox, QIM_KAFKA_FETCH_PACE_MS: v }))).toEqual(['QIM_KAFKA_FETCH_PACE_MS']);
   });
 
   it('refuses the variables of the lane-watermark design (no floor or GC loops remain)', () => {
@@ -245,7 +271,10 @@ describe('Scylla-only environment (operator CLI)', () => {
 
   it('resolves the cluster exactly like the services, and needs no token, brokers or backend choice', () => {
     const c = parseServiceEnv(scyllaEnvSchema, cluster);
-    expect(c).toEqual({ env: 'production', scylla: { kind: 'scylla', hosts: ['n1:9042', 'n2:9043'], keyspace: 'qim', localDataCenter: 'dc1', replicationFactor: 3 } });
+    expect(c).toEqual({
+      env: 'production',
+      scylla: { kind: 'scylla', hosts: ['n1:9042', 'n2:9043'], keyspace: 'qim', localDataCenter: 'dc1', replicationFactor: 3 },
+    });
     expect(parseServiceEnv(scyllaEnvSchema, { ...scylla, QIM_STORE_BACKEND: 'redis' }).scylla).toEqual(parseServiceEnv(writerEnvSchema, scylla).backend);
   });
 
@@ -256,11 +285,17 @@ describe('Scylla-only environment (operator CLI)', () => {
 
   it('refuses RF < 3 in production and allows RF 1 in test', () => {
     expect(refusal(scyllaEnvSchema, { ...cluster, QIM_SCYLLA_RF: '1' }).issues[0]!.message).toMatch(/≥ 3 when QIM_ENV=production/);
-    expect(parseServiceEnv(scyllaEnvSchema, { ...cluster, QIM_SCYLLA_RF: '1', QIM_ENV: 'test' })).toMatchObject({ env: 'test', scylla: { replicationFactor: 1 } });
+    expect(parseServiceEnv(scyllaEnvSchema, { ...cluster, QIM_SCYLLA_RF: '1', QIM_ENV: 'test' })).toMatchObject({
+      env: 'test',
+      scylla: { replicationFactor: 1 },
+    });
   });
 
   it('refuses malformed values and unknown QIM_* variables', () => {
-    expect(variables(refusal(scyllaEnvSchema, { ...cluster, QIM_SCYLLA_KEYSPACE: 'Bad-Name', QIM_SCYLA_DC: 'x' }))).toEqual(['QIM_SCYLA_DC', 'QIM_SCYLLA_KEYSPACE']);
+    expect(variables(refusal(scyllaEnvSchema, { ...cluster, QIM_SCYLLA_KEYSPACE: 'Bad-Name', QIM_SCYLA_DC: 'x' }))).toEqual([
+      'QIM_SCYLA_DC',
+      'QIM_SCYLLA_KEYSPACE',
+    ]);
     expect(variables(refusal(scyllaEnvSchema, { ...cluster, QIM_SCYLLA_HOSTS: 'a b' }))).toEqual(['QIM_SCYLLA_HOSTS']);
   });
 });

@@ -38,9 +38,14 @@ describe('writer time bounds', () => {
       QIM_LEASE_REACQUIRE_MS: '0',
       QIM_HOUSEKEEPING_INTERVAL_MS: '0',
     });
-    expect([c.sendDeadlineMs, c.recovery.graceMs, c.recovery.claimMs, c.shutdownDeadlineMs, c.http.requestTimeoutMs, c.lease.reacquireMs]).toEqual([2_000, 2_001, 2_000, 5_000, 4_000, 0]);
+    expect([c.sendDeadlineMs, c.recovery.graceMs, c.recovery.claimMs, c.shutdownDeadlineMs, c.http.requestTimeoutMs, c.lease.reacquireMs]).toEqual([
+      2_000, 2_001, 2_000, 5_000, 4_000, 0,
+    ]);
     expect(c.housekeeping).toBeNull();
-    expect(parseServiceEnv(writerEnvSchema, { ...base, QIM_HOUSEKEEPING_INTERVAL_MS: '500', QIM_HOUSEKEEPING_BATCH: '7' }).housekeeping).toEqual({ intervalMs: 500, batch: 7 });
+    expect(parseServiceEnv(writerEnvSchema, { ...base, QIM_HOUSEKEEPING_INTERVAL_MS: '500', QIM_HOUSEKEEPING_BATCH: '7' }).housekeeping).toEqual({
+      intervalMs: 500,
+      batch: 7,
+    });
   });
 
   it('refuses a recovery grace not longer than the send deadline, naming both variables', () => {
@@ -49,11 +54,19 @@ describe('writer time bounds', () => {
       expect(e.issues.map((i) => i.variable)).toEqual(['QIM_RECOVERY_GRACE_MS']);
       expect(e.message).toContain('QIM_SEND_DEADLINE_MS');
     }
-    expect(refusal({ ...base, QIM_SEND_DEADLINE_MS: '30000', QIM_SHUTDOWN_DEADLINE_MS: '60000' }).message).toMatch(/QIM_RECOVERY_GRACE_MS: must be longer than QIM_SEND_DEADLINE_MS \(20000 ≤ 30000 ms\)/);
+    expect(refusal({ ...base, QIM_SEND_DEADLINE_MS: '30000', QIM_SHUTDOWN_DEADLINE_MS: '60000' }).message).toMatch(
+      /QIM_RECOVERY_GRACE_MS: must be longer than QIM_SEND_DEADLINE_MS \(20000 ≤ 30000 ms\)/,
+    );
   });
 
   it('refuses a produce pace not shorter than the send deadline, naming both variables', () => {
-    const e = refusal({ ...base, QIM_SEND_DEADLINE_MS: '100', QIM_RECOVERY_GRACE_MS: '200', QIM_SHUTDOWN_DEADLINE_MS: '1000', QIM_KAFKA_PRODUCE_PACE_MS: '100' });
+    const e = refusal({
+      ...base,
+      QIM_SEND_DEADLINE_MS: '100',
+      QIM_RECOVERY_GRACE_MS: '200',
+      QIM_SHUTDOWN_DEADLINE_MS: '1000',
+      QIM_KAFKA_PRODUCE_PACE_MS: '100',
+    });
     expect(e.issues.map((i) => i.variable)).toEqual(['QIM_KAFKA_PRODUCE_PACE_MS']);
     expect(e.message).toContain('QIM_SEND_DEADLINE_MS');
   });
@@ -66,14 +79,21 @@ describe('writer time bounds', () => {
 
   it('range-checks the new variables', () => {
     const bad = { QIM_SEND_DEADLINE_MS: '10', QIM_HOUSEKEEPING_BATCH: '0', QIM_HTTP_REQUEST_TIMEOUT_MS: 'soon', QIM_LEASE_REACQUIRE_MS: '-1' };
-    expect(refusal({ ...base, ...bad }).issues.map((i) => i.variable).sort()).toEqual(Object.keys(bad).sort());
+    expect(
+      refusal({ ...base, ...bad })
+        .issues.map((i) => i.variable)
+        .sort(),
+    ).toEqual(Object.keys(bad).sort());
   });
 });
 
 describe('writer batch sends', () => {
   it('defaults to 100 sends and 4 MiB per batch; reads both; refuses a bound out of range', () => {
     expect(parseServiceEnv(writerEnvSchema, base).sendBatch).toEqual({ maxItems: 100, bodyLimit: 4 * 1024 * 1024 });
-    expect(parseServiceEnv(writerEnvSchema, { ...base, QIM_SEND_BATCH_MAX: '7', QIM_SEND_BATCH_BODY_LIMIT_BYTES: '65536' }).sendBatch).toEqual({ maxItems: 7, bodyLimit: 65_536 });
+    expect(parseServiceEnv(writerEnvSchema, { ...base, QIM_SEND_BATCH_MAX: '7', QIM_SEND_BATCH_BODY_LIMIT_BYTES: '65536' }).sendBatch).toEqual({
+      maxItems: 7,
+      bodyLimit: 65_536,
+    });
     expect(refusal({ ...base, QIM_SEND_BATCH_MAX: '0' }).issues.map((i) => i.variable)).toEqual(['QIM_SEND_BATCH_MAX']);
     expect(refusal({ ...base, QIM_SEND_BATCH_BODY_LIMIT_BYTES: '10' }).issues.map((i) => i.variable)).toEqual(['QIM_SEND_BATCH_BODY_LIMIT_BYTES']);
   });

@@ -17,7 +17,17 @@ const rid = (): Id128 => randomBytes(16).toString('hex') as Id128;
 /** One committed send through the store (a publisher that answers at once). */
 async function commitOne(store: MessageStore): Promise<void> {
   const committer = new DurableMessageCommitter(store, { publish: async () => ({ topic: 'qim.messages', partition: 0, offset: 0n }) });
-  const request = { tenantId: rid(), senderId: rid(), clientMessageId: rid(), conversationId: rid(), kind: 'normal', control: false, contentType: 'text/plain', body: Buffer.from('hi'), retention: { kind: 'default' } } as const;
+  const request = {
+    tenantId: rid(),
+    senderId: rid(),
+    clientMessageId: rid(),
+    conversationId: rid(),
+    kind: 'normal',
+    control: false,
+    contentType: 'text/plain',
+    body: Buffer.from('hi'),
+    retention: { kind: 'default' },
+  } as const;
   await committer.send({ request, messageId: rid(), createdAt: systemClock.nowMs(), recipients: [request.senderId] });
 }
 
@@ -38,7 +48,15 @@ function withDb(url: string, db: number): string {
 describe('backendConfigFromEnv: the services’ variables, the module’s rules', () => {
   it('reads a Redis Cluster from QIM_REDIS_CLUSTER_NODES with the Redis backend’s parser', () => {
     const cfg = backendConfigFromEnv('redis', { QIM_REDIS_CLUSTER_NODES: 'rediss://u:p@10.0.0.1:7000,10.0.0.2:7001' });
-    expect(cfg.redisUrl).toEqual({ clusterNodes: [{ host: '10.0.0.1', port: 7000 }, { host: '10.0.0.2', port: 7001 }], tls: true, username: 'u', password: 'p' });
+    expect(cfg.redisUrl).toEqual({
+      clusterNodes: [
+        { host: '10.0.0.1', port: 7000 },
+        { host: '10.0.0.2', port: 7001 },
+      ],
+      tls: true,
+      username: 'u',
+      password: 'p',
+    });
     expect(cfg.namespace).toBe('qim');
   });
 

@@ -50,7 +50,8 @@ export function backendConfigFromEnv<K extends StoreBackendKind>(kind: K, env: R
     issue: (variable: string, message: string) => issues.push({ variable, message }),
   };
   const cfg = m.resolve(parsed.data as Record<string, unknown>, ctx, `for this tool with backend ${kind}`);
-  if (cfg === null || issues.length > 0) throw new ConfigError(issues.length > 0 ? issues : [{ variable: 'QIM_STORE_BACKEND', message: `${kind} could not be resolved` }]);
+  if (cfg === null || issues.length > 0)
+    throw new ConfigError(issues.length > 0 ? issues : [{ variable: 'QIM_STORE_BACKEND', message: `${kind} could not be resolved` }]);
   return cfg as ConfigOfKind<K>;
 }
 

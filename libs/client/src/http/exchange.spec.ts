@@ -30,7 +30,9 @@ async function startServer(keepAliveTimeout = 72_000) {
     return { held: true };
   });
   let unavailable = 0;
-  app.get('/flaky', async (_req, reply) => (unavailable-- > 0 ? reply.code(503).header('retry-after', '0').send({ code: 'UNAVAILABLE', message: 'later' }) : { ok: true }));
+  app.get('/flaky', async (_req, reply) =>
+    unavailable-- > 0 ? reply.code(503).header('retry-after', '0').send({ code: 'UNAVAILABLE', message: 'later' }) : { ok: true },
+  );
   app.get('/unavailable-twice', async () => {
     unavailable = 2;
     return { armed: true };
@@ -53,7 +55,8 @@ const transports: [string, Partial<TransportOptions>][] = [
 
 describe.each(transports)('HttpTransport over %s against Fastify', (_name, extra) => {
   let server: Awaited<ReturnType<typeof startServer>>;
-  const transport = (o: Partial<TransportOptions> = {}) => new HttpTransport({ baseUrl: `${server.url}/`, token: 'tok', timeoutMs: 5_000, retry: NO_RETRY, ...extra, ...o });
+  const transport = (o: Partial<TransportOptions> = {}) =>
+    new HttpTransport({ baseUrl: `${server.url}/`, token: 'tok', timeoutMs: 5_000, retry: NO_RETRY, ...extra, ...o });
   beforeEach(async () => {
     server = await startServer();
   });
@@ -77,13 +80,17 @@ describe.each(transports)('HttpTransport over %s against Fastify', (_name, extra
     const a = await t.call({ method: 'GET', path: '/flaky', auth: false });
     expect(a.body).toEqual({ ok: true });
     await t.call({ method: 'GET', path: '/unavailable-twice', auth: false });
-    const err = await transport().call({ method: 'GET', path: '/flaky', auth: false }).catch((e: unknown) => e);
+    const err = await transport()
+      .call({ method: 'GET', path: '/flaky', auth: false })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(QimUnavailableError);
   });
 
   it('bounds an attempt: a held answer becomes a TIMEOUT transport error', async () => {
     const t0 = performance.now();
-    const err = await transport({ timeoutMs: 150 }).call({ method: 'GET', path: '/hold/800', auth: false }).catch((e: unknown) => e);
+    const err = await transport({ timeoutMs: 150 })
+      .call({ method: 'GET', path: '/hold/800', auth: false })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(QimTransportError);
     expect(err).toMatchObject({ code: 'TIMEOUT', attempts: 1 });
     expect(performance.now() - t0).toBeLessThan(2_000);
@@ -92,7 +99,12 @@ describe.each(transports)('HttpTransport over %s against Fastify', (_name, extra
   it("ends on the caller's abort with QimAbortedError (the reason as cause), and never retries it", async () => {
     const ac = new AbortController();
     const reason = new Error('caller gave up');
-    const call = transport({ retry: { attempts: 5, baseDelayMs: 1, maxDelayMs: 1 } }).call({ method: 'GET', path: '/hold/800', auth: false, signal: ac.signal });
+    const call = transport({ retry: { attempts: 5, baseDelayMs: 1, maxDelayMs: 1 } }).call({
+      method: 'GET',
+      path: '/hold/800',
+      auth: false,
+      signal: ac.signal,
+    });
     await sleep(50);
     ac.abort(reason);
     await expect(call).rejects.toMatchObject({ code: 'ABORTED', cause: reason });
@@ -103,10 +115,14 @@ describe.each(transports)('HttpTransport over %s against Fastify', (_name, extra
       .call({ method: 'GET', path: '/x', auth: false })
       .catch((e: unknown) => e);
     expect(refused).toMatchObject({ code: 'TRANSPORT', attempts: 1 });
-    const cut = await transport().call({ method: 'GET', path: '/cut', auth: false }).catch((e: unknown) => e);
+    const cut = await transport()
+      .call({ method: 'GET', path: '/cut', auth: false })
+      .catch((e: unknown) => e);
     expect(cut).toBeInstanceOf(QimTransportError);
     expect(cut).toMatchObject({ code: 'TRANSPORT' });
-    const html = await transport().call({ method: 'GET', path: '/not-json', auth: false }).catch((e: unknown) => e);
+    const html = await transport()
+      .call({ method: 'GET', path: '/not-json', auth: false })
+      .catch((e: unknown) => e);
     expect(html).toBeInstanceOf(QimProtocolError);
   });
 

@@ -32,7 +32,10 @@ describe('HttpTransport against a real HTTP server', () => {
   });
 
   it('retries a 503 with the identical request (same body, same request id) until it succeeds', async () => {
-    server.on('POST', '/v1/x', [{ status: 503, body: { code: 'UNAVAILABLE', message: 'lease lost' } }, { status: 200, body: { ok: true } }]);
+    server.on('POST', '/v1/x', [
+      { status: 503, body: { code: 'UNAVAILABLE', message: 'lease lost' } },
+      { status: 200, body: { ok: true } },
+    ]);
     const a = await transport().call({ method: 'POST', path: '/v1/x', body: { id: 'abc' }, auth: true });
     expect(a.body).toEqual({ ok: true });
     const reqs = server.requestsTo('POST', '/v1/x');
@@ -43,7 +46,9 @@ describe('HttpTransport against a real HTTP server', () => {
 
   it('gives up on 503 after the allowed attempts with a typed error carrying code, status and request id', async () => {
     server.on('GET', '/v1/x', [{ status: 503, body: { code: 'UNAVAILABLE', message: 'not now' } }]);
-    const err = await transport().call({ method: 'GET', path: '/v1/x', auth: true }).catch((e: unknown) => e);
+    const err = await transport()
+      .call({ method: 'GET', path: '/v1/x', auth: true })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(QimUnavailableError);
     expect(err).toMatchObject({ code: 'UNAVAILABLE', status: 503, message: 'not now' });
     expect((err as QimUnavailableError).requestId).toBe(server.requests[0]!.headers['x-request-id']);
@@ -60,7 +65,9 @@ describe('HttpTransport against a real HTTP server', () => {
   it('reports a refused connection as TRANSPORT after every attempt', async () => {
     const url = server.url;
     await server.close();
-    const err = await new HttpTransport({ baseUrl: url, token: 't', timeoutMs: 1_000, retry: FAST }).call({ method: 'GET', path: '/v1/x', auth: true }).catch((e: unknown) => e);
+    const err = await new HttpTransport({ baseUrl: url, token: 't', timeoutMs: 1_000, retry: FAST })
+      .call({ method: 'GET', path: '/v1/x', auth: true })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(QimTransportError);
     expect(err).toMatchObject({ code: 'TRANSPORT', status: null, attempts: 3 });
     server = await ScriptedServer.start();
@@ -68,12 +75,17 @@ describe('HttpTransport against a real HTTP server', () => {
 
   it('bounds each attempt: a server that never answers is a TIMEOUT', async () => {
     server.on('GET', '/v1/slow', (_r, gone) => new Promise((resolve) => gone.addEventListener('abort', () => resolve({ status: 200, body: {} }))));
-    const err = await transport({ timeoutMs: 100, retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 } }).call({ method: 'GET', path: '/v1/slow', auth: true }).catch((e: unknown) => e);
+    const err = await transport({ timeoutMs: 100, retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 } })
+      .call({ method: 'GET', path: '/v1/slow', auth: true })
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'TIMEOUT', attempts: 2 });
   });
 
   it('honours Retry-After, capped by the policy', async () => {
-    server.on('GET', '/v1/x', [{ status: 503, body: { code: 'UNAVAILABLE', message: 'x' }, headers: { 'retry-after': '0' } }, { status: 200, body: {} }]);
+    server.on('GET', '/v1/x', [
+      { status: 503, body: { code: 'UNAVAILABLE', message: 'x' }, headers: { 'retry-after': '0' } },
+      { status: 200, body: {} },
+    ]);
     const started = Date.now();
     await transport({ retry: { attempts: 2, baseDelayMs: 5_000, maxDelayMs: 5_000 } }).call({ method: 'GET', path: '/v1/x', auth: true });
     expect(Date.now() - started).toBeLessThan(2_000);
@@ -81,7 +93,9 @@ describe('HttpTransport against a real HTTP server', () => {
 
   it('does not retry other error statuses', async () => {
     server.on('GET', '/v1/x', [{ status: 500, body: { code: 'INTERNAL', message: 'internal error' } }]);
-    const err = await transport().call({ method: 'GET', path: '/v1/x', auth: true }).catch((e: unknown) => e);
+    const err = await transport()
+      .call({ method: 'GET', path: '/v1/x', auth: true })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(QimApiError);
     expect(err).toMatchObject({ code: 'INTERNAL', status: 500 });
     expect(server.requests).toHaveLength(1);
@@ -103,7 +117,10 @@ describe('HttpTransport against a real HTTP server', () => {
 
   it('honours Retry-After: the next attempt comes no sooner than the server asked, for 503 and 429 alike', async () => {
     for (const status of [503, 429]) {
-      server.on('GET', '/v1/later', [{ status, body: { code: 'UNAVAILABLE', message: 'later' }, headers: { 'retry-after': '1' } }, { status: 200, body: { ok: true } }]);
+      server.on('GET', '/v1/later', [
+        { status, body: { code: 'UNAVAILABLE', message: 'later' }, headers: { 'retry-after': '1' } },
+        { status: 200, body: { ok: true } },
+      ]);
       const a = await transport().call({ method: 'GET', path: '/v1/later', auth: true });
       expect(a.body).toEqual({ ok: true });
       const [first, second] = server.requestsTo('GET', '/v1/later').slice(-2);
@@ -113,7 +130,9 @@ describe('HttpTransport against a real HTTP server', () => {
 
   it('gives up at once when Retry-After is beyond what the policy waits, and says how long the server asked for', async () => {
     server.on('GET', '/v1/x', [{ status: 503, body: { code: 'UNAVAILABLE', message: 'much later' }, headers: { 'retry-after': '120' } }]);
-    const err = await transport().call({ method: 'GET', path: '/v1/x', auth: true }).catch((e: unknown) => e);
+    const err = await transport()
+      .call({ method: 'GET', path: '/v1/x', auth: true })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(QimUnavailableError);
     expect(err).toMatchObject({ status: 503, retryAfterMs: 120_000 });
     expect(server.requests).toHaveLength(1);
@@ -123,7 +142,9 @@ describe('HttpTransport against a real HTTP server', () => {
     server.on('GET', '/v1/wait', [{ status: 503, body: { code: 'UNAVAILABLE', message: 'x' }, headers: { 'retry-after': '5' } }]);
     const ac = new AbortController();
     const reason = new Error('stop');
-    const pending = transport().call({ method: 'GET', path: '/v1/wait', auth: true, signal: ac.signal }).catch((e: unknown) => e);
+    const pending = transport()
+      .call({ method: 'GET', path: '/v1/wait', auth: true, signal: ac.signal })
+      .catch((e: unknown) => e);
     while (server.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
     ac.abort(reason);
     const err = await pending;
@@ -141,7 +162,10 @@ describe('HttpTransport against a real HTTP server', () => {
       while (server.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
       ac.abort(new Error('stop'));
     })();
-    await expect(transport().call({ method: 'GET', path: '/v1/held', auth: true, signal: ac.signal })).rejects.toMatchObject({ code: 'ABORTED', cause: new Error('stop') });
+    await expect(transport().call({ method: 'GET', path: '/v1/held', auth: true, signal: ac.signal })).rejects.toMatchObject({
+      code: 'ABORTED',
+      cause: new Error('stop'),
+    });
     await held;
     expect(server.requests).toHaveLength(1);
   });

@@ -58,7 +58,8 @@ function pathWithQuery(spec: CallSpec): string {
   return `${spec.path}${s}`;
 }
 
-type Attempt = { kind: 'answer'; status: number; text: string; retryAfter: string | null; requestId: string } | { kind: 'failed'; cause: unknown; timedOut: boolean };
+type Attempt =
+  { kind: 'answer'; status: number; text: string; retryAfter: string | null; requestId: string } | { kind: 'failed'; cause: unknown; timedOut: boolean };
 
 /** Answers that ask the client to come back later (with `Retry-After`). */
 const RETRY_LATER: ReadonlySet<number> = new Set([503, 429]);
@@ -99,13 +100,25 @@ export class HttpTransport {
       const call: CallSite = { method: spec.method, path, requestId: a.kind === 'answer' ? a.requestId : requestId };
       const last = attempt >= policy.attempts;
       if (a.kind === 'failed') {
-        if (last) throw new QimTransportError(`${spec.method} ${this.base}${path} failed after ${attempt} attempt(s): ${describe(a.cause)}`, a.timedOut, attempt, call, a.cause);
+        if (last)
+          throw new QimTransportError(
+            `${spec.method} ${this.base}${path} failed after ${attempt} attempt(s): ${describe(a.cause)}`,
+            a.timedOut,
+            attempt,
+            call,
+            a.cause,
+          );
         await this.pause(retryDelayMs(policy, attempt, null), spec.signal, call);
         continue;
       }
       const accepted = (spec.accept ?? []).includes(a.status);
       const retryAfterMs = RETRY_LATER.has(a.status) && !accepted ? retryAfterMsOf(a.retryAfter) : null;
-      if (RETRY_LATER.has(a.status) && !accepted && !last && (retryAfterMs === null || retryAfterMs <= (policy.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS))) {
+      if (
+        RETRY_LATER.has(a.status) &&
+        !accepted &&
+        !last &&
+        (retryAfterMs === null || retryAfterMs <= (policy.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS))
+      ) {
         await this.pause(retryDelayMs(policy, attempt, retryAfterMs), spec.signal, call);
         continue;
       }
@@ -134,7 +147,13 @@ export class HttpTransport {
     const timeoutMs = (spec.attemptTimeoutMs ?? this.options.timeoutMs) + (spec.extraTimeoutMs ?? 0);
     try {
       const r = await this.exchange({ method: spec.method, path, headers, body, timeoutMs, signal: spec.signal });
-      return { kind: 'answer', status: r.status, text: r.text, retryAfter: r.header('retry-after'), requestId: r.header('x-request-id') ?? String(headers['x-request-id']) };
+      return {
+        kind: 'answer',
+        status: r.status,
+        text: r.text,
+        retryAfter: r.header('retry-after'),
+        requestId: r.header('x-request-id') ?? String(headers['x-request-id']),
+      };
     } catch (err) {
       if (spec.signal?.aborted) throw aborted({ method: spec.method, path, requestId }, spec.signal.reason);
       return { kind: 'failed', cause: err, timedOut: err instanceof AttemptTimeout };

@@ -5,7 +5,9 @@ import type { ScriptedRequest } from '../testing/scripted-server';
 import { ScriptedServer } from '../testing/scripted-server';
 import { entryJson, hex, messageJson, syncJson } from '../testing/wire-fixtures';
 
-const T = hex(0x7e), BOB = hex(0xb0), CONV = hex(0xc0);
+const T = hex(0x7e),
+  BOB = hex(0xb0),
+  CONV = hex(0xc0);
 const PATH = `/v1/mailboxes/${BOB}/entries`;
 
 /** A mailbox of one user that answers like the service: `after`, `limit`, and `wait_ms` held until entries arrive. */
@@ -44,7 +46,14 @@ class FakeMailbox {
     const page = ready.slice(0, limit);
     const upTo = this.seqs.reduce((m, s) => (s > m ? s : m), after);
     const next = page.length > 0 && ready.length > limit ? page[page.length - 1]! : upTo;
-    return { status: 200, body: syncJson(page.map((s) => entryJson(s, messageJson(CONV, Number(s), hex(0xa1), `m${s}`))), next, ready.length > limit) };
+    return {
+      status: 200,
+      body: syncJson(
+        page.map((s) => entryJson(s, messageJson(CONV, Number(s), hex(0xa1), `m${s}`))),
+        next,
+        ready.length > limit,
+      ),
+    };
   };
 }
 
@@ -66,7 +75,14 @@ describe('QimClient.sync', () => {
     server = await ScriptedServer.start();
     mailbox = new FakeMailbox();
     server.on('GET', PATH, mailbox.handler);
-    client = new QimClient({ writerUrl: server.url, mailboxUrl: server.url, token: 'secret-token', tenantId: T, userId: BOB, retry: { attempts: 2, baseDelayMs: 5, maxDelayMs: 10 } });
+    client = new QimClient({
+      writerUrl: server.url,
+      mailboxUrl: server.url,
+      token: 'secret-token',
+      tenantId: T,
+      userId: BOB,
+      retry: { attempts: 2, baseDelayMs: 5, maxDelayMs: 10 },
+    });
   });
   afterEach(() => server.close());
 
@@ -139,7 +155,9 @@ describe('QimClient.sync', () => {
 
   it("lowers the wait to the service's bound when it refuses a longer one", async () => {
     const bounded = (r: ScriptedRequest, gone: AbortSignal) =>
-      Number(r.query['wait_ms'] ?? 0) > 3_000 ? { status: 400, body: { code: 'INVALID_INPUT', message: 'wait_ms: Too big: expected number to be <=3000' } } : mailbox.handler(r, gone);
+      Number(r.query['wait_ms'] ?? 0) > 3_000
+        ? { status: 400, body: { code: 'INVALID_INPUT', message: 'wait_ms: Too big: expected number to be <=3000' } }
+        : mailbox.handler(r, gone);
     server.on('GET', PATH, bounded);
     mailbox.deliver(1);
     const ac = new AbortController();
@@ -152,7 +170,7 @@ describe('QimClient.sync', () => {
     expect(server.requests.map((r) => r.query['wait_ms'])).toEqual([undefined, '60000', '3000']);
   });
 
-  it('keeps a non-message event\'s raw payload', async () => {
+  it("keeps a non-message event's raw payload", async () => {
     const event = { ordinal: 0, event_id: hex(0xe1), payload: Buffer.from('raw').toString('base64'), message: null };
     server.on('GET', PATH, [{ status: 200, body: syncJson([{ seq: '4', created_at: '1', expires_at: '2', events: [event] }], 4n, false) }]);
     const page = await client.syncPage();

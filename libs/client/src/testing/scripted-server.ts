@@ -93,7 +93,9 @@ export class ScriptedServer {
     const gone = new AbortController();
     res.on('close', () => gone.abort());
     const route = this.routes.find((r) => r.method === request.method && matches(r.path, request.path));
-    const reply: ScriptedReply = route ? await route.handler(request, gone.signal) : { status: 404, body: { code: 'NOT_FOUND', message: `no route ${request.method} ${request.path}` } };
+    const reply: ScriptedReply = route
+      ? await route.handler(request, gone.signal)
+      : { status: 404, body: { code: 'NOT_FOUND', message: `no route ${request.method} ${request.path}` } };
     if (res.destroyed) return;
     if ('drop' in reply) {
       req.socket.destroy();

@@ -7,7 +7,9 @@ const U64 = /^(0|[1-9][0-9]{0,19})$/;
 
 /** What `JsonReader.decode` needs of a zod schema (kept structural: the client does not construct schemas). */
 export interface WireSchema<T> {
-  safeParse(value: unknown):
+  safeParse(
+    value: unknown,
+  ):
     | { readonly success: true; readonly data: T }
     | { readonly success: false; readonly error: { readonly issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[] } };
 }

@@ -5,7 +5,9 @@ import type { ScriptedRequest } from '../testing/scripted-server';
 import { ScriptedServer } from '../testing/scripted-server';
 import { hex, messageJson } from '../testing/wire-fixtures';
 
-const T = hex(0x7e), BOB = hex(0xb0), CONV = hex(0xc0);
+const T = hex(0x7e),
+  BOB = hex(0xb0),
+  CONV = hex(0xc0);
 const PATH = `/v1/conversations/${CONV}/messages`;
 
 /** A conversation of `n` messages served newest first, `max_items` per page, like the writer. */
@@ -15,7 +17,16 @@ function olderPages(n: number) {
     const size = Number(r.query['max_items'] ?? 50);
     const seqs = Array.from({ length: Math.min(size, top) }, (_, i) => top - i);
     const last = seqs[seqs.length - 1] ?? 1;
-    return { status: 200, body: { conversation_id: CONV, direction: 'older', items: seqs.map((s) => messageJson(CONV, s, BOB, `m${s}`)), has_more: last > 1, next_anchor: last > 1 ? String(last) : null } };
+    return {
+      status: 200,
+      body: {
+        conversation_id: CONV,
+        direction: 'older',
+        items: seqs.map((s) => messageJson(CONV, s, BOB, `m${s}`)),
+        has_more: last > 1,
+        next_anchor: last > 1 ? String(last) : null,
+      },
+    };
   };
 }
 
@@ -40,7 +51,14 @@ describe('QimClient.history', () => {
     ]);
     const m = pages[0]!.items[0]!;
     expect(Buffer.from(m.body).toString()).toBe('m7');
-    expect(m).toMatchObject({ conversationId: CONV, senderId: BOB, kind: 'normal', contentType: 'text/plain', retention: { kind: 'default' }, clientMessageId: hex(0x20_007) });
+    expect(m).toMatchObject({
+      conversationId: CONV,
+      senderId: BOB,
+      kind: 'normal',
+      contentType: 'text/plain',
+      retention: { kind: 'default' },
+      clientMessageId: hex(0x20_007),
+    });
   });
 
   it('stops early when the caller breaks, without fetching further pages', async () => {
@@ -63,7 +81,7 @@ describe('QimClient.history', () => {
     expect(server.requests).toHaveLength(2);
   });
 
-  it('decodes items with the services\' wire definition and fails closed naming the bad field', async () => {
+  it("decodes items with the services' wire definition and fails closed naming the bad field", async () => {
     const bad = { ...messageJson(CONV, 2, BOB, 'x'), kind: 'shouting' };
     server.on('GET', PATH, () => ({ status: 200, body: { conversation_id: CONV, direction: 'older', items: [bad], has_more: false, next_anchor: null } }));
     const pages = client.history(CONV, { maxItems: 3 })[Symbol.asyncIterator]();

@@ -37,7 +37,12 @@ export async function historyPage(http: HttpTransport, who: ActingIdentity, conv
  * says there is no more. An anchor that does not move is a service fault (`QimProtocolError`), never
  * an endless loop.
  */
-export async function* historyPages(http: HttpTransport, who: ActingIdentity, conversationId: Id128, opts: HistoryOptions = {}): AsyncGenerator<HistoryPage, void, undefined> {
+export async function* historyPages(
+  http: HttpTransport,
+  who: ActingIdentity,
+  conversationId: Id128,
+  opts: HistoryOptions = {},
+): AsyncGenerator<HistoryPage, void, undefined> {
   let anchor = opts.anchor;
   for (;;) {
     const page = await historyPage(http, who, conversationId, { ...opts, anchor });

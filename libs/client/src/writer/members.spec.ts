@@ -3,7 +3,8 @@ import { QimClient } from '../qim-client';
 import { ScriptedServer } from '../testing/scripted-server';
 import { hex } from '../testing/wire-fixtures';
 
-const T = hex(0x7e), CONV = hex(0xc0);
+const T = hex(0x7e),
+  CONV = hex(0xc0);
 const PATH = `/v1/conversations/${CONV}/members`;
 
 describe('QimClient membership', () => {

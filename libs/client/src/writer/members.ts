@@ -16,10 +16,24 @@ function membersBody(users: readonly Id128[]): { members: Id128[] } {
  * the member count afterwards. Both are idempotent. Adding beyond the writer's `QIM_MAX_FANOUT`
  * is refused (`QimApiError` with code `FANOUT_LIMIT`, 422).
  */
-export async function changeMembers(http: HttpTransport, who: ActingIdentity, op: 'add' | 'remove', conversationId: Id128, users: readonly Id128[], signal?: AbortSignal): Promise<number> {
+export async function changeMembers(
+  http: HttpTransport,
+  who: ActingIdentity,
+  op: 'add' | 'remove',
+  conversationId: Id128,
+  users: readonly Id128[],
+  signal?: AbortSignal,
+): Promise<number> {
   const id = requireId128('conversationId', conversationId);
   const body = membersBody(users);
-  const a = await http.call({ method: op === 'add' ? 'PUT' : 'DELETE', path: `/v1/conversations/${id}/members`, body, headers: tenantHeaders(who), auth: true, signal });
+  const a = await http.call({
+    method: op === 'add' ? 'PUT' : 'DELETE',
+    path: `/v1/conversations/${id}/members`,
+    body,
+    headers: tenantHeaders(who),
+    auth: true,
+    signal,
+  });
   return new JsonReader(a.body, 'members', a.call, a.status).number('members');
 }
 

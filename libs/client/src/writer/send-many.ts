@@ -30,7 +30,8 @@ interface Answered {
 /** One result of the answer, read field by field: the send's result or its typed error. */
 function itemOf(r: JsonReader, p: Pending, call: CallSite): Answered {
   const status = r.number('status');
-  if (status === 200) return { item: { ok: true, clientMessageId: p.clientMessageId, result: sendResultOf(r.object('body'), p.clientMessageId) }, retryLater: false };
+  if (status === 200)
+    return { item: { ok: true, clientMessageId: p.clientMessageId, result: sendResultOf(r.object('body'), p.clientMessageId) }, retryLater: false };
   const error = errorOfAnswer(status, r.raw['body'], call);
   error.clientMessageId = p.clientMessageId;
   return { item: { ok: false, clientMessageId: p.clientMessageId, error }, retryLater: RETRY_LATER.has(status) };
@@ -39,13 +40,30 @@ function itemOf(r: JsonReader, p: Pending, call: CallSite): Answered {
 /** The whole request failed: every item fails with that error, each copy carrying its own client message id. */
 function failedAll(err: unknown, pending: readonly Pending[]): Answered[] {
   if (!(err instanceof QimError)) throw err;
-  return pending.map((p) => ({ item: { ok: false, clientMessageId: p.clientMessageId, error: withClientMessageId(err, p.clientMessageId) }, retryLater: false }));
+  return pending.map((p) => ({
+    item: { ok: false, clientMessageId: p.clientMessageId, error: withClientMessageId(err, p.clientMessageId) },
+    retryLater: false,
+  }));
 }
 
-async function round(http: HttpTransport, who: ActingIdentity, pending: readonly Pending[], signal: AbortSignal | undefined, attemptTimeoutMs: number | undefined): Promise<Answered[]> {
+async function round(
+  http: HttpTransport,
+  who: ActingIdentity,
+  pending: readonly Pending[],
+  signal: AbortSignal | undefined,
+  attemptTimeoutMs: number | undefined,
+): Promise<Answered[]> {
   try {
     const headers = userHeaders(who);
-    const a = await http.call({ method: 'POST', path: '/v1/messages/batch', headers, body: { messages: pending.map((p) => p.body) }, auth: true, signal, attemptTimeoutMs });
+    const a = await http.call({
+      method: 'POST',
+      path: '/v1/messages/batch',
+      headers,
+      body: { messages: pending.map((p) => p.body) },
+      auth: true,
+      signal,
+      attemptTimeoutMs,
+    });
     const results = new JsonReader(a.body, 'sendMany', a.call, a.status).objects('results');
     if (results.length !== pending.length) throw new QimProtocolError(`sendMany: ${results.length} results for ${pending.length} sends`, a.status, a.call);
     return results.map((r, i) => itemOf(r, pending[i]!, a.call));

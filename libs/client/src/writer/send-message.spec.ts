@@ -3,15 +3,31 @@ import { QimClient } from '../qim-client';
 import { ScriptedServer } from '../testing/scripted-server';
 import { hex } from '../testing/wire-fixtures';
 
-const T = hex(0x7e), ALICE = hex(0xa1), CONV = hex(0xc0);
-const answer = (clientId: unknown, replay = false) => ({ conversation_id: CONV, seq: '7', message_id: hex(0x777), created_at: '1700000000123', replay, client: clientId });
+const T = hex(0x7e),
+  ALICE = hex(0xa1),
+  CONV = hex(0xc0);
+const answer = (clientId: unknown, replay = false) => ({
+  conversation_id: CONV,
+  seq: '7',
+  message_id: hex(0x777),
+  created_at: '1700000000123',
+  replay,
+  client: clientId,
+});
 
 describe('QimClient.send', () => {
   let server: ScriptedServer;
   let client: QimClient;
   beforeEach(async () => {
     server = await ScriptedServer.start();
-    client = new QimClient({ writerUrl: server.url, mailboxUrl: server.url, token: 'secret-token', tenantId: T, userId: ALICE, retry: { attempts: 4, baseDelayMs: 5, maxDelayMs: 10 } });
+    client = new QimClient({
+      writerUrl: server.url,
+      mailboxUrl: server.url,
+      token: 'secret-token',
+      tenantId: T,
+      userId: ALICE,
+      retry: { attempts: 4, baseDelayMs: 5, maxDelayMs: 10 },
+    });
   });
   afterEach(() => server.close());
 
@@ -31,14 +47,32 @@ describe('QimClient.send', () => {
       retention: { kind: 'default' },
     });
     expect([req!.headers['x-qim-tenant'], req!.headers['x-qim-user']]).toEqual([T, ALICE]);
-    expect(r).toEqual({ conversationId: CONV, seq: 7n, messageId: hex(0x777), createdAt: 1_700_000_000_123n, replay: false, clientMessageId: sent['client_message_id'] });
+    expect(r).toEqual({
+      conversationId: CONV,
+      seq: 7n,
+      messageId: hex(0x777),
+      createdAt: 1_700_000_000_123n,
+      replay: false,
+      clientMessageId: sent['client_message_id'],
+    });
     const second = await client.send({ conversationId: CONV, body: 'again' });
     expect(second.clientMessageId).not.toBe(r.clientMessageId);
   });
 
   it('retries a dropped connection and 503s with the SAME client message id', async () => {
-    server.on('POST', '/v1/messages', [{ drop: true }, { status: 503, body: { code: 'UNAVAILABLE', message: 'lease lost' } }, { status: 200, body: answer(null, true) }]);
-    const r = await client.send({ conversationId: CONV, body: new Uint8Array([0, 1, 2]), kind: 'system', control: true, contentType: 'application/octet-stream', retention: { kind: 'ephemeral', ttlSeconds: 60 } });
+    server.on('POST', '/v1/messages', [
+      { drop: true },
+      { status: 503, body: { code: 'UNAVAILABLE', message: 'lease lost' } },
+      { status: 200, body: answer(null, true) },
+    ]);
+    const r = await client.send({
+      conversationId: CONV,
+      body: new Uint8Array([0, 1, 2]),
+      kind: 'system',
+      control: true,
+      contentType: 'application/octet-stream',
+      retention: { kind: 'ephemeral', ttlSeconds: 60 },
+    });
     const ids = server.requests.map((q) => (q.body as { client_message_id: string }).client_message_id);
     expect(ids).toHaveLength(3);
     expect(new Set(ids)).toEqual(new Set([r.clientMessageId]));
@@ -63,9 +97,26 @@ describe('QimClient.send', () => {
 
   it("a send's attempt outlasts the reads' bound (sendTimeoutMs): it waits for the writer's own deadline answer", async () => {
     let release: () => void = () => undefined;
-    server.on('POST', '/v1/messages', () => new Promise((resolve) => (release = () => resolve({ status: 503, body: { code: 'UNAVAILABLE', message: 'send not finished within 10000 ms' } }))));
-    server.on('GET', /\/v1\/conversations\/.*\/messages/, (_r, gone) => new Promise((resolve) => gone.addEventListener('abort', () => resolve({ status: 200, body: {} }))));
-    const quick = new QimClient({ writerUrl: server.url, mailboxUrl: server.url, token: 't', tenantId: T, userId: ALICE, timeoutMs: 50, sendTimeoutMs: 60_000, retry: { attempts: 1 } });
+    server.on(
+      'POST',
+      '/v1/messages',
+      () => new Promise((resolve) => (release = () => resolve({ status: 503, body: { code: 'UNAVAILABLE', message: 'send not finished within 10000 ms' } }))),
+    );
+    server.on(
+      'GET',
+      /\/v1\/conversations\/.*\/messages/,
+      (_r, gone) => new Promise((resolve) => gone.addEventListener('abort', () => resolve({ status: 200, body: {} }))),
+    );
+    const quick = new QimClient({
+      writerUrl: server.url,
+      mailboxUrl: server.url,
+      token: 't',
+      tenantId: T,
+      userId: ALICE,
+      timeoutMs: 50,
+      sendTimeoutMs: 60_000,
+      retry: { attempts: 1 },
+    });
     await expect(quick.historyPage(CONV)).rejects.toMatchObject({ code: 'TIMEOUT' });
     const sending = quick.send({ conversationId: CONV, body: 'x' }).catch((e: unknown) => e);
     while (server.requestsTo('POST', '/v1/messages').length === 0) await new Promise((r) => setTimeout(r, 5));
@@ -83,7 +134,10 @@ describe('QimClient.send', () => {
   });
 
   it('surfaces 409 as QimConflictError and 403 as QimForbiddenError with the server code, without retrying', async () => {
-    server.on('POST', '/v1/messages', [{ status: 409, body: { code: 'CONFLICT', message: 'client id reused with other content' } }, { status: 403, body: { code: 'FORBIDDEN', message: 'not a member' } }]);
+    server.on('POST', '/v1/messages', [
+      { status: 409, body: { code: 'CONFLICT', message: 'client id reused with other content' } },
+      { status: 403, body: { code: 'FORBIDDEN', message: 'not a member' } },
+    ]);
     const conflict = await client.send({ conversationId: CONV, body: 'x' }).catch((e: unknown) => e);
     expect(conflict).toBeInstanceOf(QimConflictError);
     expect(conflict).toMatchObject({ code: 'CONFLICT', status: 409, message: 'client id reused with other content' });

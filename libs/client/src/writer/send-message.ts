@@ -45,7 +45,13 @@ export function sendResultOf(r: JsonReader, clientMessageId: Id128): SendResult 
  * error thrown after the id is chosen — an abort (`QimAbortedError`) included — carries the
  * `clientMessageId`, so a later retry can reuse it: the message may have been committed.
  */
-export async function sendMessage(http: HttpTransport, who: ActingIdentity, input: SendInput, signal?: AbortSignal, attemptTimeoutMs?: number): Promise<SendResult> {
+export async function sendMessage(
+  http: HttpTransport,
+  who: ActingIdentity,
+  input: SendInput,
+  signal?: AbortSignal,
+  attemptTimeoutMs?: number,
+): Promise<SendResult> {
   const clientMessageId = input.clientMessageId === undefined ? newId128() : requireId128('clientMessageId', input.clientMessageId);
   try {
     const headers = userHeaders(who);

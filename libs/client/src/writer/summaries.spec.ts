@@ -3,7 +3,10 @@ import { QimClient } from '../qim-client';
 import { ScriptedServer } from '../testing/scripted-server';
 import { hex, messageJson } from '../testing/wire-fixtures';
 
-const T = hex(0x7e), BOB = hex(0xb0), C1 = hex(0xc1), C2 = hex(0xc2);
+const T = hex(0x7e),
+  BOB = hex(0xb0),
+  C1 = hex(0xc1),
+  C2 = hex(0xc2);
 
 describe('QimClient.summaries', () => {
   let server: ScriptedServer;

@@ -8,7 +8,12 @@ import { JsonReader } from '../wire/json-reader';
 import { messageOf } from '../wire/message-json';
 
 /** `POST /v1/summaries`: head seq, last message and unread count of 1…200 conversations of the acting user. */
-export async function conversationSummaries(http: HttpTransport, who: ActingIdentity, items: readonly SummaryRequest[], signal?: AbortSignal): Promise<ConversationSummary[]> {
+export async function conversationSummaries(
+  http: HttpTransport,
+  who: ActingIdentity,
+  items: readonly SummaryRequest[],
+  signal?: AbortSignal,
+): Promise<ConversationSummary[]> {
   if (items.length < 1 || items.length > 200) throw new QimArgumentError(`summaries take 1…200 conversations, got ${items.length}`);
   const conversations = items.map((c) => ({
     conversation_id: requireId128('conversationId', c.conversationId),

@@ -47,7 +47,7 @@ export function renderConfigReference(docs: readonly EnvVariableDoc[]): string {
   return [
     '# Configuration reference',
     '',
-    '<!-- Generated from the services\' zod schemas (libs/service-kit/src/config, each backend\'s module); do not edit by hand. -->',
+    "<!-- Generated from the services' zod schemas (libs/service-kit/src/config, each backend's module); do not edit by hand. -->",
     '',
     'Both services read their `QIM_*` variables through one zod schema each. An invalid, missing or',
     'unknown `QIM_*` variable stops the process naming it, before anything is contacted. `QIM_TEST_*`',

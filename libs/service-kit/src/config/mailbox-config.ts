@@ -23,7 +23,9 @@ export const mailboxEnvShape = {
     "how long a dispatch id is remembered to recognise a duplicate (ms, from its `created_at`); must exceed the topics' retention",
   ),
   QIM_MAILBOX_APPLY_CONCURRENCY: intField(1, 1_024, 64).describe('store statements one shard keeps in flight while applying a page (backpressure)'),
-  QIM_MAILBOX_PAGE_RECORDS: intField(1, 10_000, DEFAULT_MAILBOX_PAGE_RECORDS).describe('largest page of records a shard worker applies (or the router routes) at once'),
+  QIM_MAILBOX_PAGE_RECORDS: intField(1, 10_000, DEFAULT_MAILBOX_PAGE_RECORDS).describe(
+    'largest page of records a shard worker applies (or the router routes) at once',
+  ),
   QIM_SYNC_MAX_LIMIT: intField(1, 10_000, 500).describe('largest `limit` of a sync page'),
   QIM_SYNC_MAX_WAIT_MS: intField(0, 300_000, 30_000).describe('largest `wait_ms` of a long-polling sync (ms; above → 400); 0 turns long polls off'),
   QIM_SYNC_REPEAT_HOLD_MS: intField(0, 60_000, 250).describe(

@@ -21,9 +21,7 @@ export const commonEnvShape = {
   ),
   QIM_BODY_LIMIT_BYTES: intField(1024, 16 * 1024 * 1024, 256 * 1024).describe('request body limit in bytes (1 KiB…16 MiB; 413 beyond)'),
   QIM_KAFKA_BROKERS: hostList().describe('Kafka bootstrap servers, `host:port,…`'),
-  QIM_KAFKA_CLIENT_ID: optionalString().describe(
-    'Kafka client id (default `qim-writer` / `qim-mailbox`); the mailbox also names its consumer groups with it',
-  ),
+  QIM_KAFKA_CLIENT_ID: optionalString().describe('Kafka client id (default `qim-writer` / `qim-mailbox`); the mailbox also names its consumer groups with it'),
   QIM_TOPIC_MESSAGES: topicName('qim.messages').describe('the outbox topic'),
   QIM_TOPIC_DISPATCH: topicName('qim.mailbox.dispatch').describe('the dispatch topic (partitions = mailbox shards)'),
   QIM_MESSAGES_PARTITIONS: intField(1, 10_000, 12).describe('partitions of the messages topic (created, or verified at start-up)'),
@@ -37,11 +35,15 @@ export const commonEnvShape = {
   QIM_SHUTDOWN_DEADLINE_MS: intField(1_000, 600_000, 25_000).describe(
     "one global bound of the shutdown sequence (ms), below the orchestrator's kill timeout; writer: longer than `QIM_SEND_DEADLINE_MS`",
   ),
-  QIM_HTTP_REQUEST_TIMEOUT_MS: intField(1_000, 600_000, 30_000).describe('most time a client may take to send one whole request (Fastify `requestTimeout`, ms)'),
+  QIM_HTTP_REQUEST_TIMEOUT_MS: intField(1_000, 600_000, 30_000).describe(
+    'most time a client may take to send one whole request (Fastify `requestTimeout`, ms)',
+  ),
   QIM_READ_BUDGET_BYTES: intField(1024 * 1024, 16 * 1024 * 1024 * 1024, 64 * 1024 * 1024).describe(
     'bytes of pages (mailbox sync, writer history) one process reads at once (1 MiB…16 GiB): each read holds its `max_bytes` (at most this) while the store reads; beyond it a read waits `QIM_READ_BUDGET_WAIT_MS`, then `503 UNAVAILABLE` with `Retry-After`',
   ),
-  QIM_READ_BUDGET_WAIT_MS: intField(0, 10_000, 200).describe('most time a page read waits for room in `QIM_READ_BUDGET_BYTES` before `503` with `Retry-After` (ms; 0 = refuse at once)'),
+  QIM_READ_BUDGET_WAIT_MS: intField(0, 10_000, 200).describe(
+    'most time a page read waits for room in `QIM_READ_BUDGET_BYTES` before `503` with `Retry-After` (ms; 0 = refuse at once)',
+  ),
 } as const;
 
 type CommonRaw = z.output<z.ZodObject<typeof commonEnvShape>>;
@@ -107,7 +109,12 @@ export interface CommonConfig {
   readonly readBudget: { readonly bytes: number; readonly waitMs: number };
 }
 
-export function commonConfigOf(raw: CommonRaw, backend: BackendSelection, serviceTokens: readonly string[], defaults: { port: number; clientId: string }): CommonConfig {
+export function commonConfigOf(
+  raw: CommonRaw,
+  backend: BackendSelection,
+  serviceTokens: readonly string[],
+  defaults: { port: number; clientId: string },
+): CommonConfig {
   return {
     env: raw.QIM_ENV,
     backend,

@@ -22,21 +22,23 @@ export const serviceTokenShape = {
     .min(MIN_TOKEN_LENGTH, `must be set (${LENGTH_RULE}): every API call presents a service token as a bearer token`)
     .regex(VISIBLE_ASCII, `must be ${CHARSET_RULE}`)
     .describe('the bearer token every API call presents and the tools of this deployment use (at least 16 visible ASCII characters)'),
-  QIM_SERVICE_TOKENS: z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .transform((raw, ctx) => {
-        const parts = raw.split(',').map((p) => p.trim());
-        parts.forEach((p, i) => {
-          if (p.length < MIN_TOKEN_LENGTH || !VISIBLE_ASCII.test(p)) {
-            ctx.addIssue({ code: 'custom', message: `token ${i + 1} of the list must be ${LENGTH_RULE}, ${CHARSET_RULE}` });
-          }
-        });
-        return Object.freeze(parts);
-      })
-      .optional(),
-  ).describe('further bearer tokens accepted at the same time, comma-separated (rotation without downtime; each at least 16 visible ASCII characters)'),
+  QIM_SERVICE_TOKENS: z
+    .preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .transform((raw, ctx) => {
+          const parts = raw.split(',').map((p) => p.trim());
+          parts.forEach((p, i) => {
+            if (p.length < MIN_TOKEN_LENGTH || !VISIBLE_ASCII.test(p)) {
+              ctx.addIssue({ code: 'custom', message: `token ${i + 1} of the list must be ${LENGTH_RULE}, ${CHARSET_RULE}` });
+            }
+          });
+          return Object.freeze(parts);
+        })
+        .optional(),
+    )
+    .describe('further bearer tokens accepted at the same time, comma-separated (rotation without downtime; each at least 16 visible ASCII characters)'),
 } as const;
 
 type TokenRaw = { readonly QIM_SERVICE_TOKEN: string; readonly QIM_SERVICE_TOKENS?: readonly string[] | undefined };

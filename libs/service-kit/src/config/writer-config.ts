@@ -12,7 +12,7 @@ export const writerEnvShape = {
     "largest conversation (members) a send or a membership change accepts; a send is also refused (422 `FANOUT_LIMIT`, nothing written) when its outbox event exceeds the messages topic's `max.message.bytes` (read at start-up; about 61,000 members at 1 MiB)",
   ),
   QIM_SEND_DEADLINE_MS: intField(100, 600_000, 10_000).describe(
-    "most time a send may take before `503 UNAVAILABLE` (ms); the commit goes on in the background or in recovery; also the life of a recovery claim",
+    'most time a send may take before `503 UNAVAILABLE` (ms); the commit goes on in the background or in recovery; also the life of a recovery claim',
   ),
   QIM_SEND_BATCH_MAX: intField(1, 10_000, 100).describe(
     '`POST /v1/messages/batch`: most sends in one batch; a larger batch is refused whole (413 `BATCH_TOO_LARGE`, nothing sent)',
@@ -21,10 +21,14 @@ export const writerEnvShape = {
     '`POST /v1/messages/batch`: request body limit in bytes (413 `PAYLOAD_TOO_LARGE` beyond, nothing sent); other routes keep `QIM_BODY_LIMIT_BYTES`',
   ),
   QIM_RECOVERY_INTERVAL_MS: intField(100, 600_000, 3_000).describe('recovery loop: time between two scans (ms)'),
-  QIM_RECOVERY_GRACE_MS: intField(0, 3_600_000, 20_000).describe('recovery loop: only commits older than this are resumed (ms); must be longer than `QIM_SEND_DEADLINE_MS`'),
+  QIM_RECOVERY_GRACE_MS: intField(0, 3_600_000, 20_000).describe(
+    'recovery loop: only commits older than this are resumed (ms); must be longer than `QIM_SEND_DEADLINE_MS`',
+  ),
   QIM_RECOVERY_BATCH: intField(1, 10_000, 200).describe('recovery loop: commits examined per scan'),
   QIM_LEASE_TTL_MS: intField(1_000, 600_000, 15_000).describe('life of the writer-id lease in Redis (ms), renewed while the writer runs'),
-  QIM_LEASE_REACQUIRE_MS: intField(0, 3_600_000, 30_000).describe('how long a lost lease may stay lost (re-acquisition retried) before the writer exits 1 (ms)'),
+  QIM_LEASE_REACQUIRE_MS: intField(0, 3_600_000, 30_000).describe(
+    'how long a lost lease may stay lost (re-acquisition retried) before the writer exits 1 (ms)',
+  ),
   QIM_WRITER_ID_SLOTS: intField(1, 65_536, 1_024).describe('writer ids a writer may claim (`[0, slots)`)'),
   QIM_HOUSEKEEPING_INTERVAL_MS: intField(0, 86_400_000, 10_000).describe('housekeeping (expired auxiliary facts and history) every this many ms; 0 = off'),
   QIM_HOUSEKEEPING_BATCH: intField(1, 100_000, 1_000).describe('housekeeping: facts examined per pass kind per round'),
@@ -33,7 +37,9 @@ export const writerEnvShape = {
     "admission (ADR-0023): every `QIM_ADMISSION_POLL_MS` the writer reads from the broker how far the mailbox's consumer groups are behind; while that exceeds this bound (ms) a send waits before its first commit step (nothing written) until delivery is down to half, or `QIM_ADMISSION_WAIT_MS`, then 503 (retry with the same `client_message_id`); the writer finds the mailbox's live groups on the broker (no epoch of its own); partitions that are stalled, refused or replaying an older epoch's log are left out (their own metrics); a lag unreadable for 3 polls opens the gate; 0 = off",
   ),
   QIM_ADMISSION_POLL_MS: intField(100, 60_000, 500).describe("admission: how often the writer reads the mailbox groups' lag from the broker (ms)"),
-  QIM_ADMISSION_WAIT_MS: intField(0, 600_000, 1_000).describe('admission: most time a held send waits for the gate before `503 UNAVAILABLE` (ms; nothing was written)'),
+  QIM_ADMISSION_WAIT_MS: intField(0, 600_000, 1_000).describe(
+    'admission: most time a held send waits for the gate before `503 UNAVAILABLE` (ms; nothing was written)',
+  ),
   QIM_ADMISSION_MAILBOX_CLIENT_ID: optionalString().describe(
     "admission: the mailbox's Kafka client id, which names its groups (default: `QIM_KAFKA_CLIENT_ID`, else `qim-mailbox`)",
   ),
@@ -44,7 +50,7 @@ export const writerEnvShape = {
     'admission (ADR-0023 decision 10): a send to a conversation of at most this many members is light: while the gate is closed it passes at once (its member count read then, one O(1) Redis read), within `QIM_ADMISSION_LIGHT_ENTRIES_PER_S`; only heavier sends wait and are refused; 0 = every send waits at a closed gate',
   ),
   QIM_ADMISSION_LIGHT_ENTRIES_PER_S: intField(1, 10_000_000, 2_000).describe(
-    "admission: mailbox entries (one per member) a second that light sends may add while the gate is closed, per writer (also the burst); beyond it light sends wait like the others. Keep it well below what the mailbox applies a second, so a backlog still drains; at least `QIM_ADMISSION_LIGHT_FANOUT`",
+    'admission: mailbox entries (one per member) a second that light sends may add while the gate is closed, per writer (also the burst); beyond it light sends wait like the others. Keep it well below what the mailbox applies a second, so a backlog still drains; at least `QIM_ADMISSION_LIGHT_FANOUT`',
   ),
 } as const;
 

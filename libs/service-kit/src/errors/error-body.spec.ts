@@ -1,4 +1,15 @@
-import { ConflictError, CorruptEntryError, CursorExpiredError, EpochMismatchError, FanoutLimitError, ForbiddenError, FrontierGapError, InvalidInputError, NotFoundError, UnavailableError } from '@qim/store-core';
+import {
+  ConflictError,
+  CorruptEntryError,
+  CursorExpiredError,
+  EpochMismatchError,
+  FanoutLimitError,
+  ForbiddenError,
+  FrontierGapError,
+  InvalidInputError,
+  NotFoundError,
+  UnavailableError,
+} from '@qim/store-core';
 import { z } from 'zod';
 import { mapError } from './error-body';
 import { UnauthorizedError } from './service-errors';

@@ -4,7 +4,13 @@ import type * as service from './service-errors';
 
 /** The literal code of every `StoreError` class a module exports (the abstract base's `string` left out). */
 type CodesOf<M> = {
-  [K in keyof M]: M[K] extends abstract new (...args: never[]) => infer E ? (E extends StoreError ? (string extends E['code'] ? never : E['code']) : never) : never;
+  [K in keyof M]: M[K] extends abstract new (...args: never[]) => infer E
+    ? E extends StoreError
+      ? string extends E['code']
+        ? never
+        : E['code']
+      : never
+    : never;
 }[keyof M];
 
 /** Codes the HTTP layer itself answers (framework request errors, anything unknown). */

@@ -42,7 +42,8 @@ describe('several valid tokens (rotation)', () => {
       requireBearerToken(api, [OLD, NEW]);
       api.get('/v1/x', async () => ({ ok: true }));
     });
-    const status = async (authorization?: string) => (await app.inject({ url: '/v1/x', headers: authorization === undefined ? {} : { authorization } })).statusCode;
+    const status = async (authorization?: string) =>
+      (await app.inject({ url: '/v1/x', headers: authorization === undefined ? {} : { authorization } })).statusCode;
     expect(await status(`Bearer ${OLD}`)).toBe(200);
     expect(await status(`Bearer ${NEW}`)).toBe(200);
     expect(await status('Bearer not-a-configured-token')).toBe(401);

@@ -16,7 +16,12 @@ async function probeApp(routes: RouteOptions[] = []): Promise<FastifyInstance> {
   await app.register(async (scope) => {
     installErrorHandler(scope);
     await installRouteSchemas(scope, { title: 'probe', version: '0.0.1' });
-    registerOpsRoutes(scope, { readiness: [], tokens: ['openapi-test-token-0123456789'], metrics: new ServiceMetrics('probe', false), readinessSummary: 'always ready' });
+    registerOpsRoutes(scope, {
+      readiness: [],
+      tokens: ['openapi-test-token-0123456789'],
+      metrics: new ServiceMetrics('probe', false),
+      readinessSummary: 'always ready',
+    });
     scope.withTypeProvider<ZodTypeProvider>().post(
       '/v1/things/:id',
       {

@@ -26,7 +26,10 @@ describe('/readyz', () => {
       expect(r.statusCode).toBe(503);
       expect(r.json()).toEqual({
         status: 'not_ready',
-        checks: { store: { ok: false, detail: 'connect ECONNREFUSED 10.1.2.3:6379' }, kafka: { ok: false, detail: 'Connection error: connect ECONNREFUSED 10.9.8.7:9092' } },
+        checks: {
+          store: { ok: false, detail: 'connect ECONNREFUSED 10.1.2.3:6379' },
+          kafka: { ok: false, detail: 'Connection error: connect ECONNREFUSED 10.9.8.7:9092' },
+        },
       });
     }
     await app.close();

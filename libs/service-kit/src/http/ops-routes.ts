@@ -40,7 +40,9 @@ export function registerOpsRoutes(app: FastifyInstance, opts: OpsRoutesOptions):
   const presented = presentedTokenCheck(opts.tokens);
   r.get(
     '/healthz',
-    { schema: { summary: 'The process answers', response: { 200: jsonResponse('alive', z.object({ status: z.literal('ok') })), ...errorResponses([], open) } } },
+    {
+      schema: { summary: 'The process answers', response: { 200: jsonResponse('alive', z.object({ status: z.literal('ok') })), ...errorResponses([], open) } },
+    },
     async () => ({ status: 'ok' as const }),
   );
   r.get(
@@ -80,7 +82,12 @@ export function registerOpsRoutes(app: FastifyInstance, opts: OpsRoutesOptions):
   );
   r.get(
     OPENAPI_PATH,
-    { schema: { summary: 'This OpenAPI document (browsable at /docs)', response: { 200: jsonResponse('OpenAPI 3.1', z.looseObject({ openapi: z.string() })), ...errorResponses([], open) } } },
+    {
+      schema: {
+        summary: 'This OpenAPI document (browsable at /docs)',
+        response: { 200: jsonResponse('OpenAPI 3.1', z.looseObject({ openapi: z.string() })), ...errorResponses([], open) },
+      },
+    },
     async () => app.swagger() as { openapi: string },
   );
 }

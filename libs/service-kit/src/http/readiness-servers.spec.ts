@@ -53,5 +53,4 @@ describe('/readyz over real servers', () => {
     await admin.deleteTopics({ topics: [topic.topic] }).catch(() => undefined);
     await admin.disconnect();
   });
-
 });

@@ -5,7 +5,14 @@ import { serviceServerOptions } from './server-options';
 async function linesOfOneRequest(logRequests: boolean | undefined): Promise<string[]> {
   const lines: string[] = [];
   const app = fastify(
-    serviceServerOptions({ service: 't', logLevel: 'info', bodyLimit: 1024, requestTimeoutMs: 1000, logStream: { write: (l) => void lines.push(l) }, ...(logRequests === undefined ? {} : { logRequests }) }),
+    serviceServerOptions({
+      service: 't',
+      logLevel: 'info',
+      bodyLimit: 1024,
+      requestTimeoutMs: 1000,
+      logStream: { write: (l) => void lines.push(l) },
+      ...(logRequests === undefined ? {} : { logRequests }),
+    }),
   );
   installErrorHandler(app);
   app.get('/x', async () => ({ ok: true }));
@@ -19,7 +26,7 @@ async function linesOfOneRequest(logRequests: boolean | undefined): Promise<stri
 }
 
 describe('serviceServerOptions request logging', () => {
-  it('writes no per-request lines by default; the services\' error handler still logs a failing request', async () => {
+  it("writes no per-request lines by default; the services' error handler still logs a failing request", async () => {
     const msgs = await linesOfOneRequest(undefined);
     expect(msgs).not.toContain('incoming request');
     expect(msgs).not.toContain('request completed');

@@ -31,13 +31,19 @@ describe('shutDown', () => {
   });
 
   it('exits 0 after a clean stop and 1 after a terminal failure, with the same sequence', async () => {
-    for (const [cause, code] of [[{ signal: 'SIGTERM' }, 0], [{ terminal: 'writer lease lost' }, 1]] as const) {
+    for (const [cause, code] of [
+      [{ signal: 'SIGTERM' }, 0],
+      [{ terminal: 'writer lease lost' }, 1],
+    ] as const) {
       const app = fastify({ logger: false });
       await app.ready();
       const stack = new ShutdownStack();
       const closed: string[] = [];
       stack.push('redis', async () => void closed.push('redis'));
-      expect(await shutDown({ app, stack, host: '127.0.0.1', port: 0, shutdownGraceMs: 1_000, shutdownDeadlineMs: 2_000 }, cause)).toEqual({ failed: [], exitCode: code });
+      expect(await shutDown({ app, stack, host: '127.0.0.1', port: 0, shutdownGraceMs: 1_000, shutdownDeadlineMs: 2_000 }, cause)).toEqual({
+        failed: [],
+        exitCode: code,
+      });
       expect(closed).toEqual(['redis']);
     }
   });

@@ -44,7 +44,8 @@ export class ReadBudget {
   private readonly retryAfterSeconds: number;
 
   constructor(private readonly opts: ReadBudgetOptions) {
-    if (!Number.isInteger(opts.totalBytes) || opts.totalBytes < 1) throw new InvalidInputError(`read budget: totalBytes must be an integer ≥ 1: ${opts.totalBytes}`);
+    if (!Number.isInteger(opts.totalBytes) || opts.totalBytes < 1)
+      throw new InvalidInputError(`read budget: totalBytes must be an integer ≥ 1: ${opts.totalBytes}`);
     if (!Number.isInteger(opts.waitMs) || opts.waitMs < 0) throw new InvalidInputError(`read budget: waitMs must be an integer ≥ 0: ${opts.waitMs}`);
     this.retryAfterSeconds = opts.retryAfterSeconds ?? 1;
   }

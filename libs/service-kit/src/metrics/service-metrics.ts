@@ -32,7 +32,10 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
-  constructor(readonly service: string, withDefaults = true) {
+  constructor(
+    readonly service: string,
+    withDefaults = true,
+  ) {
     this.registry.setDefaultLabels({ service });
     if (withDefaults) collectDefaultMetrics({ register: this.registry });
   }

@@ -81,7 +81,10 @@ export function appendCases(ctx: () => MailboxContext): void {
       const u = randomId();
       const now = c.time.now();
       const foreign = composeMailboxSeq(c.shardEpoch.epoch + 1, 1n);
-      await expectStoreError(store.appendBatch([entryInput(c.tenantId, u, seqAt(store, 1n), now), entryInput(c.tenantId, u, foreign, now)]), EpochMismatchError);
+      await expectStoreError(
+        store.appendBatch([entryInput(c.tenantId, u, seqAt(store, 1n), now), entryInput(c.tenantId, u, foreign, now)]),
+        EpochMismatchError,
+      );
       expect((await store.rangeScan(c.tenantId, u, startOf(store), topOf(store), 10)).entries).toEqual([]);
     });
 

@@ -16,7 +16,12 @@ export function pageApplyCases(ctx: () => MailboxContext): void {
       const [u1, u2, u3] = randomIds(3);
       const d1 = dispatchTo(c, [u1!, u2!]);
       const d2 = dispatchTo(c, [u2!, u3!], { createdAt: c.time.now() - 1_000n });
-      const report = await store.applyPage(pageOf(0n, 2n, [[0n, d1], [2n, d2]]));
+      const report = await store.applyPage(
+        pageOf(0n, 2n, [
+          [0n, d1],
+          [2n, d2],
+        ]),
+      );
       expect(report).toEqual({ frontier: 2n, wrote: true, outcomes: [applied(0n, d1), applied(2n, d2)], entriesWritten: 4, entriesExpired: 0 });
       expect(await store.frontier()).toEqual({ offset: 2n });
 
@@ -32,7 +37,13 @@ export function pageApplyCases(ctx: () => MailboxContext): void {
       expect(await inboxOf(c, store, u3!)).toEqual([[2n, labelOf(d2)]]);
 
       const d3 = dispatchTo(c, [u1!]);
-      expect(await store.applyPage(pageOf(3n, 5n, [[4n, d3]]))).toEqual({ frontier: 5n, wrote: true, outcomes: [applied(4n, d3)], entriesWritten: 1, entriesExpired: 0 });
+      expect(await store.applyPage(pageOf(3n, 5n, [[4n, d3]]))).toEqual({
+        frontier: 5n,
+        wrote: true,
+        outcomes: [applied(4n, d3)],
+        entriesWritten: 1,
+        entriesExpired: 0,
+      });
       expect(await inboxOf(c, store, u1!)).toEqual([
         [0n, labelOf(d1)],
         [4n, labelOf(d3)],
@@ -83,11 +94,43 @@ export function pageApplyCases(ctx: () => MailboxContext): void {
       const bad: [string, DispatchPage][] = [
         ['inverted range', pageOf(6n, 5n, [[5n, good]])],
         ['negative start', pageOf(-1n, 5n, [[5n, good]])],
-        ['records out of order', pageOf(5n, 8n, [[5n, good], [7n, other], [6n, dispatchToNew(c, 1)]])],
-        ['a repeated offset', pageOf(5n, 8n, [[5n, good], [6n, other], [6n, dispatchToNew(c, 1)]])],
-        ['a record below the range', pageOf(5n, 8n, [[4n, other], [5n, good]])],
-        ['a record above the range', pageOf(5n, 8n, [[5n, good], [9n, other]])],
-        ['a record of another shard', pageOf(5n, 8n, [[5n, good], [6n, dispatchToNew(c, 1, { shard: (c.shardEpoch.shard + 1) % 65_536 })]])],
+        [
+          'records out of order',
+          pageOf(5n, 8n, [
+            [5n, good],
+            [7n, other],
+            [6n, dispatchToNew(c, 1)],
+          ]),
+        ],
+        [
+          'a repeated offset',
+          pageOf(5n, 8n, [
+            [5n, good],
+            [6n, other],
+            [6n, dispatchToNew(c, 1)],
+          ]),
+        ],
+        [
+          'a record below the range',
+          pageOf(5n, 8n, [
+            [4n, other],
+            [5n, good],
+          ]),
+        ],
+        [
+          'a record above the range',
+          pageOf(5n, 8n, [
+            [5n, good],
+            [9n, other],
+          ]),
+        ],
+        [
+          'a record of another shard',
+          pageOf(5n, 8n, [
+            [5n, good],
+            [6n, dispatchToNew(c, 1, { shard: (c.shardEpoch.shard + 1) % 65_536 })],
+          ]),
+        ],
         ['a range beyond the epoch’s offsets', pageOf(5n, MAX_MAILBOX_OFFSET + 1n, [[5n, good]])],
       ];
       for (const [what, page] of bad) {
@@ -108,8 +151,22 @@ export function pageApplyCases(ctx: () => MailboxContext): void {
       const changed = dispatchTo(c, d.recipients, { dispatchId: d.dispatchId, label: 'changed since' });
       const fresh = dispatchToNew(c, 1);
       const behind = { frontier: 4n, wrote: false, outcomes: [], entriesWritten: 0, entriesExpired: 0 };
-      expect(await store.applyPage(pageOf(0n, 4n, [[2n, changed], [3n, fresh]]))).toEqual(behind);
-      expect(await store.applyPage(pageOf(2n, 3n, [[2n, changed], [3n, fresh]]))).toEqual(behind);
+      expect(
+        await store.applyPage(
+          pageOf(0n, 4n, [
+            [2n, changed],
+            [3n, fresh],
+          ]),
+        ),
+      ).toEqual(behind);
+      expect(
+        await store.applyPage(
+          pageOf(2n, 3n, [
+            [2n, changed],
+            [3n, fresh],
+          ]),
+        ),
+      ).toEqual(behind);
       for (const u of d.recipients) expect(await inboxOf(c, store, u)).toEqual([[2n, 'as applied']]);
       expect(await entriesOf(c, store, fresh.recipients[0]!)).toEqual([]);
       expect(await c.harness.dispatchIndexed(store.shardEpoch, fresh.dispatchId)).toBe(false);
@@ -123,7 +180,14 @@ export function pageApplyCases(ctx: () => MailboxContext): void {
       await store.applyPage(pageOf(0n, 4n, [[2n, d]]));
       const before = await entriesOf(c, store, d.recipients[0]!);
       const e = dispatchToNew(c, 1);
-      expect(await store.applyPage(pageOf(2n, 6n, [[2n, d], [5n, e]]))).toEqual({
+      expect(
+        await store.applyPage(
+          pageOf(2n, 6n, [
+            [2n, d],
+            [5n, e],
+          ]),
+        ),
+      ).toEqual({
         frontier: 6n,
         wrote: true,
         outcomes: [applied(2n, d), applied(5n, e)],
@@ -139,7 +203,14 @@ export function pageApplyCases(ctx: () => MailboxContext): void {
       const store = await c.open();
       const old = dispatchToNew(c, 2, { createdAt: c.time.now() - 10n * DAY_MS });
       const live = dispatchTo(c, [old.recipients[0]!]);
-      expect(await store.applyPage(pageOf(0n, 3n, [[1n, old], [3n, live]]))).toEqual({
+      expect(
+        await store.applyPage(
+          pageOf(0n, 3n, [
+            [1n, old],
+            [3n, live],
+          ]),
+        ),
+      ).toEqual({
         frontier: 3n,
         wrote: true,
         outcomes: [applied(1n, old), applied(3n, live)],

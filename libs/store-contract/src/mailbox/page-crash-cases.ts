@@ -28,7 +28,11 @@ async function setup(c: MailboxContext, epoch: number): Promise<CrashSetup> {
   await healthy.applyPage(pageOf(0n, 1n, before));
   const d = dispatchTo(c, [shared, randomId(), randomId()]);
   const e = dispatchToNew(c, 2);
-  const crashed = [[2n, d], [4n, e], [5n, d]] as const;
+  const crashed = [
+    [2n, d],
+    [4n, e],
+    [5n, d],
+  ] as const;
   const users = [...new Set([...first.recipients, ...d.recipients, ...e.recipients])];
   return { healthy, before, crashed, users, d, e };
 }

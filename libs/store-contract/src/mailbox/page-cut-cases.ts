@@ -38,8 +38,20 @@ export function pageCutCases(ctx: () => MailboxContext): void {
 
       for (let cut = 0n; cut < LAST; cut++) {
         const store = await c.open({}, c.shardEpoch.epoch + 1 + Number(cut));
-        const first = await store.applyPage(pageOf(0n, cut, records.filter(([o]) => o <= cut)));
-        const second = await store.applyPage(pageOf(cut + 1n, LAST, records.filter(([o]) => o > cut)));
+        const first = await store.applyPage(
+          pageOf(
+            0n,
+            cut,
+            records.filter(([o]) => o <= cut),
+          ),
+        );
+        const second = await store.applyPage(
+          pageOf(
+            cut + 1n,
+            LAST,
+            records.filter(([o]) => o > cut),
+          ),
+        );
         const outcomes: DispatchOutcome[] = [...first.outcomes, ...second.outcomes];
         expect({ cut, outcomes, frontier: await frontierOf(store) }).toEqual({ cut, outcomes: reference.outcomes, frontier: LAST });
         expect({ cut, entries: await actualInboxes(c, store, records) }).toEqual({ cut, entries });

@@ -2,7 +2,20 @@ import { DAY_MS, dispatchDedupeExpiry } from '@qim/store-core';
 import { randomId } from '../support/ids';
 import { TIMED_CASE_TIMEOUT_MS } from '../support/time-control';
 import type { MailboxContext } from './mailbox-fixtures';
-import { actualInboxes, applied, conflict, conflictingWith, dispatchTo, dispatchToNew, duplicate, expectedInboxes, frontierOf, inboxOf, labelOf, pageOf } from './page-fixtures';
+import {
+  actualInboxes,
+  applied,
+  conflict,
+  conflictingWith,
+  dispatchTo,
+  dispatchToNew,
+  duplicate,
+  expectedInboxes,
+  frontierOf,
+  inboxOf,
+  labelOf,
+  pageOf,
+} from './page-fixtures';
 
 /** Real-time dedupe window of the late-duplicate case, and how early before its end the duplicate arrives (server TTLs are whole seconds). */
 const REAL_WINDOW_MS = 3_000n;
@@ -16,7 +29,11 @@ export function pageDuplicateCases(ctx: () => MailboxContext): void {
       const store = await c.open();
       const d = dispatchToNew(c, 3);
       const e = dispatchTo(c, [d.recipients[1]!, randomId()]);
-      const records = [[1n, d], [2n, e], [3n, d]] as const;
+      const records = [
+        [1n, d],
+        [2n, e],
+        [3n, d],
+      ] as const;
       expect(await store.applyPage(pageOf(0n, 4n, records))).toEqual({
         frontier: 4n,
         wrote: true,
@@ -36,8 +53,21 @@ export function pageDuplicateCases(ctx: () => MailboxContext): void {
       const store = await c.open();
       const d = dispatchToNew(c, 2);
       await store.applyPage(pageOf(0n, 2n, [[1n, d]]));
-      expect(await store.applyPage(pageOf(3n, 5n, [[4n, d]]))).toEqual({ frontier: 5n, wrote: true, outcomes: [duplicate(4n, d, 1n)], entriesWritten: 0, entriesExpired: 0 });
-      expect(await store.applyPage(pageOf(6n, 8n, [[6n, d], [8n, d]]))).toEqual({
+      expect(await store.applyPage(pageOf(3n, 5n, [[4n, d]]))).toEqual({
+        frontier: 5n,
+        wrote: true,
+        outcomes: [duplicate(4n, d, 1n)],
+        entriesWritten: 0,
+        entriesExpired: 0,
+      });
+      expect(
+        await store.applyPage(
+          pageOf(6n, 8n, [
+            [6n, d],
+            [8n, d],
+          ]),
+        ),
+      ).toEqual({
         frontier: 8n,
         wrote: true,
         outcomes: [duplicate(6n, d, 1n), duplicate(8n, d, 1n)],
@@ -55,7 +85,15 @@ export function pageDuplicateCases(ctx: () => MailboxContext): void {
       await store.applyPage(pageOf(0n, 2n, [[1n, d]]));
       const other = conflictingWith(c, d);
       const e = dispatchToNew(c, 1);
-      expect(await store.applyPage(pageOf(3n, 6n, [[3n, other], [4n, e], [5n, d]]))).toEqual({
+      expect(
+        await store.applyPage(
+          pageOf(3n, 6n, [
+            [3n, other],
+            [4n, e],
+            [5n, d],
+          ]),
+        ),
+      ).toEqual({
         frontier: 6n,
         wrote: true,
         outcomes: [conflict(3n, other, 1n), applied(4n, e), duplicate(5n, d, 1n)],
@@ -67,7 +105,14 @@ export function pageDuplicateCases(ctx: () => MailboxContext): void {
 
       const f = dispatchToNew(c, 1, { label: 'first content' });
       const f2 = conflictingWith(c, f);
-      expect(await store.applyPage(pageOf(7n, 9n, [[7n, f], [8n, f2]]))).toEqual({
+      expect(
+        await store.applyPage(
+          pageOf(7n, 9n, [
+            [7n, f],
+            [8n, f2],
+          ]),
+        ),
+      ).toEqual({
         frontier: 9n,
         wrote: true,
         outcomes: [applied(7n, f), conflict(8n, f2, 7n)],
@@ -93,7 +138,13 @@ export function pageDuplicateCases(ctx: () => MailboxContext): void {
         if (c.time.clock !== null) c.time.clock.set(end - 1n);
         else if (end - REAL_EARLY_MS > c.time.now()) await c.time.pass(end - REAL_EARLY_MS - c.time.now());
         expect(await c.harness.dispatchIndexed(store.shardEpoch, d.dispatchId)).toBe(true);
-        expect(await store.applyPage(pageOf(1n, 1n, [[1n, d]]))).toEqual({ frontier: 1n, wrote: true, outcomes: [duplicate(1n, d, 0n)], entriesWritten: 0, entriesExpired: 0 });
+        expect(await store.applyPage(pageOf(1n, 1n, [[1n, d]]))).toEqual({
+          frontier: 1n,
+          wrote: true,
+          outcomes: [duplicate(1n, d, 0n)],
+          entriesWritten: 0,
+          entriesExpired: 0,
+        });
         for (const u of d.recipients) expect(await inboxOf(c, store, u)).toEqual([[0n, labelOf(d)]]);
 
         await c.time.reach(end);

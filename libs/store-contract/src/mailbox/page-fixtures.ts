@@ -47,7 +47,12 @@ export function pageOf(fromOffset: bigint, toOffset: bigint, records: readonly (
   return { fromOffset, toOffset, records: records.map(([offset, record]) => ({ offset, record })) };
 }
 
-export const applied = (offset: bigint, d: DispatchRecord): DispatchOutcome => ({ offset, dispatchId: d.dispatchId, outcome: 'applied', canonicalOffset: offset });
+export const applied = (offset: bigint, d: DispatchRecord): DispatchOutcome => ({
+  offset,
+  dispatchId: d.dispatchId,
+  outcome: 'applied',
+  canonicalOffset: offset,
+});
 export const duplicate = (offset: bigint, d: DispatchRecord, canonicalOffset: bigint): DispatchOutcome => ({
   offset,
   dispatchId: d.dispatchId,

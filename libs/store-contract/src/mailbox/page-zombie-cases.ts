@@ -58,7 +58,13 @@ export function pageZombieCases(ctx: () => MailboxContext): void {
       expect(await a.applyPage(pageOf(0n, 9n, records))).toMatchObject({ frontier: 9n, wrote: true });
       const before = await actualInboxes(c, a, records);
       expect(before).toEqual(expectedInboxes(records));
-      expect(await b.applyPage(pageOf(0n, 4n, within(records, 0n, 4n)))).toEqual({ frontier: 9n, wrote: false, outcomes: [], entriesWritten: 0, entriesExpired: 0 });
+      expect(await b.applyPage(pageOf(0n, 4n, within(records, 0n, 4n)))).toEqual({
+        frontier: 9n,
+        wrote: false,
+        outcomes: [],
+        entriesWritten: 0,
+        entriesExpired: 0,
+      });
       expect(await frontierOf(a)).toBe(9n);
       expect(await frontierOf(b)).toBe(9n);
       expect(await actualInboxes(c, b, records)).toEqual(before);
@@ -92,7 +98,10 @@ export function pageZombieCases(ctx: () => MailboxContext): void {
         const [a, b] = [await c.open({}, epoch), await c.open({}, epoch)];
         const d = dispatchToNew(c, 3);
         const x = dispatchTo(c, [d.recipients[0]!]);
-        const short = [[1n, d], [2n, x]] as const;
+        const short = [
+          [1n, d],
+          [2n, x],
+        ] as const;
         const long = [...short, [4n, d]] as const;
         const runA = () => a.applyPage(pageOf(0n, 3n, short));
         const runB = () => b.applyPage(pageOf(0n, 5n, long));
@@ -100,7 +109,13 @@ export function pageZombieCases(ctx: () => MailboxContext): void {
         const appliedA: PageReport = { frontier: 3n, wrote: true, outcomes: [applied(1n, d), applied(2n, x)], entriesWritten: 4, entriesExpired: 0 };
         const behindA: PageReport = { frontier: 5n, wrote: false, outcomes: [], entriesWritten: 0, entriesExpired: 0 };
         expect([appliedA, { ...appliedA, frontier: 5n }, behindA]).toContainEqual(ra);
-        expect(rb).toEqual({ frontier: 5n, wrote: true, outcomes: [applied(1n, d), applied(2n, x), duplicate(4n, d, 1n)], entriesWritten: 4, entriesExpired: 0 });
+        expect(rb).toEqual({
+          frontier: 5n,
+          wrote: true,
+          outcomes: [applied(1n, d), applied(2n, x), duplicate(4n, d, 1n)],
+          entriesWritten: 4,
+          entriesExpired: 0,
+        });
         expect(await actualInboxes(c, a, long)).toEqual(expectedInboxes(long));
         expect(await frontierOf(b)).toBe(5n);
       }

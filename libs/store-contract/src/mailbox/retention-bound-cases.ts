@@ -30,7 +30,9 @@ export function retentionBoundCases(ctx: () => MailboxContext): void {
         const now = c.time.now();
         const today = BigInt(dayOf(now)) * DAY_MS;
         // one entry created on each of the days + 1 calendar days that are all still live now
-        const inputs = Array.from({ length: days + 1 }, (_, i) => entryInput(c.tenantId, u, seqAt(store, BigInt(i + 1)), today - BigInt(days - i) * DAY_MS + 1_000n));
+        const inputs = Array.from({ length: days + 1 }, (_, i) =>
+          entryInput(c.tenantId, u, seqAt(store, BigInt(i + 1)), today - BigInt(days - i) * DAY_MS + 1_000n),
+        );
         expect(await store.appendBatch(inputs)).toEqual({ written: days + 1, expired: 0 });
         const page = await store.rangeScan(c.tenantId, u, startOf(store), topOf(store), 1_000);
         expect(page.entries).toHaveLength(days + 1);

@@ -84,9 +84,7 @@ export function retentionCases(ctx: () => MailboxContext): void {
         await c.time.reach(entryExpiry(plan.yesterday, plan.retentionMs));
         await expectStoreError(store.rangeScan(c.tenantId, u, seqAt(store, 9n), topOf(store), 100), CorruptEntryError);
         await expectStoreError(store.rangeScan(c.tenantId, witness, startOf(store), topOf(store), 100), CursorExpiredError);
-        expect((await store.rangeScan(c.tenantId, witness, seqAt(store, 8n), topOf(store), 100)).entries.map((e) => e.mailboxSeq)).toEqual([
-          seqAt(store, 9n),
-        ]);
+        expect((await store.rangeScan(c.tenantId, witness, seqAt(store, 8n), topOf(store), 100)).entries.map((e) => e.mailboxSeq)).toEqual([seqAt(store, 9n)]);
       },
       TIMED_CASE_TIMEOUT_MS,
     );

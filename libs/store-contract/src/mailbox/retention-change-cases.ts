@@ -20,7 +20,7 @@ const SOON_MS = 3_000n;
 export function retentionChangeCases(ctx: () => MailboxContext): void {
   describe('a retention decrease while both retentions write', () => {
     it(
-      'a shorter retention never brings a shared day to expire within reach of the longer one\'s fast path: that entry is an expired replay',
+      "a shorter retention never brings a shared day to expire within reach of the longer one's fast path: that entry is an expired replay",
       async () => {
         const c = ctx();
         const plan = retentionExpiringYesterdayIn(c.time.now(), SOON_MS);

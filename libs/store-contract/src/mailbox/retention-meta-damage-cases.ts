@@ -11,22 +11,25 @@ import type { MailboxContext } from './mailbox-fixtures';
  */
 export function retentionMetaDamageCases(ctx: () => MailboxContext): void {
   describe('damaged retention meta', () => {
-    it.each(['old-version', 'partial'] as const)('a %s meta row → CorruptEntry for reads and for a new-day append (fresh store), nothing rewritten', async (damage) => {
-      const c = ctx();
-      const store = await c.open();
-      const [u, witness] = [randomId(), randomId()];
-      const now = c.time.now();
-      for (const user of [u, witness]) await store.appendBatch([entryInput(c.tenantId, user, seqAt(store, 4n), now)]);
-      await c.harness.damageRetentionMeta(c.tenantId, u, damage);
+    it.each(['old-version', 'partial'] as const)(
+      'a %s meta row → CorruptEntry for reads and for a new-day append (fresh store), nothing rewritten',
+      async (damage) => {
+        const c = ctx();
+        const store = await c.open();
+        const [u, witness] = [randomId(), randomId()];
+        const now = c.time.now();
+        for (const user of [u, witness]) await store.appendBatch([entryInput(c.tenantId, user, seqAt(store, 4n), now)]);
+        await c.harness.damageRetentionMeta(c.tenantId, u, damage);
 
-      const fresh = await c.open();
-      await expectStoreError(fresh.rangeScan(c.tenantId, u, startOf(fresh), topOf(fresh), 100), CorruptEntryError);
-      await expectStoreError(store.rangeScan(c.tenantId, u, startOf(store), topOf(store), 100), CorruptEntryError);
-      // a new day must change the ledger: the append reads the meta and refuses
-      await expectStoreError(fresh.appendBatch([entryInput(c.tenantId, u, seqAt(fresh, 6n), now - DAY_MS)]), CorruptEntryError);
-      // still damaged (not repaired or replaced by the refused append)
-      await expectStoreError(fresh.rangeScan(c.tenantId, u, startOf(fresh), topOf(fresh), 100), CorruptEntryError);
-      expect((await fresh.rangeScan(c.tenantId, witness, startOf(fresh), topOf(fresh), 100)).entries.map((e) => e.mailboxSeq)).toEqual([seqAt(fresh, 4n)]);
-    });
+        const fresh = await c.open();
+        await expectStoreError(fresh.rangeScan(c.tenantId, u, startOf(fresh), topOf(fresh), 100), CorruptEntryError);
+        await expectStoreError(store.rangeScan(c.tenantId, u, startOf(store), topOf(store), 100), CorruptEntryError);
+        // a new day must change the ledger: the append reads the meta and refuses
+        await expectStoreError(fresh.appendBatch([entryInput(c.tenantId, u, seqAt(fresh, 6n), now - DAY_MS)]), CorruptEntryError);
+        // still damaged (not repaired or replaced by the refused append)
+        await expectStoreError(fresh.rangeScan(c.tenantId, u, startOf(fresh), topOf(fresh), 100), CorruptEntryError);
+        expect((await fresh.rangeScan(c.tenantId, witness, startOf(fresh), topOf(fresh), 100)).entries.map((e) => e.mailboxSeq)).toEqual([seqAt(fresh, 4n)]);
+      },
+    );
   });
 }

@@ -17,7 +17,9 @@ export function scanBudgetCases(ctx: () => MailboxContext): void {
       const u = randomId();
       const now = c.time.now();
       const sizes = [300, 200, 100, 50];
-      await store.appendBatch(sizes.map((n, i) => entryInput(c.tenantId, u, seqAt(store, BigInt(i + 1)), now, [event(0, 'a'.repeat(n - 10)), event(1, 'b'.repeat(10))])));
+      await store.appendBatch(
+        sizes.map((n, i) => entryInput(c.tenantId, u, seqAt(store, BigInt(i + 1)), now, [event(0, 'a'.repeat(n - 10)), event(1, 'b'.repeat(10))])),
+      );
       const top = topOf(store);
       const page = (maxBytes: number, limit = 500) => store.rangeScan(c.tenantId, u, startOf(store), top, limit, maxBytes);
 

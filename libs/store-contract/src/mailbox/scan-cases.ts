@@ -52,7 +52,17 @@ export function scanCases(ctx: () => MailboxContext): void {
       const u = randomId();
       const now = c.time.now();
       const sizes = [2, 3, 1, 4];
-      await store.appendBatch(sizes.map((n, i) => entryInput(c.tenantId, u, seqAt(store, BigInt(i + 1)), now, Array.from({ length: n }, (_, k) => event(k)))));
+      await store.appendBatch(
+        sizes.map((n, i) =>
+          entryInput(
+            c.tenantId,
+            u,
+            seqAt(store, BigInt(i + 1)),
+            now,
+            Array.from({ length: n }, (_, k) => event(k)),
+          ),
+        ),
+      );
       const seqs = (p: { entries: readonly { mailboxSeq: bigint }[] }) => p.entries.map((e) => e.mailboxSeq);
       const top = topOf(store);
 

@@ -56,7 +56,15 @@ export function scanManyCases(ctx: () => MailboxContext): void {
       const users = Array.from({ length: 24 }, () => randomId());
       await store.appendBatch(
         users.flatMap((u, k) =>
-          [1n, 2n, 3n, 4n].map((o) => entryInput(c.tenantId, u, seqAt(store, o + BigInt(k)), now, Array.from({ length: 1 + ((k + Number(o)) % 3) }, (_, i) => event(i, 'p'.repeat(40 + 20 * i))))),
+          [1n, 2n, 3n, 4n].map((o) =>
+            entryInput(
+              c.tenantId,
+              u,
+              seqAt(store, o + BigInt(k)),
+              now,
+              Array.from({ length: 1 + ((k + Number(o)) % 3) }, (_, i) => event(i, 'p'.repeat(40 + 20 * i))),
+            ),
+          ),
         ),
       );
       const trimmed = users[0]!;

@@ -7,7 +7,8 @@ import { allowAll, makeRequest, makeReserve, publicationAt } from './message-fix
 import type { MessageContext } from './message-fixtures';
 
 async function historyOf(store: MessageReads, tenantId: Id128, conv: Id128): Promise<readonly HistoryItem[]> {
-  return (await store.historyPage(allowAll, { tenantId, userId: randomId() }, conv, { direction: 'newer', anchor: null, maxItems: 100, maxBytes: 1 << 20 })).items;
+  return (await store.historyPage(allowAll, { tenantId, userId: randomId() }, conv, { direction: 'newer', anchor: null, maxItems: 100, maxBytes: 1 << 20 }))
+    .items;
 }
 
 /**

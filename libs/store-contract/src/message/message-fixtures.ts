@@ -1,5 +1,15 @@
 import { recordFromIntent } from '@qim/store-core';
-import type { CommitSnapshot, HistoryAuthorizer, Id128, MessageCommitSteps, MessageStore, Publication, ReserveInput, SendRequest, Viewer } from '@qim/store-core';
+import type {
+  CommitSnapshot,
+  HistoryAuthorizer,
+  Id128,
+  MessageCommitSteps,
+  MessageStore,
+  Publication,
+  ReserveInput,
+  SendRequest,
+  Viewer,
+} from '@qim/store-core';
 import type { MessageHarnessFactory, MessageStoreHarness } from '../harness';
 import { randomId } from '../support/ids';
 import { TimeControl } from '../support/time-control';

@@ -89,8 +89,12 @@ export function recoveryCases(ctx: () => MessageContext): void {
         expect(await store.scanRecoverableCommits(time.now(), 10)).toEqual([]);
         // Counted per commit; server-TTL backends have nothing left to reclaim.
         const owned = store.capabilities.injectableClock;
-        expect(await store.gcCommittedAuxiliary(time.now(), 1)).toEqual(owned ? { examined: 1, reclaimed: 1, more: true } : { examined: 0, reclaimed: 0, more: false });
-        expect(await store.gcCommittedAuxiliary(time.now(), 100)).toEqual(owned ? { examined: 1, reclaimed: 1, more: false } : { examined: 0, reclaimed: 0, more: false });
+        expect(await store.gcCommittedAuxiliary(time.now(), 1)).toEqual(
+          owned ? { examined: 1, reclaimed: 1, more: true } : { examined: 0, reclaimed: 0, more: false },
+        );
+        expect(await store.gcCommittedAuxiliary(time.now(), 100)).toEqual(
+          owned ? { examined: 1, reclaimed: 1, more: false } : { examined: 0, reclaimed: 0, more: false },
+        );
         expect(await store.gcCommittedAuxiliary(time.now(), 100)).toEqual({ examined: 0, reclaimed: 0, more: false });
         expect(await store.loadCommit(pending.intent.key)).toBeNull();
 

@@ -73,10 +73,7 @@ export function stateGuardCases(ctx: () => MessageContext): void {
       await expectStoreError(store.markOutboxPublished(s.intent.key, s.intent.messageId, publicationAt(1n)), InvalidStateError);
       await store.putRecord(s.intent, recordFromIntent(s.intent));
       await expectStoreError(store.markOutboxPublished(s.intent.key, randomId(), publicationAt(1n)), ConflictError);
-      await expectStoreError(
-        store.markOutboxPublished({ ...s.intent.key, senderId: randomId() }, s.intent.messageId, publicationAt(1n)),
-        NotFoundError,
-      );
+      await expectStoreError(store.markOutboxPublished({ ...s.intent.key, senderId: randomId() }, s.intent.messageId, publicationAt(1n)), NotFoundError);
       expect(await store.loadCommit(s.intent.key)).toEqual({ intent: s.intent, state: 'RECORDED' });
     });
 
@@ -97,7 +94,11 @@ export function stateGuardCases(ctx: () => MessageContext): void {
       await expectStoreError(store.markPublishedAndCommitted(s.intent, publicationAt(1n)), InvalidStateError);
       expect(await store.loadCommit(s.intent.key)).toEqual(s);
       await store.putRecord(s.intent, recordFromIntent(s.intent));
-      for (const other of [{ ...s.intent, messageId: randomId() }, { ...s.intent, recipients: [randomId()] }, { ...s.intent, createdAt: s.intent.createdAt + 1n }]) {
+      for (const other of [
+        { ...s.intent, messageId: randomId() },
+        { ...s.intent, recipients: [randomId()] },
+        { ...s.intent, createdAt: s.intent.createdAt + 1n },
+      ]) {
         await expectStoreError(store.markPublishedAndCommitted(other, publicationAt(1n)), ConflictError);
       }
       const ghostRequest = { ...s.intent.request, clientMessageId: randomId() };

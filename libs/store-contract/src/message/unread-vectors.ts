@@ -59,7 +59,12 @@ export const UNREAD_VECTORS: readonly UnreadVector[] = [
     readSeq: 2n,
     expected: { headSeq: 5n, unread: 2, precise: true },
   },
-  { name: 'exactly 100 rows after readSeq is precise', messages: times(100, () => other()), readSeq: 0n, expected: { headSeq: 100n, unread: 100, precise: true } },
+  {
+    name: 'exactly 100 rows after readSeq is precise',
+    messages: times(100, () => other()),
+    readSeq: 0n,
+    expected: { headSeq: 100n, unread: 100, precise: true },
+  },
   {
     name: '101 rows after readSeq: the limit, not precise',
     messages: times(101, (i) => (i % 2 === 0 ? self() : other())),

@@ -15,7 +15,10 @@ export class ByteReader {
   private readonly buf: Buffer;
   private pos = 0;
 
-  constructor(readonly codec: string, bytes: Uint8Array) {
+  constructor(
+    readonly codec: string,
+    bytes: Uint8Array,
+  ) {
     if (!(bytes instanceof Uint8Array)) throw new CodecError(codec, 'TRUNCATED', 'input is not a byte array');
     this.buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }

@@ -137,7 +137,7 @@ describe('encodeCommitIntentForms', () => {
     expect(() => publishIntentBytes(golden('reserved'), { topic: 'bad topic', partition: 0, offset: 0n })).toThrow(InvalidInputError);
   });
 
-  it('is null for an intent whose key or identity is not its request\'s; other invalid fields throw', () => {
+  it("is null for an intent whose key or identity is not its request's; other invalid fields throw", () => {
     expect(encodeCommitIntentForms({ ...reserved, identity: published.identity })).toBeNull();
     expect(encodeCommitIntentForms({ ...reserved, key: { ...reserved.key, clientMessageId: 'f'.repeat(32) as Id128 } })).toBeNull();
     expect(() => encodeCommitIntentForms({ ...reserved, seq: 0n })).toThrow(InvalidInputError);

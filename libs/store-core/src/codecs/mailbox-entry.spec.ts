@@ -37,9 +37,12 @@ describe('canonicalizeEvents', () => {
 
   it('normalises any permutation to the same canonical order (property)', () => {
     fc.assert(
-      fc.property(eventsArb.chain((events) => fc.tuple(fc.constant(events), fc.shuffledSubarray(events, { minLength: events.length }))), ([events, shuffled]) => {
-        expect(canonicalizeEvents(shuffled)).toEqual(events);
-      }),
+      fc.property(
+        eventsArb.chain((events) => fc.tuple(fc.constant(events), fc.shuffledSubarray(events, { minLength: events.length }))),
+        ([events, shuffled]) => {
+          expect(canonicalizeEvents(shuffled)).toEqual(events);
+        },
+      ),
       { numRuns: 100 },
     );
   });

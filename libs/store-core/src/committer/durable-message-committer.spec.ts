@@ -220,7 +220,7 @@ describe('DurableMessageCommitter single flight', () => {
     expect(outs.map((o) => o.replay)).toEqual([false, true, true, true, true]);
   });
 
-  it('joiners get the leader\'s error; after the flight a new send runs again', async () => {
+  it("joiners get the leader's error; after the flight a new send runs again", async () => {
     const boom = new Error('store down');
     let fail = true;
     const { store, calls } = scriptedStore(null, {
@@ -278,7 +278,9 @@ describe('DurableMessageCommitter single flight', () => {
 
   it('an invalid request is refused before any flight or store call', async () => {
     const { store, calls } = scriptedStore(null);
-    await expect(new DurableMessageCommitter(store, publisher()).send({ ...input, request: { ...request, kind: 'bogus' as never } })).rejects.toThrow(InvalidInputError);
+    await expect(new DurableMessageCommitter(store, publisher()).send({ ...input, request: { ...request, kind: 'bogus' as never } })).rejects.toThrow(
+      InvalidInputError,
+    );
     expect(calls).toEqual([]);
   });
 

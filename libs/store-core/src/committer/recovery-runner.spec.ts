@@ -10,7 +10,10 @@ const id = (n: number): Id128 => n.toString(16).padStart(32, '0') as Id128;
 const snapshotOf = (n: number): CommitSnapshot =>
   ({ state: 'RECORDED', intent: { key: { tenantId: id(1), senderId: id(2), clientMessageId: id(n) } } }) as unknown as CommitSnapshot;
 
-function setup(snapshots: CommitSnapshot[], failOn: Set<number>): { store: MessageRecoveryScan; committer: DurableMessageCommitter; scans: [bigint, number][]; resumed: CommitSnapshot[] } {
+function setup(
+  snapshots: CommitSnapshot[],
+  failOn: Set<number>,
+): { store: MessageRecoveryScan; committer: DurableMessageCommitter; scans: [bigint, number][]; resumed: CommitSnapshot[] } {
   const scans: [bigint, number][] = [];
   const resumed: CommitSnapshot[] = [];
   const store: MessageRecoveryScan = {
@@ -53,7 +56,12 @@ describe('RecoveryRunner', () => {
 
   it('clamps the cutoff at 0 and propagates a failed scan', async () => {
     const { store, committer, scans } = setup([], new Set());
-    expect(await new RecoveryRunner(store, committer, { graceMs: 10n, maxItems: 1, clock: new ManualClock(3n) }).runOnce()).toEqual({ examined: 0, completed: 0, failed: 0, failures: [] });
+    expect(await new RecoveryRunner(store, committer, { graceMs: 10n, maxItems: 1, clock: new ManualClock(3n) }).runOnce()).toEqual({
+      examined: 0,
+      completed: 0,
+      failed: 0,
+      failures: [],
+    });
     expect(scans).toEqual([[0n, 1]]);
     const broken: MessageRecoveryScan = { scanRecoverableCommits: async () => Promise.reject(new Error('scan down')) };
     await expect(new RecoveryRunner(broken, committer, { graceMs: 0n, maxItems: 1, clock: new ManualClock(3n) }).runOnce()).rejects.toThrow('scan down');

@@ -12,8 +12,7 @@ const text = () => z.string().trim();
 export const requiredString = () => text().min(1, 'must not be empty');
 
 /** Optional non-empty string (absent or empty → undefined). */
-export const optionalString = () =>
-  z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), text().min(1).optional());
+export const optionalString = () => z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), text().min(1).optional());
 
 /** An integer in [min, max] with an optional default. */
 export function intField(min: number, max: number, fallback?: number) {

@@ -22,7 +22,10 @@ export class ForbiddenError extends StoreError {
 /** The cursor points below trim or into an expired retention gap: the device must resync. */
 export class CursorExpiredError extends StoreError {
   readonly code = 'CURSOR_EXPIRED' as const;
-  constructor(message: string, readonly boundary: bigint) {
+  constructor(
+    message: string,
+    readonly boundary: bigint,
+  ) {
     super(message);
   }
 }
@@ -72,7 +75,11 @@ export type CodecFailure = 'BAD_MAGIC' | 'UNKNOWN_VERSION' | 'TRUNCATED' | 'TRAI
 /** A codec refused to decode (or encode) a value. Backends wrap it in `CorruptEntryError` when it comes from storage. */
 export class CodecError extends StoreError {
   readonly code = 'CODEC_ERROR' as const;
-  constructor(readonly codec: string, readonly failure: CodecFailure, detail: string) {
+  constructor(
+    readonly codec: string,
+    readonly failure: CodecFailure,
+    detail: string,
+  ) {
     super(`${codec}: ${failure}: ${detail}`);
   }
 }

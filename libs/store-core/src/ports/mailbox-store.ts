@@ -1,14 +1,5 @@
 import type { Id128 } from '../model/ids';
-import type {
-  DispatchPage,
-  MailboxEntryInput,
-  PageReport,
-  RangeScanOutcome,
-  RangeScanPage,
-  RangeScanRead,
-  ShardEpoch,
-  ShardFrontier,
-} from '../model/mailbox';
+import type { DispatchPage, MailboxEntryInput, PageReport, RangeScanOutcome, RangeScanPage, RangeScanRead, ShardEpoch, ShardFrontier } from '../model/mailbox';
 
 export interface AppendReport {
   /** Entries written live (with their fixed absolute TTL). */

@@ -20,7 +20,10 @@ const request = SAMPLE_SEND_REQUEST;
 const identity = requestIdentity(request);
 const intent: CommitIntent = reservedIntentOf(request, identity, [id(2), id(5)], { identity, seq: 7n, messageId: id(70), createdAt: 1_000n });
 const pub = { topic: 'qim.messages', partition: 1, offset: 9n };
-const at = (state: CommitState, publication = state === 'OUTBOXED' || state === 'COMMITTED' ? pub : null): CommitSnapshot => ({ intent: { ...intent, publication }, state });
+const at = (state: CommitState, publication = state === 'OUTBOXED' || state === 'COMMITTED' ? pub : null): CommitSnapshot => ({
+  intent: { ...intent, publication },
+  state,
+});
 
 function refusal(f: () => unknown): Error {
   try {
@@ -37,13 +40,16 @@ describe('commit step decisions', () => {
     const e = refusal(() => assertSameRequest('reserve', Buffer.alloc(32), identity));
     expect(e).toBeInstanceOf(ConflictError);
     expect(e.message).toBe(`reserve: ${COMMIT_STEP_TEXTS.otherRequest}`);
-    expect(refusal(() => assertSameRequest('loadCommitForRequest', Buffer.alloc(32), identity)).message).toBe(`loadCommitForRequest: ${COMMIT_STEP_TEXTS.otherRequest}`);
+    expect(refusal(() => assertSameRequest('loadCommitForRequest', Buffer.alloc(32), identity)).message).toBe(
+      `loadCommitForRequest: ${COMMIT_STEP_TEXTS.otherRequest}`,
+    );
   });
 
   it('putRecord: write from RESERVED, answer from RECORDED on (publication aside), refusals with their texts', () => {
     const record = recordFromIntent(intent);
     expect(decidePutRecord(at('RESERVED'), intent, record)).toEqual({ action: 'write' });
-    for (const s of ['RECORDED', 'OUTBOXED', 'COMMITTED'] as const) expect(decidePutRecord(at(s), intent, record)).toEqual({ action: 'answer', snapshot: at(s) });
+    for (const s of ['RECORDED', 'OUTBOXED', 'COMMITTED'] as const)
+      expect(decidePutRecord(at(s), intent, record)).toEqual({ action: 'answer', snapshot: at(s) });
     expect(refusal(() => decidePutRecord(null, intent, record))).toEqual(new NotFoundError(`putRecord: ${COMMIT_STEP_TEXTS.notFound}`));
     const other = refusal(() => decidePutRecord(at('RESERVED'), { ...intent, recipients: [id(9)] }, record));
     expect(other).toBeInstanceOf(ConflictError);

@@ -35,7 +35,11 @@ describe('resolvePage', () => {
   });
 
   it('a lower canonical offset makes a duplicate (same digest) or a conflict (other digest); repeats follow the canonical sight', () => {
-    const p = plan([[12n, other], [14n, rec(D1)], [16n, other]]);
+    const p = plan([
+      [12n, other],
+      [14n, rec(D1)],
+      [16n, other],
+    ]);
     const { outcomes, applied } = resolvePage(p, new Map([[D1, row(3n, rec(D1))]]));
     expect(outcomes.map((o) => [o.offset, o.outcome, o.canonicalOffset])).toEqual([
       [12n, 'conflict', 3n],
@@ -46,7 +50,13 @@ describe('resolvePage', () => {
   });
 
   it('a row naming a higher offset (its memory outlived the canonical one) leaves the own sight applied', () => {
-    const { outcomes } = resolvePage(plan([[12n, rec(D1)], [13n, other]]), new Map([[D1, row(15n, other)]]));
+    const { outcomes } = resolvePage(
+      plan([
+        [12n, rec(D1)],
+        [13n, other],
+      ]),
+      new Map([[D1, row(15n, other)]]),
+    );
     expect(outcomes.map((o) => [o.offset, o.outcome, o.canonicalOffset])).toEqual([
       [12n, 'applied', 12n],
       [13n, 'conflict', 12n],

@@ -18,10 +18,21 @@ const page = (fromOffset: bigint, toOffset: bigint, records: [bigint, DispatchRe
 
 describe('planPage', () => {
   it('accepts any start while the frontier is null and splits first sights from in-page repeats', () => {
-    const plan = planPage(page(40n, 45n, [[40n, rec(D1)], [42n, rec(D2)], [44n, rec(D1)]]), shardEpoch, null);
+    const plan = planPage(
+      page(40n, 45n, [
+        [40n, rec(D1)],
+        [42n, rec(D2)],
+        [44n, rec(D1)],
+      ]),
+      shardEpoch,
+      null,
+    );
     expect(plan.kind).toBe('apply');
     if (plan.kind !== 'apply') return;
-    expect(plan.candidates.map((c) => [c.offset, c.record.dispatchId])).toEqual([[40n, D1], [42n, D2]]);
+    expect(plan.candidates.map((c) => [c.offset, c.record.dispatchId])).toEqual([
+      [40n, D1],
+      [42n, D2],
+    ]);
     expect(plan.repeats.map((r) => [r.offset, r.firstOffset])).toEqual([[44n, 40n]]);
     expect(sameDigest(plan.repeats[0]!.digest, plan.candidates[0]!.digest)).toBe(true);
   });
@@ -42,8 +53,20 @@ describe('planPage', () => {
     ['a negative start', page(-1n, 4n, [])],
     ['a record below the range', page(5n, 9n, [[4n, rec(D1)]])],
     ['a record above the range', page(5n, 9n, [[10n, rec(D1)]])],
-    ['records out of order', page(5n, 9n, [[7n, rec(D1)], [6n, rec(D2)]])],
-    ['a repeated offset', page(5n, 9n, [[7n, rec(D1)], [7n, rec(D2)]])],
+    [
+      'records out of order',
+      page(5n, 9n, [
+        [7n, rec(D1)],
+        [6n, rec(D2)],
+      ]),
+    ],
+    [
+      'a repeated offset',
+      page(5n, 9n, [
+        [7n, rec(D1)],
+        [7n, rec(D2)],
+      ]),
+    ],
     ['a record of another shard', page(5n, 9n, [[7n, rec(D1, { shard: base.shard + 1 })]])],
   ])('refuses %s with InvalidInputError', (_name, p) => {
     expect(() => planPage(p, shardEpoch, null)).toThrow(InvalidInputError);
@@ -52,8 +75,15 @@ describe('planPage', () => {
 
 describe('pageDecision (the range part of planPage, for a page planned before its frontier was read)', () => {
   it('decides every range as planPage does, with the same gap error', () => {
-    const cases: [bigint, bigint, bigint | null][] = [[40n, 45n, null], [3n, 10n, 10n], [3n, 11n, 10n], [11n, 11n, 10n], [0n, 0n, null]];
-    for (const [from, to, f] of cases) expect(pageDecision({ fromOffset: from, toOffset: to }, shardEpoch, f)).toBe(planPage(page(from, to, []), shardEpoch, f).kind);
+    const cases: [bigint, bigint, bigint | null][] = [
+      [40n, 45n, null],
+      [3n, 10n, 10n],
+      [3n, 11n, 10n],
+      [11n, 11n, 10n],
+      [0n, 0n, null],
+    ];
+    for (const [from, to, f] of cases)
+      expect(pageDecision({ fromOffset: from, toOffset: to }, shardEpoch, f)).toBe(planPage(page(from, to, []), shardEpoch, f).kind);
     expect(() => pageDecision({ fromOffset: 12n, toOffset: 14n }, shardEpoch, 10n)).toThrow(FrontierGapError);
     expect(() => pageDecision({ fromOffset: 12n, toOffset: 14n }, shardEpoch, 10n)).toThrow(/offsets 11…11 missing/);
   });

@@ -168,7 +168,12 @@ export function resolvePage(plan: ApplyPlan, indexed: ReadonlyMap<Id128, Indexed
   }
   for (const r of plan.repeats) {
     const first = canonical.get(r.record.dispatchId)!;
-    outcomes.push({ offset: r.offset, dispatchId: r.record.dispatchId, outcome: sameDigest(first.digest, r.digest) ? 'duplicate' : 'conflict', canonicalOffset: first.offset });
+    outcomes.push({
+      offset: r.offset,
+      dispatchId: r.record.dispatchId,
+      outcome: sameDigest(first.digest, r.digest) ? 'duplicate' : 'conflict',
+      canonicalOffset: first.offset,
+    });
   }
   outcomes.sort((a, b) => (a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0));
   return { outcomes, applied };

@@ -1,7 +1,18 @@
 import fc from 'fast-check';
 import { commitIntentArb, sendRequestArb } from '../testing/arbitraries';
 import type { CommitIntent } from '../model/message';
-import { bytesEqual, intentsEqual, publicationsEqual, recordExpiresAtMs, recordFromIntent, recordTtlSeconds, recordsEqual, remainingRecordTtlSeconds, requestsEqual, retentionEquals } from './record-from-intent';
+import {
+  bytesEqual,
+  intentsEqual,
+  publicationsEqual,
+  recordExpiresAtMs,
+  recordFromIntent,
+  recordTtlSeconds,
+  recordsEqual,
+  remainingRecordTtlSeconds,
+  requestsEqual,
+  retentionEquals,
+} from './record-from-intent';
 
 describe('recordFromIntent', () => {
   it('takes coordinates from the intent and content from the request, deterministically', () => {

@@ -14,7 +14,12 @@ const bad = (patch: Record<string, unknown>): SendRequest => ({ ...base, ...patc
 describe('validateSendRequest', () => {
   it('accepts a canonical request and returns it unchanged', () => {
     expect(validateSendRequest(base)).toBe(base);
-    const edge = { ...base, contentType: 'x'.repeat(MAX_CONTENT_TYPE_BYTES), body: new Uint8Array(MAX_BODY_BYTES), retention: { kind: 'ephemeral', ttlSeconds: MAX_EPHEMERAL_TTL_SECONDS } } as const;
+    const edge = {
+      ...base,
+      contentType: 'x'.repeat(MAX_CONTENT_TYPE_BYTES),
+      body: new Uint8Array(MAX_BODY_BYTES),
+      retention: { kind: 'ephemeral', ttlSeconds: MAX_EPHEMERAL_TTL_SECONDS },
+    } as const;
     expect(validateSendRequest(edge)).toBe(edge);
     expect(validateSendRequest({ ...base, contentType: '' }).contentType).toBe('');
   });

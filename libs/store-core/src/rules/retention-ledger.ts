@@ -74,7 +74,11 @@ export function registerDay(ledger: readonly LedgerItem[], item: LedgerItem): Le
   const out = ledger.filter((i) => i.day !== item.day);
   const prev = ledger.find((i) => i.day === item.day);
   const merged: LedgerItem = prev
-    ? { day: item.day, maxSeq: prev.maxSeq > item.maxSeq ? prev.maxSeq : item.maxSeq, expiresAt: prev.expiresAt < item.expiresAt ? prev.expiresAt : item.expiresAt }
+    ? {
+        day: item.day,
+        maxSeq: prev.maxSeq > item.maxSeq ? prev.maxSeq : item.maxSeq,
+        expiresAt: prev.expiresAt < item.expiresAt ? prev.expiresAt : item.expiresAt,
+      }
     : { day: item.day, maxSeq: item.maxSeq, expiresAt: item.expiresAt };
   out.push(merged);
   out.sort((a, b) => a.day - b.day);

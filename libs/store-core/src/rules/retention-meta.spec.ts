@@ -8,13 +8,21 @@ import type { RetentionMeta } from './retention-meta';
 
 const R = DAY_MS; // one day of retention after the end of the creation day
 const at = (day: number, hour = 0): bigint => BigInt(day) * DAY_MS + BigInt(hour) * 3_600_000n;
-const fact = (createdAt: bigint, seq: bigint): { day: number; seq: bigint; expiresAt: bigint } => ({ day: dayOf(createdAt), seq, expiresAt: entryExpiry(createdAt, R) });
+const fact = (createdAt: bigint, seq: bigint): { day: number; seq: bigint; expiresAt: bigint } => ({
+  day: dayOf(createdAt),
+  seq,
+  expiresAt: entryExpiry(createdAt, R),
+});
 const proofsOf = (...ps: BucketProof[]): Map<number, BucketProof> => new Map(ps.map((p) => [p.day, p]));
 
 describe('applyAppend', () => {
   it('first append registers the day and starts at generation 1', () => {
     const out = applyAppend(null, fact(at(10, 5), 7n), at(10, 6));
-    expect(out).toEqual({ meta: { version: 4, generation: 1n, inspectedThrough: null, gap: null, ledger: [{ day: 10, maxSeq: 7n, expiresAt: at(12) }] }, expiredReplay: false, changed: true });
+    expect(out).toEqual({
+      meta: { version: 4, generation: 1n, inspectedThrough: null, gap: null, ledger: [{ day: 10, maxSeq: 7n, expiresAt: at(12) }] },
+      expiredReplay: false,
+      changed: true,
+    });
   });
 
   it('a replay changes nothing (no renewal, no generation bump); a higher seq raises the day', () => {
@@ -141,7 +149,12 @@ describe('checkRetentionMeta', () => {
 describe('model property: no silent hole, bounded ledger', () => {
   type Op = { t: 'append'; back: number; hour: number; seq: bigint } | { t: 'wait'; ms: bigint } | { t: 'inspect' };
   const opArb: fc.Arbitrary<Op> = fc.oneof(
-    fc.record({ t: fc.constant('append' as const), back: fc.integer({ min: 0, max: 4 }), hour: fc.integer({ min: 0, max: 23 }), seq: fc.bigInt({ min: 1n, max: 1000n }) }),
+    fc.record({
+      t: fc.constant('append' as const),
+      back: fc.integer({ min: 0, max: 4 }),
+      hour: fc.integer({ min: 0, max: 23 }),
+      seq: fc.bigInt({ min: 1n, max: 1000n }),
+    }),
     fc.record({ t: fc.constant('wait' as const), ms: fc.bigInt({ min: 0n, max: 2n * DAY_MS }) }),
     fc.constant<Op>({ t: 'inspect' }),
   );

@@ -85,7 +85,9 @@ function sameLedger(a: readonly LedgerItem[], b: readonly LedgerItem[]): boolean
 
 /** Field-by-field equality of two metas (the comparison a conditional meta write makes). */
 export function retentionMetasEqual(a: RetentionMeta, b: RetentionMeta): boolean {
-  return a.version === b.version && a.generation === b.generation && a.inspectedThrough === b.inspectedThrough && a.gap === b.gap && sameLedger(a.ledger, b.ledger);
+  return (
+    a.version === b.version && a.generation === b.generation && a.inspectedThrough === b.inspectedThrough && a.gap === b.gap && sameLedger(a.ledger, b.ledger)
+  );
 }
 
 /**

@@ -40,7 +40,13 @@ export function decideSeqClaim(existing: SeqClaim | null, identity: Uint8Array):
  * seq and candidates. Every reserve that adopts the same claim (and the same first recipients)
  * builds an equal intent. `recipients` must already be normalised (sorted, unique).
  */
-export function reservedIntentOf(request: SendRequest, identity: Uint8Array, recipients: readonly Id128[], claim: SeqClaim, key: CommitKey = commitKeyOf(request)): CommitIntent {
+export function reservedIntentOf(
+  request: SendRequest,
+  identity: Uint8Array,
+  recipients: readonly Id128[],
+  claim: SeqClaim,
+  key: CommitKey = commitKeyOf(request),
+): CommitIntent {
   return {
     key,
     identity,

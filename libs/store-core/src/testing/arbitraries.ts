@@ -17,8 +17,7 @@ export const u64Arb = fc.bigInt({ min: 0n, max: U63_MAX });
 export const seqArb = fc.bigInt({ min: 1n, max: U63_MAX });
 export const u32Arb = fc.integer({ min: 0, max: 0xffff_ffff });
 
-export const sortedIdsArb = (maxLength: number): fc.Arbitrary<Id128[]> =>
-  fc.uniqueArray(idArb, { maxLength }).map((ids) => [...ids].sort());
+export const sortedIdsArb = (maxLength: number): fc.Arbitrary<Id128[]> => fc.uniqueArray(idArb, { maxLength }).map((ids) => [...ids].sort());
 
 export const retentionArb: fc.Arbitrary<RetentionClass> = fc.oneof(
   fc.constant<RetentionClass>({ kind: 'default' }),

@@ -81,11 +81,15 @@ export function describeCodecLaws<T>(name: string, c: CodecUnderTest<T>): void {
 
     it('refuses any other version with UNKNOWN_VERSION', () => {
       fc.assert(
-        fc.property(c.arb, fc.integer({ min: 0, max: 255 }).filter((v) => v !== 1), (x, version) => {
-          const bytes = c.encode(x);
-          bytes[3] = version;
-          expect(codecFailureOf(() => c.decode(bytes))).toBe('UNKNOWN_VERSION');
-        }),
+        fc.property(
+          c.arb,
+          fc.integer({ min: 0, max: 255 }).filter((v) => v !== 1),
+          (x, version) => {
+            const bytes = c.encode(x);
+            bytes[3] = version;
+            expect(codecFailureOf(() => c.decode(bytes))).toBe('UNKNOWN_VERSION');
+          },
+        ),
         { numRuns: NUM_RUNS },
       );
     });

@@ -17,12 +17,7 @@ export function loadGolden(codec: string): GoldenFile {
  * Golden vectors: every sample encodes to exactly its committed hex and the hex decodes to exactly
  * the sample; the file and the samples name the same vectors.
  */
-export function describeGolden<T>(
-  codec: string,
-  samples: Record<string, T>,
-  encode: (value: T) => Buffer,
-  decode: (bytes: Uint8Array) => T,
-): void {
+export function describeGolden<T>(codec: string, samples: Record<string, T>, encode: (value: T) => Buffer, decode: (bytes: Uint8Array) => T): void {
   describe(`${codec} golden vectors`, () => {
     const golden = loadGolden(codec);
 

@@ -22,7 +22,9 @@ export function memoryMessageBackend(clock: Clock = systemClock): MessageBackend
 /** Memory mailbox backend: one in-process store per shard over one shared storage. */
 export function memoryMailboxBackend(binding: MailboxBinding, clock: Clock = systemClock): MailboxBackend {
   const shared = new MemoryMailboxBackend();
-  const cache = new StoreCache(async (shard) => new MemoryMailboxStore({ shardEpoch: { shard, epoch: binding.epoch }, gc: binding.gc, clock, backend: shared }));
+  const cache = new StoreCache(
+    async (shard) => new MemoryMailboxStore({ shardEpoch: { shard, epoch: binding.epoch }, gc: binding.gc, clock, backend: shared }),
+  );
   return { kind: 'memory', storeFor: (s) => cache.get(s), readiness: memoryStoreReadiness, close: () => cache.closeAll() };
 }
 

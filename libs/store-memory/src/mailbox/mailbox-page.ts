@@ -49,7 +49,9 @@ export async function applyPage(s: MailboxScope, page: DispatchPage, faults: Mem
   const before = readFrontier(s);
   const plan = planPage(page, s.shardEpoch, before);
   if (plan.kind === 'behind') return { frontier: before!, wrote: false, outcomes: [], entriesWritten: 0, entriesExpired: 0 };
-  const prepared = new Map<bigint, PreparedEntry[]>(plan.candidates.map((c) => [c.offset, prepareEntries(s, entriesOfDispatch(c.record, s.shardEpoch.epoch, c.offset))]));
+  const prepared = new Map<bigint, PreparedEntry[]>(
+    plan.candidates.map((c) => [c.offset, prepareEntries(s, entriesOfDispatch(c.record, s.shardEpoch.epoch, c.offset))]),
+  );
 
   await yieldTurn();
   for (const c of plan.candidates) indexFirstSight(s, c);

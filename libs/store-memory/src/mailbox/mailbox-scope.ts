@@ -31,7 +31,17 @@ export function writeRetentionMeta(s: MailboxScope, tenantId: Id128, userId: Id1
   const key = userKey(tenantId, userId);
   const current = s.backend.retention.get(key, now);
   if ((current?.generation ?? null) !== expectedGeneration) throw new CorruptEntryError(`retention meta of ${key} changed under its writer`);
-  s.backend.retention.put(key, { version: meta.version, generation: meta.generation, inspectedThrough: meta.inspectedThrough, gap: gapToStored(meta.gap), ledger: encodeActiveLedger(meta.ledger) }, null);
+  s.backend.retention.put(
+    key,
+    {
+      version: meta.version,
+      generation: meta.generation,
+      inspectedThrough: meta.inspectedThrough,
+      gap: gapToStored(meta.gap),
+      ledger: encodeActiveLedger(meta.ledger),
+    },
+    null,
+  );
 }
 
 /**

@@ -14,7 +14,13 @@ const T = '0123456789abcdef0123456789abcdef' as Id128;
 const U = 'fedcba9876543210fedcba9876543210' as Id128;
 const seq = (o: bigint): bigint => composeMailboxSeq(EPOCH, o);
 const TOP = composeMailboxSeq(EPOCH, (1n << 47n) - 2n);
-const input = (s: bigint, createdAt: bigint): MailboxEntryInput => ({ tenantId: T, userId: U, mailboxSeq: s, createdAt, events: [{ ordinal: 0, eventId: T, payload: Buffer.from('x') }] });
+const input = (s: bigint, createdAt: bigint): MailboxEntryInput => ({
+  tenantId: T,
+  userId: U,
+  mailboxSeq: s,
+  createdAt,
+  events: [{ ordinal: 0, eventId: T, payload: Buffer.from('x') }],
+});
 
 function setup() {
   const clock = new ManualClock(20_000n * DAY_MS + 3_600_000n);

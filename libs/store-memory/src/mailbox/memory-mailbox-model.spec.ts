@@ -26,7 +26,9 @@ describe('MemoryMailboxStore model', () => {
     const store = new MemoryMailboxStore({ shardEpoch: { shard: 1, epoch: 2 }, gc, clock, backend });
     const [tenant, user] = [id(), id()];
     const seq = composeMailboxSeq(2, 5n);
-    await store.appendBatch([{ tenantId: tenant, userId: user, mailboxSeq: seq, createdAt: clock.nowMs(), events: [{ ordinal: 0, eventId: id(), payload: Buffer.from('x') }] }]);
+    await store.appendBatch([
+      { tenantId: tenant, userId: user, mailboxSeq: seq, createdAt: clock.nowMs(), events: [{ ordinal: 0, eventId: id(), payload: Buffer.from('x') }] },
+    ]);
     const scan = () => store.rangeScan(tenant, user, epochStartSeq(2), composeMailboxSeq(2, 9n), 10).catch((e: unknown) => e);
 
     backend.entries.damage(`${tenant}:${user}`, seq, Buffer.from('QME\x01'));

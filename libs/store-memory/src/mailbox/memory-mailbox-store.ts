@@ -47,10 +47,12 @@ function checkConfig(o: MemoryMailboxStoreOptions): void {
   assertU64(o.gc.entryRetentionMs, 'entryRetentionMs');
   assertU64(o.gc.dispatchDedupeMs, 'dispatchDedupeMs');
   checkMailboxRetention(o.gc.entryRetentionMs, 0n);
-  if (o.releasedProofTtlMs !== undefined && (typeof o.releasedProofTtlMs !== 'bigint' || o.releasedProofTtlMs < 1n)) throw new InvalidInputError('releasedProofTtlMs must be ≥ 1');
+  if (o.releasedProofTtlMs !== undefined && (typeof o.releasedProofTtlMs !== 'bigint' || o.releasedProofTtlMs < 1n))
+    throw new InvalidInputError('releasedProofTtlMs must be ≥ 1');
   if (o.releasedProofTtlMs !== undefined) assertU64(o.releasedProofTtlMs, 'releasedProofTtlMs');
   if (o.sweepEveryMs !== undefined) assertU64(o.sweepEveryMs, 'sweepEveryMs');
-  if (o.sweepMaxRows !== undefined && (!Number.isInteger(o.sweepMaxRows) || o.sweepMaxRows < 1)) throw new InvalidInputError(`sweepMaxRows must be an integer ≥ 1: ${o.sweepMaxRows}`);
+  if (o.sweepMaxRows !== undefined && (!Number.isInteger(o.sweepMaxRows) || o.sweepMaxRows < 1))
+    throw new InvalidInputError(`sweepMaxRows must be an integer ≥ 1: ${o.sweepMaxRows}`);
 }
 
 /**

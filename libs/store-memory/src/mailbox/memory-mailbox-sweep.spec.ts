@@ -49,7 +49,12 @@ describe('MemoryMailboxStore drops expired rows', () => {
   it('entries at their expiry and dispatch-index rows at their dedupe expiry leave the maps', async () => {
     const { clock, store, sizes, gc } = setup();
     const day0 = clock.nowMs();
-    await store.applyPage(page(0n, [1, 2, 3, 4, 5].map((n) => record(n, day0, USERS))));
+    await store.applyPage(
+      page(
+        0n,
+        [1, 2, 3, 4, 5].map((n) => record(n, day0, USERS)),
+      ),
+    );
     expect(sizes()).toEqual({ entries: 10, index: 5, proofs: 2 });
 
     // past the entries' expiry (the dedupe window is longer): the next write sweeps the entries
@@ -60,7 +65,15 @@ describe('MemoryMailboxStore drops expired rows', () => {
 
     // past the dedupe expiry of the first five: their index rows leave too
     await clock.set(dispatchDedupeExpiry(day0, gc.dispatchDedupeMs) + MINUTE);
-    await store.appendBatch([{ tenantId: T, userId: LATE, mailboxSeq: composeMailboxSeq(EPOCH, 100n), createdAt: clock.nowMs(), events: [{ ordinal: 0, eventId: id(9), payload: Buffer.from('x') }] }]);
+    await store.appendBatch([
+      {
+        tenantId: T,
+        userId: LATE,
+        mailboxSeq: composeMailboxSeq(EPOCH, 100n),
+        createdAt: clock.nowMs(),
+        events: [{ ordinal: 0, eventId: id(9), payload: Buffer.from('x') }],
+      },
+    ]);
     expect(sizes().index).toBe(1);
   });
 
@@ -94,7 +107,12 @@ describe('MemoryMailboxStore drops expired rows', () => {
   it('one sweep drops at most sweepMaxRows rows; the next call continues', async () => {
     const { clock, store, sizes, gc } = setup(4);
     const day0 = clock.nowMs();
-    await store.applyPage(page(0n, [1, 2, 3, 4, 5].map((n) => record(n, day0, USERS))));
+    await store.applyPage(
+      page(
+        0n,
+        [1, 2, 3, 4, 5].map((n) => record(n, day0, USERS)),
+      ),
+    );
     await clock.set(entryExpiry(day0, gc.entryRetentionMs) + MINUTE);
     await store.applyPage(page(5n, [record(6, clock.nowMs(), [LATE])]));
     expect(sizes().entries).toBe(10 - 4 + 1);

@@ -19,7 +19,20 @@ import {
   reservedIntentOf,
   validateReserveInput,
 } from '@qim/store-core';
-import type { Clock, CommitIntent, CommitKey, CommitSnapshot, CommitState, Id128, MessageRecord, Publication, ReserveInput, ReserveResult, SeqClaim, StepDecision } from '@qim/store-core';
+import type {
+  Clock,
+  CommitIntent,
+  CommitKey,
+  CommitSnapshot,
+  CommitState,
+  Id128,
+  MessageRecord,
+  Publication,
+  ReserveInput,
+  ReserveResult,
+  SeqClaim,
+  StepDecision,
+} from '@qim/store-core';
 import { padU64, yieldTurn } from '../storage/memory-tables';
 import { snapshotOfRow } from './commit-rows';
 import { RECOVERY_BUCKET_MS, conversationKey } from './memory-message-backend';
@@ -60,7 +73,12 @@ export class MemoryCommitSteps {
 
     const ks = commitKeyString(key);
     const auxExpiry = this.clock.nowMs() + this.commitAuxTtlMs;
-    this.backend.recovery.put(padU64(input.createdAt / RECOVERY_BUCKET_MS), `${padU64(input.createdAt)}:${ks}`, { createdAt: input.createdAt, key: ks, ...key }, auxExpiry);
+    this.backend.recovery.put(
+      padU64(input.createdAt / RECOVERY_BUCKET_MS),
+      `${padU64(input.createdAt)}:${ks}`,
+      { createdAt: input.createdAt, key: ks, ...key },
+      auxExpiry,
+    );
     this.faults.at('reserve:after-recovery-entry');
     await yieldTurn();
 
@@ -71,7 +89,11 @@ export class MemoryCommitSteps {
     const raced = this.load(key);
     if (raced !== null) return this.replay(raced, identity);
     const intent = reservedIntentOf(request, identity, input.recipients, claim);
-    this.backend.commits.put(ks, { identity, intent: encodeCommitIntent(intent), state: 'RESERVED', createdAt: intent.createdAt, committedAt: null }, auxExpiry);
+    this.backend.commits.put(
+      ks,
+      { identity, intent: encodeCommitIntent(intent), state: 'RESERVED', createdAt: intent.createdAt, committedAt: null },
+      auxExpiry,
+    );
     this.faults.at('reserve:after-commit');
     return { snapshot: { intent, state: 'RESERVED' }, created: true };
   }

@@ -33,7 +33,8 @@ export async function historyPage(
 
   const pk = conversationKey(viewer.tenantId, conversationId);
   const rows = backend.historyIndex.scan(pk, clock.nowMs()).map(([seq]) => seq);
-  const inDirection = q.direction === 'older' ? rows.filter((s) => q.anchor === null || s < q.anchor).reverse() : rows.filter((s) => q.anchor === null || s > q.anchor);
+  const inDirection =
+    q.direction === 'older' ? rows.filter((s) => q.anchor === null || s < q.anchor).reverse() : rows.filter((s) => q.anchor === null || s > q.anchor);
   const window = inDirection.slice(0, q.maxItems + 1);
 
   const items: HistoryItem[] = [];

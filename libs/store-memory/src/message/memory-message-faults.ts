@@ -1,5 +1,6 @@
 /** Named points between the durable steps of `reserve` and `putRecord` (a test seam; see `MemoryMessageFaults`). */
-export type MemoryMessageFaultPoint = 'reserve:after-recovery-entry' | 'reserve:after-seq' | 'reserve:after-commit' | 'put-record:after-record' | 'put-record:after-index';
+export type MemoryMessageFaultPoint =
+  'reserve:after-recovery-entry' | 'reserve:after-seq' | 'reserve:after-commit' | 'put-record:after-record' | 'put-record:after-index';
 
 /**
  * Test seam for crash injection: called synchronously when a step is durable; throwing stops the

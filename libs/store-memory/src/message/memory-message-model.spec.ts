@@ -13,7 +13,18 @@ const id = (): Id128 => randomBytes(16).toString('hex') as Id128;
 const HOUR = 3_600_000n;
 
 function request(tenantId: Id128, conversationId: Id128, over: Partial<SendRequest> = {}): SendRequest {
-  return { tenantId, senderId: id(), clientMessageId: id(), conversationId, kind: 'normal', control: false, contentType: 'text/plain', body: Buffer.from('hi'), retention: { kind: 'default' }, ...over };
+  return {
+    tenantId,
+    senderId: id(),
+    clientMessageId: id(),
+    conversationId,
+    kind: 'normal',
+    control: false,
+    contentType: 'text/plain',
+    body: Buffer.from('hi'),
+    retention: { kind: 'default' },
+    ...over,
+  };
 }
 
 describe('MemoryMessageStore model', () => {

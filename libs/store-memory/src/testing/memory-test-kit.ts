@@ -21,12 +21,22 @@ export const memoryTestKit: BackendTestKit<MemoryBackendConfig, MemoryInspection
   open: async (_cfg, { clock, tuning = {} }) => {
     const messageTables = new MemoryMessageBackend();
     const mailboxTables = new MemoryMailboxBackend();
-    const messages = new MemoryMessageStore({ clock, backend: messageTables, ...(tuning.commitAuxTtlMs === undefined ? {} : { commitAuxTtlMs: tuning.commitAuxTtlMs }) });
+    const messages = new MemoryMessageStore({
+      clock,
+      backend: messageTables,
+      ...(tuning.commitAuxTtlMs === undefined ? {} : { commitAuxTtlMs: tuning.commitAuxTtlMs }),
+    });
     return {
       kind: 'memory',
       messages,
       mailboxStore: (shardEpoch, gc) =>
-        new MemoryMailboxStore({ shardEpoch, gc, clock, backend: mailboxTables, ...(tuning.releasedProofTtlMs === undefined ? {} : { releasedProofTtlMs: tuning.releasedProofTtlMs }) }),
+        new MemoryMailboxStore({
+          shardEpoch,
+          gc,
+          clock,
+          backend: mailboxTables,
+          ...(tuning.releasedProofTtlMs === undefined ? {} : { releasedProofTtlMs: tuning.releasedProofTtlMs }),
+        }),
       inspect: { kind: 'memory', census: () => ({ ...messageTables.census(), ...mailboxTables.census() }) },
       where: 'in-process maps',
       close: () => messages.close(),

@@ -28,7 +28,12 @@ async function openClient(url: RedisTarget, env: string, step: StartupLog, repli
     redis.disconnect();
     throw new UnavailableError(`redis not ready: ${ready.reason}`);
   }
-  const settings = { appendonly: ready.appendonly, appendfsync: ready.appendfsync, maxmemoryPolicy: ready.maxmemoryPolicy, noAppendfsyncOnRewrite: ready.noAppendfsyncOnRewrite };
+  const settings = {
+    appendonly: ready.appendonly,
+    appendfsync: ready.appendfsync,
+    maxmemoryPolicy: ready.maxmemoryPolicy,
+    noAppendfsyncOnRewrite: ready.noAppendfsyncOnRewrite,
+  };
   step('redis', { ...settings, ...(ready.warning === null ? {} : { warning: ready.warning }) });
   return redis;
 }
@@ -38,7 +43,13 @@ function readinessOf(redis: RedisClient, env: string, replicaAcks: ReplicaAcks):
     name: 'store',
     check: async () => {
       const r = await checkRedisReadiness(redis, env, replicaAcks.min);
-      const detail = { backend: 'redis', appendonly: r.appendonly, appendfsync: r.appendfsync, maxmemoryPolicy: r.maxmemoryPolicy, noAppendfsyncOnRewrite: r.noAppendfsyncOnRewrite };
+      const detail = {
+        backend: 'redis',
+        appendonly: r.appendonly,
+        appendfsync: r.appendfsync,
+        maxmemoryPolicy: r.maxmemoryPolicy,
+        noAppendfsyncOnRewrite: r.noAppendfsyncOnRewrite,
+      };
       return { ok: r.ready, detail: { ...detail, reason: r.reason, warning: r.warning } };
     },
   };
@@ -141,7 +152,11 @@ export interface RedisBackendConfig {
  * Redis failure surfaces as `UnavailableError` (503). `owner` identifies this process in recovery claims.
  */
 export async function redisCoordination(cfg: RedisBackendConfig, owner: string, step: StartupLog): Promise<Coordination> {
-  const redis = await RedisWriterCoordination.open(cfg.redisUrl, { namespace: cfg.namespace, owner, ...(cfg.replicaAcks === undefined ? {} : { replicaAcks: cfg.replicaAcks }) });
+  const redis = await RedisWriterCoordination.open(cfg.redisUrl, {
+    namespace: cfg.namespace,
+    owner,
+    ...(cfg.replicaAcks === undefined ? {} : { replicaAcks: cfg.replicaAcks }),
+  });
   step('coordination', { kind: 'redis' });
   return {
     membership: redis.membership,
@@ -164,8 +179,15 @@ export const redisBackendModule: BackendModule<RedisBackendConfig> = {
     return { kind: 'redis', redisUrl: redis.target, namespace: raw['QIM_REDIS_NAMESPACE'] as string, replicaAcks: redis.replicaAcks };
   },
   openMessageBackend: (cfg, { env, step, clock }) =>
-    redisMessageBackend({ url: cfg.redisUrl, namespace: cfg.namespace, env, ...(cfg.replicaAcks ? { replicaAcks: cfg.replicaAcks } : {}), ...(clock ? { clock } : {}) }, step),
+    redisMessageBackend(
+      { url: cfg.redisUrl, namespace: cfg.namespace, env, ...(cfg.replicaAcks ? { replicaAcks: cfg.replicaAcks } : {}), ...(clock ? { clock } : {}) },
+      step,
+    ),
   openMailboxBackend: (cfg, binding, { env, step, clock }) =>
-    redisMailboxBackend({ url: cfg.redisUrl, namespace: cfg.namespace, env, ...(cfg.replicaAcks ? { replicaAcks: cfg.replicaAcks } : {}), ...(clock ? { clock } : {}) }, binding, step),
+    redisMailboxBackend(
+      { url: cfg.redisUrl, namespace: cfg.namespace, env, ...(cfg.replicaAcks ? { replicaAcks: cfg.replicaAcks } : {}), ...(clock ? { clock } : {}) },
+      binding,
+      step,
+    ),
   openCoordination: redisCoordination,
 };

@@ -34,7 +34,17 @@ describe('physical clean-up of the Redis backends', () => {
 
   it('commit facts: physical expiry at aux expiry + grace; gcCommittedAuxiliary reclaims them after the logical expiry', async () => {
     const store = new RedisMessageStore({ redis, namespace, clock, physicalGraceMs: GRACE, ownsConnection: false });
-    const req: SendRequest = { tenantId: rid(), senderId: rid(), clientMessageId: rid(), conversationId: rid(), kind: 'normal', control: false, contentType: 't', body: Buffer.from('x'), retention: { kind: 'default' } };
+    const req: SendRequest = {
+      tenantId: rid(),
+      senderId: rid(),
+      clientMessageId: rid(),
+      conversationId: rid(),
+      kind: 'normal',
+      control: false,
+      contentType: 't',
+      body: Buffer.from('x'),
+      retention: { kind: 'default' },
+    };
     const reservedAt = clock.nowMs();
     const { snapshot } = await store.reserve({ request: req, messageId: rid(), createdAt: reservedAt, recipients: [] });
     const keys = store.keys.commit(snapshot.intent.key);
@@ -58,7 +68,17 @@ describe('physical clean-up of the Redis backends', () => {
     const conv = rid();
     const seqs: bigint[] = [];
     for (let i = 0; i < 3; i++) {
-      const req: SendRequest = { tenantId, senderId: rid(), clientMessageId: rid(), conversationId: conv, kind: 'normal', control: false, contentType: 't', body: Buffer.from('x'), retention: { kind: 'ephemeral', ttlSeconds: 5 } };
+      const req: SendRequest = {
+        tenantId,
+        senderId: rid(),
+        clientMessageId: rid(),
+        conversationId: conv,
+        kind: 'normal',
+        control: false,
+        contentType: 't',
+        body: Buffer.from('x'),
+        retention: { kind: 'ephemeral', ttlSeconds: 5 },
+      };
       const { snapshot } = await store.reserve({ request: req, messageId: rid(), createdAt: clock.nowMs(), recipients: [] });
       await store.putRecord(snapshot.intent, recordFromIntent(snapshot.intent));
       seqs.push(snapshot.intent.seq);
@@ -75,7 +95,15 @@ describe('physical clean-up of the Redis backends', () => {
   });
 
   it('mailbox: a day index (holding the entries) gets its expiry once, a replay never renews it, a later entry raises it; a live day’s proof has none until its day is consumed', async () => {
-    const store = new RedisMailboxStore({ redis, namespace, clock, physicalGraceMs: GRACE, ownsConnection: false, shardEpoch: { shard: 3, epoch: 4 }, gc: { entryRetentionMs: DAY_MS, dispatchDedupeMs: DAY_MS } });
+    const store = new RedisMailboxStore({
+      redis,
+      namespace,
+      clock,
+      physicalGraceMs: GRACE,
+      ownsConnection: false,
+      shardEpoch: { shard: 3, epoch: 4 },
+      gc: { entryRetentionMs: DAY_MS, dispatchDedupeMs: DAY_MS },
+    });
     const tenantId = rid();
     const userId = rid();
     const createdAt = clock.nowMs();
@@ -92,7 +120,15 @@ describe('physical clean-up of the Redis backends', () => {
     expect(await redis.zcard(day)).toBe(1);
 
     // A store with a longer retention writes a later-expiring entry into the same day: the key lives to it.
-    const longer = new RedisMailboxStore({ redis, namespace, clock, physicalGraceMs: GRACE, ownsConnection: false, shardEpoch: { shard: 3, epoch: 4 }, gc: { entryRetentionMs: 2n * DAY_MS, dispatchDedupeMs: DAY_MS } });
+    const longer = new RedisMailboxStore({
+      redis,
+      namespace,
+      clock,
+      physicalGraceMs: GRACE,
+      ownsConnection: false,
+      shardEpoch: { shard: 3, epoch: 4 },
+      gc: { entryRetentionMs: 2n * DAY_MS, dispatchDedupeMs: DAY_MS },
+    });
     await longer.appendBatch([{ ...entry, mailboxSeq: composeMailboxSeq(4, 11n), createdAt: createdAt + 1n }]);
     const later = entryExpiry(createdAt + 1n, 2n * DAY_MS);
     expect(await pexpiretime(day)).toBe(Number(later + GRACE));
@@ -101,16 +137,37 @@ describe('physical clean-up of the Redis backends', () => {
 
     clock.set(expiry);
     const top = composeMailboxSeq(4, 100n);
-    await expect(store.rangeScan(tenantId, userId, epochStartSeq(4), top, 10)).rejects.toMatchObject({ code: 'CURSOR_EXPIRED', boundary: composeMailboxSeq(4, 12n) });
+    await expect(store.rangeScan(tenantId, userId, epochStartSeq(4), top, 10)).rejects.toMatchObject({
+      code: 'CURSOR_EXPIRED',
+      boundary: composeMailboxSeq(4, 12n),
+    });
     expect(await pexpiretime(u.proof(dayOf(createdAt)))).toBe(Number(expiry + GRACE));
     expect(await redis.exists(day)).toBe(1);
   });
 
   it('dispatch index: physical expiry at createdAt + dedupe + grace, never renewed by a later sight; the frontier has none', async () => {
     const dedupe = 10_000n;
-    const store = new RedisMailboxStore({ redis, namespace, clock, physicalGraceMs: GRACE, ownsConnection: false, shardEpoch: { shard: 5, epoch: 1 }, gc: { entryRetentionMs: DAY_MS, dispatchDedupeMs: dedupe } });
+    const store = new RedisMailboxStore({
+      redis,
+      namespace,
+      clock,
+      physicalGraceMs: GRACE,
+      ownsConnection: false,
+      shardEpoch: { shard: 5, epoch: 1 },
+      gc: { entryRetentionMs: DAY_MS, dispatchDedupeMs: dedupe },
+    });
     const createdAt = clock.nowMs();
-    const record: DispatchRecord = { dispatchId: rid(), tenantId: rid(), shard: 5, messageId: rid(), conversationId: rid(), seq: 1n, createdAt, recipients: [rid()].sort(), events: [{ ordinal: 0, eventId: rid(), payload: Buffer.from('p') }] };
+    const record: DispatchRecord = {
+      dispatchId: rid(),
+      tenantId: rid(),
+      shard: 5,
+      messageId: rid(),
+      conversationId: rid(),
+      seq: 1n,
+      createdAt,
+      recipients: [rid()].sort(),
+      events: [{ ordinal: 0, eventId: rid(), payload: Buffer.from('p') }],
+    };
     await store.applyPage({ fromOffset: 0n, toOffset: 0n, records: [{ offset: 0n, record }] });
     const s = store.keys.shardFrontier(5, 1);
     const row = s.dispatchIndex(record.dispatchId);

@@ -58,79 +58,93 @@ describe('Redis restart mid-run (AOF, appendfsync always)', () => {
     await server.stop();
   });
 
-  it(
-    'nothing acknowledged is lost: commits and mailbox entries survive a kill -9 of the server',
-    async () => {
-      const redis = client(server.url);
-      expect(await checkRedisReadiness(redis, 'production')).toMatchObject({ ready: true, appendonly: 'yes', appendfsync: 'always' });
-      const clock = new ManualClock(BigInt(Date.now()));
-      const namespace = 'restart';
-      const messages = new RedisMessageStore({ redis, namespace, clock, ownsConnection: false });
-      const mailbox = new RedisMailboxStore({ redis, namespace, clock, ownsConnection: false, shardEpoch: { shard: 1, epoch: 2 }, gc: { entryRetentionMs: 86_400_000n, dispatchDedupeMs: 86_400_000n } });
-      const committer = new DurableMessageCommitter(messages, new CountingPublisher());
-      const tenantId = rid();
-      const conversations = [rid(), rid(), rid()];
+  it('nothing acknowledged is lost: commits and mailbox entries survive a kill -9 of the server', async () => {
+    const redis = client(server.url);
+    expect(await checkRedisReadiness(redis, 'production')).toMatchObject({ ready: true, appendonly: 'yes', appendfsync: 'always' });
+    const clock = new ManualClock(BigInt(Date.now()));
+    const namespace = 'restart';
+    const messages = new RedisMessageStore({ redis, namespace, clock, ownsConnection: false });
+    const mailbox = new RedisMailboxStore({
+      redis,
+      namespace,
+      clock,
+      ownsConnection: false,
+      shardEpoch: { shard: 1, epoch: 2 },
+      gc: { entryRetentionMs: 86_400_000n, dispatchDedupeMs: 86_400_000n },
+    });
+    const committer = new DurableMessageCommitter(messages, new CountingPublisher());
+    const tenantId = rid();
+    const conversations = [rid(), rid(), rid()];
 
-      const acked: SendOutcome[] = [];
-      const ackedEntries: MailboxEntryInput[] = [];
-      let failures = 0;
-      let stop = false;
-      let offset = 0n;
-      const writer = async (k: number): Promise<void> => {
-        while (!stop) {
-          const conv = conversations[k % conversations.length]!;
-          const req = request(tenantId, conv);
-          const entry: MailboxEntryInput = { tenantId, userId: req.senderId, mailboxSeq: composeMailboxSeq(2, offset++), createdAt: clock.nowMs(), events: [{ ordinal: 0, eventId: rid(), payload: Buffer.from(req.body) }] };
-          try {
-            acked.push(await committer.send({ request: req, messageId: rid(), createdAt: clock.nowMs(), recipients: [req.senderId] }));
-            await mailbox.appendBatch([entry]);
-            ackedEntries.push(entry);
-          } catch {
-            failures++;
-            await new Promise((r) => setTimeout(r, 20));
-          }
+    const acked: SendOutcome[] = [];
+    const ackedEntries: MailboxEntryInput[] = [];
+    let failures = 0;
+    let stop = false;
+    let offset = 0n;
+    const writer = async (k: number): Promise<void> => {
+      while (!stop) {
+        const conv = conversations[k % conversations.length]!;
+        const req = request(tenantId, conv);
+        const entry: MailboxEntryInput = {
+          tenantId,
+          userId: req.senderId,
+          mailboxSeq: composeMailboxSeq(2, offset++),
+          createdAt: clock.nowMs(),
+          events: [{ ordinal: 0, eventId: rid(), payload: Buffer.from(req.body) }],
+        };
+        try {
+          acked.push(await committer.send({ request: req, messageId: rid(), createdAt: clock.nowMs(), recipients: [req.senderId] }));
+          await mailbox.appendBatch([entry]);
+          ackedEntries.push(entry);
+        } catch {
+          failures++;
+          await new Promise((r) => setTimeout(r, 20));
         }
-      };
-      const writers = Array.from({ length: 8 }, (_, k) => writer(k));
-
-      await waitFor(() => acked.length >= 200, 'first 200 acknowledged commits');
-      const beforeCrash = acked.length;
-      await server.kill();
-      await new Promise((r) => setTimeout(r, 300));
-      await server.restart();
-      const target = acked.length + 100;
-      await waitFor(() => acked.length >= target, '100 more acknowledged commits after the restart');
-      stop = true;
-      await Promise.all(writers);
-
-      expect(beforeCrash).toBeGreaterThanOrEqual(200);
-      expect(failures).toBeGreaterThan(0);
-
-      clock.advance(1_000n);
-      const recovery = new RecoveryRunner(messages, committer, { graceMs: 0n, maxItems: 1000, clock });
-      await recovery.runOnce();
-
-      for (const a of acked) {
-        const s = await messages.loadCommit(a.intent.key);
-        expect(s?.state).toBe('COMMITTED');
-        expect(s?.intent.seq).toBe(a.seq);
-        expect(s?.intent.messageId).toBe(a.messageId);
       }
-      for (const conv of conversations) {
-        const page = await messages.historyPage({ canReadHistory: async () => true }, { tenantId, userId: rid() }, conv, { direction: 'newer', anchor: null, maxItems: 1000, maxBytes: 1 << 30 });
-        const seqs = page.items.map((i) => i.record.seq);
-        expect(new Set(seqs).size).toBe(seqs.length);
-        const ackedHere = acked.filter((a) => a.intent.request.conversationId === conv).map((a) => a.seq);
-        expect(seqs).toEqual(expect.arrayContaining(ackedHere));
-      }
-      expect(await messages.scanRecoverableCommits(clock.nowMs(), 1000)).toEqual([]);
+    };
+    const writers = Array.from({ length: 8 }, (_, k) => writer(k));
 
-      for (const e of ackedEntries) {
-        const page = await mailbox.rangeScan(tenantId, e.userId, epochStartSeq(2), composeMailboxSeq(2, offset), 10);
-        expect(page.entries.map((x) => x.mailboxSeq)).toEqual([e.mailboxSeq]);
-      }
-      redis.disconnect();
-    },
-    60_000,
-  );
+    await waitFor(() => acked.length >= 200, 'first 200 acknowledged commits');
+    const beforeCrash = acked.length;
+    await server.kill();
+    await new Promise((r) => setTimeout(r, 300));
+    await server.restart();
+    const target = acked.length + 100;
+    await waitFor(() => acked.length >= target, '100 more acknowledged commits after the restart');
+    stop = true;
+    await Promise.all(writers);
+
+    expect(beforeCrash).toBeGreaterThanOrEqual(200);
+    expect(failures).toBeGreaterThan(0);
+
+    clock.advance(1_000n);
+    const recovery = new RecoveryRunner(messages, committer, { graceMs: 0n, maxItems: 1000, clock });
+    await recovery.runOnce();
+
+    for (const a of acked) {
+      const s = await messages.loadCommit(a.intent.key);
+      expect(s?.state).toBe('COMMITTED');
+      expect(s?.intent.seq).toBe(a.seq);
+      expect(s?.intent.messageId).toBe(a.messageId);
+    }
+    for (const conv of conversations) {
+      const page = await messages.historyPage({ canReadHistory: async () => true }, { tenantId, userId: rid() }, conv, {
+        direction: 'newer',
+        anchor: null,
+        maxItems: 1000,
+        maxBytes: 1 << 30,
+      });
+      const seqs = page.items.map((i) => i.record.seq);
+      expect(new Set(seqs).size).toBe(seqs.length);
+      const ackedHere = acked.filter((a) => a.intent.request.conversationId === conv).map((a) => a.seq);
+      expect(seqs).toEqual(expect.arrayContaining(ackedHere));
+    }
+    expect(await messages.scanRecoverableCommits(clock.nowMs(), 1000)).toEqual([]);
+
+    for (const e of ackedEntries) {
+      const page = await mailbox.rangeScan(tenantId, e.userId, epochStartSeq(2), composeMailboxSeq(2, offset), 10);
+      expect(page.entries.map((x) => x.mailboxSeq)).toEqual([e.mailboxSeq]);
+    }
+    redis.disconnect();
+  }, 60_000);
 });

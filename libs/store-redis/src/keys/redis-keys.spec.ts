@@ -32,7 +32,8 @@ describe('RedisKeys', () => {
 
   it('a mailbox bucket is SHA-256("qim.redis.mailbox-bucket\\0" ‖ tenant ‖ user)[0..4] mod 256, remembered or not', () => {
     const direct = (t: Id128, u: Id128): number =>
-      createHash('sha256').update('qim.redis.mailbox-bucket\0').update(Buffer.from(t, 'hex')).update(Buffer.from(u, 'hex')).digest().readUInt32BE(0) % MAILBOX_BUCKETS;
+      createHash('sha256').update('qim.redis.mailbox-bucket\0').update(Buffer.from(t, 'hex')).update(Buffer.from(u, 'hex')).digest().readUInt32BE(0) %
+      MAILBOX_BUCKETS;
     const fresh = new RedisKeys('qim');
     const users = Array.from({ length: 70_000 }, (_, i) => i.toString(16).padStart(32, '0') as Id128);
     // Twice over more users than the memo holds: the second pass is served partly from the memo, partly recomputed after a reset.
@@ -56,7 +57,9 @@ describe('RedisKeys', () => {
   it('conversation keys share the conversation tag; records are keyed by 16-hex seq', () => {
     const c = keys.conversation(id('a'), id('d'));
     expect(c.record(10n)).toBe(`qim:{cv:${id('a')}${id('d')}}:rec:000000000000000a`);
-    expect(new Set([c.seq, c.index, c.expiry, c.record(1n), c.seqClaim('m'), `${c.recordPrefix}x`, `${c.prefix}x`].map(hashTagOf))).toEqual(new Set([`cv:${id('a')}${id('d')}`]));
+    expect(new Set([c.seq, c.index, c.expiry, c.record(1n), c.seqClaim('m'), `${c.recordPrefix}x`, `${c.prefix}x`].map(hashTagOf))).toEqual(
+      new Set([`cv:${id('a')}${id('d')}`]),
+    );
     expect(c.seqClaim('m')).toBe(`qim:{cv:${id('a')}${id('d')}}:claim:m`);
     expect(c.registry).toMatch(new RegExp(`^qim:\\{eg:(\\d+)\\}:conversations$`));
     expect(Number(hashTagOf(c.registry).slice(3))).toBeLessThan(EPHEMERAL_REGISTRY_SHARDS);
@@ -68,7 +71,9 @@ describe('RedisKeys', () => {
     expect(u.id).toBe(`${id('a')}${id('e')}`);
     expect(u.prefix).toBe(`qim:{mb:${u.bucket}}:u2:${u.id}:`);
     expect(keys.mailboxBucket(u.bucket).key).toBe(`qim:{mb:${u.bucket}}:bucket`);
-    expect(new Set([u.meta, u.trim, u.proof(20_000), u.dayIndex(3, 20_000), `${u.prefix}x`, keys.mailboxBucket(u.bucket).key].map(hashTagOf))).toEqual(new Set([`mb:${u.bucket}`]));
+    expect(new Set([u.meta, u.trim, u.proof(20_000), u.dayIndex(3, 20_000), `${u.prefix}x`, keys.mailboxBucket(u.bucket).key].map(hashTagOf))).toEqual(
+      new Set([`mb:${u.bucket}`]),
+    );
     const s = keys.shardFrontier(42, 7);
     const d = id('f');
     expect(s.frontier).toBe('qim:{sf:42}:mbd-frontier:7');
@@ -79,7 +84,9 @@ describe('RedisKeys', () => {
     expect(s.dispatchIndex(d)).toBe(`qim:{sf:42}:dix:7:${d}`);
     expect(s.dispatchIndex(d).startsWith(s.prefix)).toBe(true);
     const other = keys.shardFrontier(42, 8);
-    expect(new Set([s.frontier, ...s.oldLayoutFrontiers.map((o) => o.key), s.dispatchIndex(d), other.frontier, other.dispatchIndex(d)].map(hashTagOf))).toEqual(new Set(['sf:42']));
+    expect(new Set([s.frontier, ...s.oldLayoutFrontiers.map((o) => o.key), s.dispatchIndex(d), other.frontier, other.dispatchIndex(d)].map(hashTagOf))).toEqual(
+      new Set(['sf:42']),
+    );
     expect(other.frontier).not.toBe(s.frontier);
   });
 

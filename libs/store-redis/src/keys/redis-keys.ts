@@ -231,7 +231,8 @@ export class RedisKeys {
   }
 
   writerLease(writerId: number): WriterLeaseKeys {
-    if (!Number.isInteger(writerId) || writerId < 0 || writerId > 0xffff) throw new InvalidInputError(`writer id must be an integer in [0, 65535]: ${writerId}`);
+    if (!Number.isInteger(writerId) || writerId < 0 || writerId > 0xffff)
+      throw new InvalidInputError(`writer id must be an integer in [0, 65535]: ${writerId}`);
     const p = this.prefix('writers');
     return { lease: `${p}lease:${writerId}`, hlcFloor: `${p}hlc:${writerId}` };
   }

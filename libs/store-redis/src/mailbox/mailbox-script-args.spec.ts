@@ -2,7 +2,16 @@ import { InvariantViolationError } from '@qim/store-core';
 import type { Id128 } from '@qim/store-core';
 import { RedisKeys } from '../keys/redis-keys';
 import { expectClusterSafe } from '../testing/single-tag';
-import { advanceFrontierCall, appendEntriesCall, inspectRetentionCall, proofText, rangeScanCall, recordDispatchesCall, truncateBeforeCall, userAppendArgs } from './mailbox-script-args';
+import {
+  advanceFrontierCall,
+  appendEntriesCall,
+  inspectRetentionCall,
+  proofText,
+  rangeScanCall,
+  recordDispatchesCall,
+  truncateBeforeCall,
+  userAppendArgs,
+} from './mailbox-script-args';
 import { NO_META } from './stored-retention-meta';
 
 const id = (c: string): Id128 => c.repeat(32) as Id128;
@@ -14,13 +23,24 @@ const NOW_HEX = '0000018bcfe56800';
 
 describe('mailbox script argument builders', () => {
   it('append: per user its id, mode and entries (header + bytes); compare-and-set mode appends guard, new meta, days and grace', () => {
-    const entry = { head: '0018000000000001' + NOW_HEX, tail: '1700000005000:19001', liveHeader: `0018000000000001${NOW_HEX}11700000005000:19001`, member: Buffer.from('E') };
+    const entry = {
+      head: '0018000000000001' + NOW_HEX,
+      tail: '1700000005000:19001',
+      liveHeader: `0018000000000001${NOW_HEX}11700000005000:19001`,
+      member: Buffer.from('E'),
+    };
     const fast = userAppendArgs(user, { entries: [entry], live: null, cas: null });
     expect(fast).toEqual([user.id, 'f', '1', `0018000000000001${NOW_HEX}11700000005000:19001`, Buffer.from('E')]);
     const cas = userAppendArgs(user, {
       entries: [entry],
       live: [false],
-      cas: { expected: NO_META, next: ['4', '0000000000000001', '', '', Buffer.from('L')], liveDays: [19_000, 19_001], released: [{ day: 18_990, expiresAt: 42n }], graceMs: 5000n },
+      cas: {
+        expected: NO_META,
+        next: ['4', '0000000000000001', '', '', Buffer.from('L')],
+        liveDays: [19_000, 19_001],
+        released: [{ day: 18_990, expiresAt: 42n }],
+        graceMs: 5000n,
+      },
     });
     expect(cas).toEqual([
       user.id,
@@ -48,7 +68,10 @@ describe('mailbox script argument builders', () => {
 
   it('append: one call per bucket carries its users in order, on the bucket key (one tag)', () => {
     const bucket = keys.mailboxBucket(user.bucket);
-    const call = appendEntriesCall(bucket, { now: NOW, horizon: NOW + 16n }, 3, 'add', [['u1', 'f', '0'], ['u2', 'f', '0']]);
+    const call = appendEntriesCall(bucket, { now: NOW, horizon: NOW + 16n }, 3, 'add', [
+      ['u1', 'f', '0'],
+      ['u2', 'f', '0'],
+    ]);
     expectClusterSafe(call);
     expect(call.script).toBe('appendEntriesV5');
     expect(call.keys).toEqual([`t:{mb:${user.bucket}}:bucket`]);
@@ -84,7 +107,20 @@ describe('mailbox script argument builders', () => {
     });
     expect(record.script).toBe('recordDispatchesV4');
     expect(record.keys).toEqual([shard.frontier]);
-    expect(record.args).toEqual([NOW_HEX, shard.prefix, '2000', '3', '0000000000000005', '0000000000000009', '1', d, '0000000000000006', Buffer.alloc(32, 2), '0000018bcfe5680a', '1700000000010']);
+    expect(record.args).toEqual([
+      NOW_HEX,
+      shard.prefix,
+      '2000',
+      '3',
+      '0000000000000005',
+      '0000000000000009',
+      '1',
+      d,
+      '0000000000000006',
+      Buffer.alloc(32, 2),
+      '0000018bcfe5680a',
+      '1700000000010',
+    ]);
     const advance = advanceFrontierCall(shard, { offset: 9n, fromOffset: 5n, expected: 4n, runId: 'r1' });
     expect(advance.script).toBe('advanceFrontierV2');
     expect(advance.args).toEqual(['0000000000000009', '0000000000000005', '0000000000000004', 'r1']);

@@ -110,7 +110,13 @@ export type EntryWrite = 'add' | 'replace';
  * One append call on a mailbox bucket carrying several users' arguments (`userAppendArgs` of users
  * of that bucket, in reply order). The script derives the bucket prefix from the bucket key.
  */
-export function appendEntriesCall(b: MailboxBucketKeys, at: AppendTime, epoch: number, write: EntryWrite, users: readonly (readonly ScriptArg[])[]): ScriptCall {
+export function appendEntriesCall(
+  b: MailboxBucketKeys,
+  at: AppendTime,
+  epoch: number,
+  write: EntryWrite,
+  users: readonly (readonly ScriptArg[])[],
+): ScriptCall {
   const args: ScriptArg[] = [nowHex(at.now), horizonHex(at.horizon), String(epoch), write, String(users.length)];
   for (const u of users) for (const a of u) args.push(a);
   return { script: 'appendEntriesV5', keys: [b.key], args };
@@ -129,7 +135,8 @@ export function inspectRetentionCall(
   released: readonly ReleasedDay[],
   proofsRead: readonly string[],
 ): ScriptCall {
-  if (proofsRead.length !== released.length) throw new InvariantViolationError(`inspect: ${proofsRead.length} proofs read for ${released.length} consumed days`);
+  if (proofsRead.length !== released.length)
+    throw new InvariantViolationError(`inspect: ${proofsRead.length} proofs read for ${released.length} consumed days`);
   return { script: 'inspectRetentionV2', keys: [u.meta], args: [u.prefix, msScore(graceMs), ...expected, ...next, releasedList(released), ...proofsRead] };
 }
 
@@ -143,7 +150,15 @@ export function rangeScanCall(u: UserKeys, now: bigint, after: bigint, upTo: big
   return {
     script: 'rangeScanV3',
     keys: [u.meta, u.trim],
-    args: [u64ToHex16(now, 'now'), u64ToHex16(after, 'after'), u64ToHex16(upTo, 'upTo'), String(max), String(epoch), u.prefix, maxBytes === undefined ? '' : String(maxBytes)],
+    args: [
+      u64ToHex16(now, 'now'),
+      u64ToHex16(after, 'after'),
+      u64ToHex16(upTo, 'upTo'),
+      String(max),
+      String(epoch),
+      u.prefix,
+      maxBytes === undefined ? '' : String(maxBytes),
+    ],
   };
 }
 
@@ -199,6 +214,11 @@ export function advanceFrontierCall(s: ShardFrontierKeys, a: AdvanceFrontierArgs
   return {
     script: 'advanceFrontierV2',
     keys: [s.frontier],
-    args: [u64ToHex16(a.offset, 'frontier'), u64ToHex16(a.fromOffset, 'fromOffset'), a.expected === null ? '' : u64ToHex16(a.expected, 'expected frontier'), a.runId],
+    args: [
+      u64ToHex16(a.offset, 'frontier'),
+      u64ToHex16(a.fromOffset, 'fromOffset'),
+      a.expected === null ? '' : u64ToHex16(a.expected, 'expected frontier'),
+      a.runId,
+    ],
   };
 }

@@ -54,12 +54,22 @@ describe('pageOutcomes', () => {
     expect(out.applied).toHaveLength(1);
   });
 
-  it('a sight at the candidate\'s own offset with another digest is damage and fails closed (one offset carries one record)', () => {
-    expect(() => pageOutcomes(plan, [{ offset: 10n, digest: Buffer.alloc(32) }, { offset: 12n, digest: c2!.digest }])).toThrow(CorruptEntryError);
+  it("a sight at the candidate's own offset with another digest is damage and fails closed (one offset carries one record)", () => {
+    expect(() =>
+      pageOutcomes(plan, [
+        { offset: 10n, digest: Buffer.alloc(32) },
+        { offset: 12n, digest: c2!.digest },
+      ]),
+    ).toThrow(CorruptEntryError);
   });
 
   it('an index answer that cannot come out of the script is an invariant violation', () => {
     expect(() => pageOutcomes(plan, [{ offset: 10n, digest: c1!.digest }])).toThrow(InvariantViolationError);
-    expect(() => pageOutcomes(plan, [{ offset: 11n, digest: c1!.digest }, { offset: 12n, digest: c2!.digest }])).toThrow(InvariantViolationError);
+    expect(() =>
+      pageOutcomes(plan, [
+        { offset: 11n, digest: c1!.digest },
+        { offset: 12n, digest: c2!.digest },
+      ]),
+    ).toThrow(InvariantViolationError);
   });
 });

@@ -13,11 +13,13 @@ type ApplyPlan = Extract<PagePlan, { kind: 'apply' }>;
  * and never a canonical offset above the candidate's (the script keeps the lowest offset atomically).
  */
 export function pageOutcomes(plan: ApplyPlan, canonical: readonly CanonicalSight[]): PageResolution {
-  if (canonical.length !== plan.candidates.length) throw new InvariantViolationError(`dispatch index answered ${canonical.length} sights for ${plan.candidates.length} candidates`);
+  if (canonical.length !== plan.candidates.length)
+    throw new InvariantViolationError(`dispatch index answered ${canonical.length} sights for ${plan.candidates.length} candidates`);
   const indexed = new Map<Id128, IndexedDispatch>();
   plan.candidates.forEach((c, i) => {
     const sight = canonical[i]!;
-    if (sight.offset > c.offset) throw new InvariantViolationError(`dispatch ${c.record.dispatchId}: canonical offset ${sight.offset} above its sight at ${c.offset}`);
+    if (sight.offset > c.offset)
+      throw new InvariantViolationError(`dispatch ${c.record.dispatchId}: canonical offset ${sight.offset} above its sight at ${c.offset}`);
     indexed.set(c.record.dispatchId, sight);
   });
   return resolvePage(plan, indexed);

@@ -1,4 +1,13 @@
-import { EpochMismatchError, InvalidInputError, composeMailboxSeq, dayOf, decodeMailboxEntry, encodeMailboxEntry, entryExpiry, entriesOfDispatch } from '@qim/store-core';
+import {
+  EpochMismatchError,
+  InvalidInputError,
+  composeMailboxSeq,
+  dayOf,
+  decodeMailboxEntry,
+  encodeMailboxEntry,
+  entryExpiry,
+  entriesOfDispatch,
+} from '@qim/store-core';
 import type { DispatchRecord, Id128 } from '@qim/store-core';
 import { groupByUser, prepareDispatchEntries, prepareEntry } from './prepared-entry';
 
@@ -27,14 +36,22 @@ describe('prepared entries', () => {
     expect(prepared).toEqual(expected);
     expect(prepared.map((p) => decodeMailboxEntry(p.member.subarray(16)).userId)).toEqual(record.recipients);
     const [first] = prepared;
-    expect(first!.member.subarray(16)).toEqual(encodeMailboxEntry({ ...entriesOfDispatch(record, 5, 41n)[0]!, events: [record.events[1]!, record.events[0]!], expiresAt: entryExpiry(NOW, WEEK) }));
+    expect(first!.member.subarray(16)).toEqual(
+      encodeMailboxEntry({ ...entriesOfDispatch(record, 5, 41n)[0]!, events: [record.events[1]!, record.events[0]!], expiresAt: entryExpiry(NOW, WEEK) }),
+    );
     expect(first!.head).toBe(`${composeMailboxSeq(5, 41n).toString(16).padStart(16, '0')}${entryExpiry(NOW, WEEK).toString(16).padStart(16, '0')}`);
     expect(first!.tail).toBe(`${entryExpiry(NOW, WEEK) + 1000n}:${dayOf(NOW)}`);
     expect(prepareDispatchEntries({ ...record, recipients: [] }, 5, 41n, WEEK, 1000n)).toEqual([]);
   });
 
   it('input entries are validated before anything is sent', () => {
-    const ok = { tenantId: id('a'), userId: id('b'), mailboxSeq: composeMailboxSeq(5, 1n), createdAt: NOW, events: [{ ordinal: 0, eventId: id('c'), payload: Buffer.from('x') }] };
+    const ok = {
+      tenantId: id('a'),
+      userId: id('b'),
+      mailboxSeq: composeMailboxSeq(5, 1n),
+      createdAt: NOW,
+      events: [{ ordinal: 0, eventId: id('c'), payload: Buffer.from('x') }],
+    };
     expect(() => prepareEntry({ ...ok, userId: 'B'.repeat(32) as Id128 }, 5, WEEK, 1000n)).toThrow(InvalidInputError);
     expect(() => prepareEntry({ ...ok, mailboxSeq: composeMailboxSeq(6, 1n) }, 5, WEEK, 1000n)).toThrow(EpochMismatchError);
     expect(() => prepareEntry({ ...ok, mailboxSeq: composeMailboxSeq(5, 0n) - 1n }, 5, WEEK, 1000n)).toThrow(InvalidInputError);

@@ -73,7 +73,18 @@ export function prepareEntry(input: MailboxEntryInput, epoch: number, retentionM
   const facts = sharedFacts(input.mailboxSeq, input.createdAt, retentionMs, graceMs);
   const entry: MailboxEntry = { ...input, events: canonicalizeEvents(input.events), expiresAt: facts.expiresAt };
   const member = Buffer.concat([Buffer.from(facts.head.slice(0, SEQ_PREFIX), 'latin1'), encodeMailboxEntry(entry)]);
-  return { tenantId: input.tenantId, userId: input.userId, user: `${input.tenantId}${input.userId}`, seq: facts.seq, day: facts.day, expiresAt: facts.expiresAt, member, head: facts.head, tail: facts.tail, liveHeader: facts.liveHeader };
+  return {
+    tenantId: input.tenantId,
+    userId: input.userId,
+    user: `${input.tenantId}${input.userId}`,
+    seq: facts.seq,
+    day: facts.day,
+    expiresAt: facts.expiresAt,
+    member,
+    head: facts.head,
+    tail: facts.tail,
+    liveHeader: facts.liveHeader,
+  };
 }
 
 /** Byte offset of the user id in a member: the seq prefix, then the MailboxEntry codec v1 ("QME" 0x01, tenantId[16], userId[16], …). */
@@ -90,7 +101,14 @@ export function prepareDispatchEntries(record: DispatchRecord, epoch: number, of
   if (record.recipients.length === 0) return [];
   const facts = sharedFacts(composeMailboxSeq(epoch, offset), record.createdAt, retentionMs, graceMs);
   const events = canonicalizeEvents(record.events);
-  const entryOf = (userId: Id128): MailboxEntry => ({ tenantId: record.tenantId, userId, mailboxSeq: facts.seq, createdAt: record.createdAt, events, expiresAt: facts.expiresAt });
+  const entryOf = (userId: Id128): MailboxEntry => ({
+    tenantId: record.tenantId,
+    userId,
+    mailboxSeq: facts.seq,
+    createdAt: record.createdAt,
+    events,
+    expiresAt: facts.expiresAt,
+  });
   const first = record.recipients[0]!;
   const memberOf = (userId: Id128): Buffer => Buffer.concat([Buffer.from(facts.head.slice(0, SEQ_PREFIX), 'latin1'), encodeMailboxEntry(entryOf(userId))]);
   const template = memberOf(first);
@@ -105,7 +123,18 @@ export function prepareDispatchEntries(record: DispatchRecord, epoch: number, of
       template.copy(member);
       member.write(userId, USER_ID_AT, 16, 'hex');
     }
-    return { tenantId: record.tenantId, userId, user: `${record.tenantId}${userId}`, seq: facts.seq, day: facts.day, expiresAt: facts.expiresAt, member, head: facts.head, tail: facts.tail, liveHeader: facts.liveHeader };
+    return {
+      tenantId: record.tenantId,
+      userId,
+      user: `${record.tenantId}${userId}`,
+      seq: facts.seq,
+      day: facts.day,
+      expiresAt: facts.expiresAt,
+      member,
+      head: facts.head,
+      tail: facts.tail,
+      liveHeader: facts.liveHeader,
+    };
   });
 }
 

@@ -28,7 +28,12 @@ describe('RedisMailboxStore.applyPage', () => {
     const r1 = f.record([a, b]);
     const r2 = f.record([b, c]);
     expect(await store.frontier()).toEqual({ offset: null });
-    const report = await store.applyPage(pageOf(10n, 14n, [[10n, r1], [13n, r2]]));
+    const report = await store.applyPage(
+      pageOf(10n, 14n, [
+        [10n, r1],
+        [13n, r2],
+      ]),
+    );
     expect(report).toEqual({
       frontier: 14n,
       wrote: true,
@@ -52,7 +57,12 @@ describe('RedisMailboxStore.applyPage', () => {
     const buckets = new Set(users.map((u) => store.keys.user(f.tenantId, u).bucket));
     expect(buckets.size).toBeLessThan(users.length);
     const [reads, writes] = [store.io.reads, store.io.writes];
-    await store.applyPage(pageOf(0n, 1n, [[0n, f.record(users.slice(0, 400))], [1n, f.record(users.slice(300))]]));
+    await store.applyPage(
+      pageOf(0n, 1n, [
+        [0n, f.record(users.slice(0, 400))],
+        [1n, f.record(users.slice(300))],
+      ]),
+    );
     expect(store.io.reads - reads).toBe(0);
     expect(store.io.writes - writes).toBe(1 + buckets.size + 1);
     for (const u of [users[0]!, users[350]!, users[599]!]) expect((await seqsOf(store, u)).length).toBe(u === users[350] ? 2 : 1);
@@ -76,26 +86,35 @@ describe('RedisMailboxStore.applyPage', () => {
   it.each([
     ['per-user-layout', /per-user-tag Redis layout.*new QIM_MAILBOX_EPOCH or under a new QIM_REDIS_NAMESPACE/],
     ['entry-key-layout', /one key per entry .*day index.*new QIM_MAILBOX_EPOCH or under a new QIM_REDIS_NAMESPACE/],
-  ] as const)('refuses a shard and epoch an older layout applied (%s: its frontier name exists): no page, no frontier read; a new epoch starts', async (layout, message) => {
-    const store = f.open();
-    const keys = store.keys.shardFrontier(f.shardEpoch.shard, f.shardEpoch.epoch);
-    const old = keys.oldLayoutFrontiers.find((o) => o.layout === layout)!.key;
-    await f.admin.set(old, '0000000000000004');
-    const u = rid();
-    const refusal = { code: 'INVALID_STATE', message: expect.stringMatching(message) };
-    await expect(store.applyPage(pageOf(5n, 5n, [[5n, f.record([u])]]))).rejects.toMatchObject(refusal);
-    await expect(store.frontier()).rejects.toMatchObject(refusal);
-    expect(await f.admin.exists(keys.frontier)).toBe(0);
-    expect((await keysMatching(f.admin, `${f.namespace}:*`)).sort()).toEqual([old]);
-    const nextEpoch = new RedisMailboxStore({ redis: testClient(), namespace: f.namespace, clock: f.clock, shardEpoch: { ...f.shardEpoch, epoch: f.shardEpoch.epoch + 1 }, gc: SPEC_GC });
-    try {
-      expect(await nextEpoch.frontier()).toEqual({ offset: null });
-      await nextEpoch.applyPage(pageOf(0n, 0n, [[0n, f.record([u])]]));
-      expect(await nextEpoch.frontier()).toEqual({ offset: 0n });
-    } finally {
-      await nextEpoch.close();
-    }
-  });
+  ] as const)(
+    'refuses a shard and epoch an older layout applied (%s: its frontier name exists): no page, no frontier read; a new epoch starts',
+    async (layout, message) => {
+      const store = f.open();
+      const keys = store.keys.shardFrontier(f.shardEpoch.shard, f.shardEpoch.epoch);
+      const old = keys.oldLayoutFrontiers.find((o) => o.layout === layout)!.key;
+      await f.admin.set(old, '0000000000000004');
+      const u = rid();
+      const refusal = { code: 'INVALID_STATE', message: expect.stringMatching(message) };
+      await expect(store.applyPage(pageOf(5n, 5n, [[5n, f.record([u])]]))).rejects.toMatchObject(refusal);
+      await expect(store.frontier()).rejects.toMatchObject(refusal);
+      expect(await f.admin.exists(keys.frontier)).toBe(0);
+      expect((await keysMatching(f.admin, `${f.namespace}:*`)).sort()).toEqual([old]);
+      const nextEpoch = new RedisMailboxStore({
+        redis: testClient(),
+        namespace: f.namespace,
+        clock: f.clock,
+        shardEpoch: { ...f.shardEpoch, epoch: f.shardEpoch.epoch + 1 },
+        gc: SPEC_GC,
+      });
+      try {
+        expect(await nextEpoch.frontier()).toEqual({ offset: null });
+        await nextEpoch.applyPage(pageOf(0n, 0n, [[0n, f.record([u])]]));
+        expect(await nextEpoch.frontier()).toEqual({ offset: 0n });
+      } finally {
+        await nextEpoch.close();
+      }
+    },
+  );
 
   it('a re-applied page rewrites the same member; other bytes under a seq in a day index fail closed (CorruptEntryError), even on a page of one', async () => {
     const u = rid();
@@ -109,9 +128,18 @@ describe('RedisMailboxStore.applyPage', () => {
     expect(await seqsOf(store, u)).toEqual([f.seq(0n)]);
 
     const seq = f.seq(0n);
-    const other = encodeMailboxEntry({ tenantId: f.tenantId, userId: u, mailboxSeq: seq, createdAt: record.createdAt, expiresAt: entryExpiry(record.createdAt, SPEC_GC.entryRetentionMs), events: [{ ordinal: 0, eventId: rid(), payload: Buffer.from('other') }] });
+    const other = encodeMailboxEntry({
+      tenantId: f.tenantId,
+      userId: u,
+      mailboxSeq: seq,
+      createdAt: record.createdAt,
+      expiresAt: entryExpiry(record.createdAt, SPEC_GC.entryRetentionMs),
+      events: [{ ordinal: 0, eventId: rid(), payload: Buffer.from('other') }],
+    });
     await f.admin.zadd(day, 0, Buffer.concat([Buffer.from(seq.toString(16).padStart(16, '0')), other]));
-    await expect(store.rangeScan(f.tenantId, u, f.start, f.top, 10)).rejects.toThrow(new CorruptEntryError(`entry ${seq} is stored twice with different bytes`));
+    await expect(store.rangeScan(f.tenantId, u, f.start, f.top, 10)).rejects.toThrow(
+      new CorruptEntryError(`entry ${seq} is stored twice with different bytes`),
+    );
     await expect(store.rangeScan(f.tenantId, u, f.start, f.top, 1)).rejects.toBeInstanceOf(CorruptEntryError);
   });
 
@@ -134,8 +162,22 @@ describe('RedisMailboxStore.applyPage', () => {
     const store = f.open();
     const other = f.record([rid()], { shard: (f.shardEpoch.shard + 1) % 65_536 });
     const good = f.record([rid()]);
-    await expect(store.applyPage(pageOf(0n, 3n, [[0n, good], [1n, other]]))).rejects.toBeInstanceOf(InvalidInputError);
-    await expect(store.applyPage(pageOf(0n, 3n, [[2n, good], [1n, f.record([rid()])]]))).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(
+      store.applyPage(
+        pageOf(0n, 3n, [
+          [0n, good],
+          [1n, other],
+        ]),
+      ),
+    ).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(
+      store.applyPage(
+        pageOf(0n, 3n, [
+          [2n, good],
+          [1n, f.record([rid()])],
+        ]),
+      ),
+    ).rejects.toBeInstanceOf(InvalidInputError);
     expect(await keysMatching(f.admin, `${f.namespace}:*`)).toEqual([]);
   });
 
@@ -145,7 +187,12 @@ describe('RedisMailboxStore.applyPage', () => {
     const r = f.record([u, v]);
     await store.applyPage(pageOf(0n, 0n, [[0n, r]]));
     const forged = { ...r, recipients: [u] };
-    const report = await store.applyPage(pageOf(1n, 3n, [[1n, r], [3n, forged]]));
+    const report = await store.applyPage(
+      pageOf(1n, 3n, [
+        [1n, r],
+        [3n, forged],
+      ]),
+    );
     expect(report.outcomes).toEqual([
       { offset: 1n, dispatchId: r.dispatchId, outcome: 'duplicate', canonicalOffset: 0n },
       { offset: 3n, dispatchId: r.dispatchId, outcome: 'conflict', canonicalOffset: 0n },
@@ -159,7 +206,11 @@ describe('RedisMailboxStore.applyPage', () => {
     const store = f.open();
     const u = rid();
     const r = f.record([u]);
-    const page = pageOf(0n, 2n, [[0n, r], [1n, { ...r, seq: 9n }], [2n, r]]);
+    const page = pageOf(0n, 2n, [
+      [0n, r],
+      [1n, { ...r, seq: 9n }],
+      [2n, r],
+    ]);
     const first = await store.applyPage(page);
     expect(first.outcomes.map((o) => [o.offset, o.outcome, o.canonicalOffset])).toEqual([
       [0n, 'applied', 0n],
@@ -183,7 +234,10 @@ describe('RedisMailboxStore.applyPage', () => {
     // The run id of the server holding the frontier (on a Cluster, the primary of its slot).
     const [primary] = writtenPrimaries(f.admin, [keys.frontier]);
     const runId = /^run_id:(\w+)/m.exec(await primary!.info('server'))![1]!;
-    expect(await store.io.script(advanceFrontierCall(keys, { offset: 4n, fromOffset: 3n, expected: 2n, runId }), 'write')).toEqual([1, Buffer.from('0000000000000009')]);
+    expect(await store.io.script(advanceFrontierCall(keys, { offset: 4n, fromOffset: 3n, expected: 2n, runId }), 'write')).toEqual([
+      1,
+      Buffer.from('0000000000000009'),
+    ]);
     expect(await store.frontier()).toEqual({ offset: 9n });
     await f.admin.set(keys.frontier, 'not-a-frontier-x');
     await expect(store.frontier()).rejects.toMatchObject({ code: 'CORRUPT_ENTRY' });

@@ -87,7 +87,9 @@ describe('RedisMailboxStore: an append racing the inspection of its day', () => 
     // 1 ms more skew: the item expires at the horizon → compare-and-set
     await open(new ManualClock(now + 30n * 60_000n), gc, undefined, 30n * 60_000n).appendBatch([f.entry(u, 3n, yesterday)]);
     expect(await meta()).not.toBe(registered);
-    expect((await open(new ManualClock(now), gc).rangeScan(f.tenantId, u, f.start, f.top, 10)).entries.map((e) => e.mailboxSeq)).toEqual([1n, 2n, 3n].map((o) => f.seq(o)));
+    expect((await open(new ManualClock(now), gc).rangeScan(f.tenantId, u, f.start, f.top, 10)).entries.map((e) => e.mailboxSeq)).toEqual(
+      [1n, 2n, 3n].map((o) => f.seq(o)),
+    );
   });
 
   it('the inspect script compares the consumed days’ proofs as read: a proof raised since the read loses the compare-and-set, nothing written', async () => {

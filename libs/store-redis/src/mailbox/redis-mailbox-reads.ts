@@ -1,4 +1,15 @@
-import { CorruptEntryError, CursorExpiredError, InvalidInputError, PageCutter, StoreError, UnavailableError, assertSeqInEpoch, decodeMailboxEntry, isId128, settleRangeScan } from '@qim/store-core';
+import {
+  CorruptEntryError,
+  CursorExpiredError,
+  InvalidInputError,
+  PageCutter,
+  StoreError,
+  UnavailableError,
+  assertSeqInEpoch,
+  decodeMailboxEntry,
+  isId128,
+  settleRangeScan,
+} from '@qim/store-core';
 import type { Clock, Id128, MailboxEntry, RangeScanOutcome, RangeScanPage, RangeScanRead } from '@qim/store-core';
 import type { RedisKeys, UserKeys } from '../keys/redis-keys';
 import { u64FromHex16 } from '../redis/hex64';

@@ -64,7 +64,8 @@ function positiveInt(v: number | undefined, fallback: number, what: string): num
 
 function checkConfig(se: ShardEpoch, gc: MailboxGcConfig): void {
   if (!Number.isInteger(se.shard) || se.shard < 0 || se.shard > 0xffff) throw new InvalidInputError(`shard must be 0…65535: ${se.shard}`);
-  if (!Number.isInteger(se.epoch) || se.epoch < 0 || se.epoch > MAX_MAILBOX_EPOCH) throw new InvalidInputError(`epoch must be 0…${MAX_MAILBOX_EPOCH}: ${se.epoch}`);
+  if (!Number.isInteger(se.epoch) || se.epoch < 0 || se.epoch > MAX_MAILBOX_EPOCH)
+    throw new InvalidInputError(`epoch must be 0…${MAX_MAILBOX_EPOCH}: ${se.epoch}`);
   if (typeof gc.entryRetentionMs !== 'bigint' || typeof gc.dispatchDedupeMs !== 'bigint' || gc.entryRetentionMs < 0n || gc.dispatchDedupeMs < 0n) {
     throw new InvalidInputError('mailbox entryRetentionMs and dispatchDedupeMs must be bigints ≥ 0');
   }
@@ -104,9 +105,11 @@ export class RedisMailboxStore implements MailboxStore {
     const inspector = new RedisRetentionInspector(this.io, this.keys, graceMs, options.faults);
     const concurrency = positiveInt(options.applyConcurrency, DEFAULT_MAILBOX_APPLY_CONCURRENCY, 'applyConcurrency');
     // a lost connection may be a restarted server that lost recent writes: learn again through the script
-    const warm = options.plainPath !== false && EncodedEvalshaSender.usableOn(options.redis) ? new WarmDays(cacheUsers, connectionGeneration(options.redis)) : null;
+    const warm =
+      options.plainPath !== false && EncodedEvalshaSender.usableOn(options.redis) ? new WarmDays(cacheUsers, connectionGeneration(options.redis)) : null;
     const clockSkewAllowanceMs = options.clockSkewAllowanceMs ?? 0n;
-    if (typeof clockSkewAllowanceMs !== 'bigint' || clockSkewAllowanceMs < 0n) throw new InvalidInputError(`clockSkewAllowanceMs must be a bigint ≥ 0: ${String(clockSkewAllowanceMs)}`);
+    if (typeof clockSkewAllowanceMs !== 'bigint' || clockSkewAllowanceMs < 0n)
+      throw new InvalidInputError(`clockSkewAllowanceMs must be a bigint ≥ 0: ${String(clockSkewAllowanceMs)}`);
     this.appender = new RedisUserAppender({ io: this.io, clock, epoch, graceMs, clockSkewAllowanceMs, concurrency, cache, userKeys, inspector, warm });
     this.reads = new RedisMailboxReads({ io: this.io, keys: this.keys, clock, epoch, cache, inspector });
     this.pages = new RedisPageApplier({

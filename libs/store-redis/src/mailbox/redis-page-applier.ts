@@ -93,10 +93,17 @@ export class RedisPageApplier {
       digest: c.digest,
       dedupeExpiresAt: dispatchDedupeExpiry(c.record.createdAt, gc.dispatchDedupeMs),
     }));
-    const call = recordDispatchesCall(this.c.keys, shardEpoch.epoch, { now: this.c.clock.nowMs(), graceMs: this.c.graceMs, fromOffset: page.fromOffset, toOffset: page.toOffset, candidates });
+    const call = recordDispatchesCall(this.c.keys, shardEpoch.epoch, {
+      now: this.c.clock.nowMs(),
+      graceMs: this.c.graceMs,
+      fromOffset: page.fromOffset,
+      toOffset: page.toOffset,
+      candidates,
+    });
     const reply = ScriptReply.of(await this.c.io.script(call, 'write'), 'applyPage: dispatch index');
     if (reply.code === ScriptCode.INVALID_STATE) throw oldLayoutError(shardEpoch, layoutOf(reply));
-    if (reply.code !== ScriptCode.OK && reply.code !== ScriptCode.ALREADY && reply.code !== ScriptCode.FRONTIER_GAP) throw errorForCode(reply.code, 'applyPage: dispatch index');
+    if (reply.code !== ScriptCode.OK && reply.code !== ScriptCode.ALREADY && reply.code !== ScriptCode.FRONTIER_GAP)
+      throw errorForCode(reply.code, 'applyPage: dispatch index');
     const before = frontierOf(reply.bufOrNull(1));
     if (before === null && this.sawFrontier) throw this.lostFrontier('the frontier this store saw is gone');
     if (before !== null) this.sawFrontier = true;
@@ -107,14 +114,18 @@ export class RedisPageApplier {
     if (decision === 'behind') return { frontier: before!, wrote: false, outcomes: [], entriesWritten: 0, entriesExpired: 0 };
 
     const runId = reply.buf(2).toString('latin1');
-    const canonical: CanonicalSight[] = plan.candidates.map((_, i) => ({ offset: u64FromHex16(reply.buf(3 + 2 * i), 'canonical offset'), digest: reply.buf(4 + 2 * i) }));
+    const canonical: CanonicalSight[] = plan.candidates.map((_, i) => ({
+      offset: u64FromHex16(reply.buf(3 + 2 * i), 'canonical offset'),
+      digest: reply.buf(4 + 2 * i),
+    }));
     const { outcomes, applied } = pageOutcomes(plan, canonical);
     let entries = applied.flatMap((c) => prepared.get(c.offset)!);
     const crashAfter = this.c.faults?.crashAfterEntries;
     if (crashAfter !== undefined) entries = entries.slice(0, crashAfter);
     const report = await this.c.appender.append(groupByUser(entries), 'add');
     if (crashAfter !== undefined) throw new SimulatedCrashError(`simulated crash after ${entries.length} entries of page ${page.fromOffset}…${page.toOffset}`);
-    if (this.c.faults?.crashBeforeFrontier === true) throw new SimulatedCrashError(`simulated crash before the frontier write of page ${page.fromOffset}…${page.toOffset}`);
+    if (this.c.faults?.crashBeforeFrontier === true)
+      throw new SimulatedCrashError(`simulated crash before the frontier write of page ${page.fromOffset}…${page.toOffset}`);
     await this.c.faults?.beforeFrontierWrite?.();
 
     const advance = advanceFrontierCall(this.c.keys, { offset: page.toOffset, fromOffset: page.fromOffset, expected: before, runId });

@@ -66,11 +66,23 @@ describe('RedisMailboxStore: plain path of warm users', () => {
       const t = tally(store);
       const users = Array.from({ length: 40 }, rid);
       const payload = (n: number) => ({ events: [{ ordinal: 0, eventId: rid(), payload: Buffer.from(`m${n}`) }] });
-      await store.applyPage(pageOf(0n, 1n, [[0n, f.record(users.slice(0, 30), payload(0))], [1n, f.record(users.slice(10), payload(1))]]));
+      await store.applyPage(
+        pageOf(0n, 1n, [
+          [0n, f.record(users.slice(0, 30), payload(0))],
+          [1n, f.record(users.slice(10), payload(1))],
+        ]),
+      );
       expect(t.plain).toBe(0);
       const first = t.scripts;
       expect(first).toBeGreaterThan(0);
-      expect(await store.applyPage(pageOf(2n, 3n, [[2n, f.record(users, payload(2))], [3n, f.record(users.slice(5, 25), payload(3))]]))).toMatchObject({ frontier: 3n, entriesWritten: 60 });
+      expect(
+        await store.applyPage(
+          pageOf(2n, 3n, [
+            [2n, f.record(users, payload(2))],
+            [3n, f.record(users.slice(5, 25), payload(3))],
+          ]),
+        ),
+      ).toMatchObject({ frontier: 3n, entriesWritten: 60 });
       if (plainPath) {
         expect(t.scripts).toBe(first);
         // per user one proof ZADD (one day and expiry) and one day-index ZADD (its one or two entries)
@@ -83,7 +95,10 @@ describe('RedisMailboxStore: plain path of warm users', () => {
     }
     const [plain, scripted] = results as unknown[][];
     expect(plain).toEqual(scripted);
-    expect((plain![0] as { entries: unknown[] }).entries).toEqual([[1n, ['m0']], [3n, ['m2']]]);
+    expect((plain![0] as { entries: unknown[] }).entries).toEqual([
+      [1n, ['m0']],
+      [3n, ['m2']],
+    ]);
   });
 
   it('entries within the margin of their expiry, and a user not written by this process, go through the script', async () => {

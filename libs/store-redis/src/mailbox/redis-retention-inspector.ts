@@ -37,7 +37,10 @@ export class RedisRetentionInspector {
     const meta = known.meta;
     const days = expiredLedgerDays(meta, now);
     if (days.length === 0) return known;
-    const replies = await this.io.commands(days.map((d) => ['ZRANGE', u.proof(d), '0', '-1', 'WITHSCORES'] as const), 'read');
+    const replies = await this.io.commands(
+      days.map((d) => ['ZRANGE', u.proof(d), '0', '-1', 'WITHSCORES'] as const),
+      'read',
+    );
     const proofs = new Map<number, BucketProof>();
     days.forEach((day, i) => {
       const proof = dayProofOf(day, replies[i]);

@@ -161,7 +161,16 @@ export class RedisUserAppender {
       const flush = (): void => {
         if (batch.length === 0) return;
         const at = { now, horizon: fastPathHorizon(now, this.c.clockSkewAllowanceMs) };
-        calls.push({ call: appendEntriesCall(keys, at, this.c.epoch, write, batch.map((p) => p.plan.args)), users: batch });
+        calls.push({
+          call: appendEntriesCall(
+            keys,
+            at,
+            this.c.epoch,
+            write,
+            batch.map((p) => p.plan.args),
+          ),
+          users: batch,
+        });
         batch = [];
         entries = 0;
         bytes = 0;

@@ -3,7 +3,13 @@ import type { RetentionMeta } from '@qim/store-core';
 import { dayProofOf, decodeRetentionMeta, encodeRetentionMeta, storedMetaOf } from './stored-retention-meta';
 import type { StoredMetaFields } from './stored-retention-meta';
 
-const meta: RetentionMeta = { version: 4, generation: 7n, inspectedThrough: 19_000, gap: 1n << 50n, ledger: [{ day: 19_001, maxSeq: 5n, expiresAt: 1_800_000_000_000n }] };
+const meta: RetentionMeta = {
+  version: 4,
+  generation: 7n,
+  inspectedThrough: 19_000,
+  gap: 1n << 50n,
+  ledger: [{ day: 19_001, maxSeq: 5n, expiresAt: 1_800_000_000_000n }],
+};
 const stored = (m: RetentionMeta): StoredMetaFields => encodeRetentionMeta(m).map((v) => Buffer.from(v)) as unknown as StoredMetaFields;
 
 describe('stored retention meta', () => {
@@ -41,7 +47,12 @@ describe('stored retention meta', () => {
     expect(dayProofOf(3, sameEpoch)).toEqual({ day: 3, maxSeq: (2n << 47n) + 9n, expiresAt: 90n });
     expect(dayProofOf(3, [...zrange(one), ...sameEpoch])).toEqual({ day: 3, maxSeq: (2n << 47n) + 9n, expiresAt: 90n });
     expect(dayProofOf(3, [])).toBeNull();
-    for (const bad of [zrange({ member: '1', score: '5' }), zrange({ member: '1:00000000000000zz', score: '5' }), zrange({ member: '1:0000000000000064', score: '1.5' }), zrange({ member: '1:0000000000000064', score: String(1n << 47n) })]) {
+    for (const bad of [
+      zrange({ member: '1', score: '5' }),
+      zrange({ member: '1:00000000000000zz', score: '5' }),
+      zrange({ member: '1:0000000000000064', score: '1.5' }),
+      zrange({ member: '1:0000000000000064', score: String(1n << 47n) }),
+    ]) {
       expect(() => dayProofOf(3, bad)).toThrow(CorruptEntryError);
     }
   });

@@ -76,7 +76,12 @@ export function dayProofOf(day: number, withScores: unknown): BucketProof | null
     const maxSeq = (BigInt(epoch) << OFFSET_BITS) + BigInt(score);
     const expiresAt = u64FromHex16(m[2]!, 'proof expiry');
     const prev = byEpoch.get(epoch);
-    byEpoch.set(epoch, prev === undefined ? { day, maxSeq, expiresAt } : { day, maxSeq: maxSeq > prev.maxSeq ? maxSeq : prev.maxSeq, expiresAt: expiresAt < prev.expiresAt ? expiresAt : prev.expiresAt });
+    byEpoch.set(
+      epoch,
+      prev === undefined
+        ? { day, maxSeq, expiresAt }
+        : { day, maxSeq: maxSeq > prev.maxSeq ? maxSeq : prev.maxSeq, expiresAt: expiresAt < prev.expiresAt ? expiresAt : prev.expiresAt },
+    );
   }
   let best: BucketProof | null = null;
   for (const proof of byEpoch.values()) if (best === null || proof.maxSeq > best.maxSeq) best = proof;

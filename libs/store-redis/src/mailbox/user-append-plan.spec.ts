@@ -11,10 +11,27 @@ const NOW = 1_700_000_000_000n;
 const WEEK = 7n * DAY_MS;
 const ctx = { keys: new RedisKeys('t').user(id('a'), id('b')), now: NOW, horizon: fastPathHorizon(NOW, 0n), graceMs: 1000n };
 const entry = (offset: bigint, createdAt = NOW) =>
-  prepareEntry({ tenantId: id('a'), userId: id('b'), mailboxSeq: composeMailboxSeq(1, offset), createdAt, events: [{ ordinal: 0, eventId: id('e'), payload: Buffer.from('x') }] }, 1, WEEK, 1000n);
+  prepareEntry(
+    {
+      tenantId: id('a'),
+      userId: id('b'),
+      mailboxSeq: composeMailboxSeq(1, offset),
+      createdAt,
+      events: [{ ordinal: 0, eventId: id('e'), payload: Buffer.from('x') }],
+    },
+    1,
+    WEEK,
+    1000n,
+  );
 const known = (m: RetentionMeta): KnownMeta => ({ raw: encodeRetentionMeta(m), meta: m });
 const today = entry(1n);
-const registered = known({ version: 4, generation: 3n, inspectedThrough: null, gap: null, ledger: [{ day: today.day, maxSeq: today.seq, expiresAt: today.expiresAt }] });
+const registered = known({
+  version: 4,
+  generation: 3n,
+  inspectedThrough: null,
+  gap: null,
+  ledger: [{ day: today.day, maxSeq: today.seq, expiresAt: today.expiresAt }],
+});
 
 describe('planUserAppend', () => {
   it('a known meta whose ledger covers every entry’s day → fast mode, no meta', () => {

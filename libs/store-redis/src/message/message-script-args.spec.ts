@@ -32,9 +32,27 @@ describe('message script argument builders', () => {
     for (const call of [claim, seq]) expectClusterSafe(call);
     expect(claim.keys).toEqual([commit.hash, commit.recovery, commit.aux]);
     const expiryHex = (NOW + 7_200_000n).toString(16).padStart(16, '0');
-    expect(claim.args).toEqual(['0000018bcfe56800', Buffer.alloc(32, 1), Buffer.from('req'), Buffer.alloc(16, 2), '1699999999995', expiryHex, '1700007200000', commit.member, '3600000']);
+    expect(claim.args).toEqual([
+      '0000018bcfe56800',
+      Buffer.alloc(32, 1),
+      Buffer.from('req'),
+      Buffer.alloc(16, 2),
+      '1699999999995',
+      expiryHex,
+      '1700007200000',
+      commit.member,
+      '3600000',
+    ]);
     expect(seq.keys).toEqual([conv.seq, conv.seqClaim(commit.member)]);
-    expect(seq.args).toEqual(['0000018bcfe56800', Buffer.alloc(32, 1), id('e'), (NOW - 5n).toString(16).padStart(16, '0'), expiryHex, '1700007200000', '3600000']);
+    expect(seq.args).toEqual([
+      '0000018bcfe56800',
+      Buffer.alloc(32, 1),
+      id('e'),
+      (NOW - 5n).toString(16).padStart(16, '0'),
+      expiryHex,
+      '1700007200000',
+      '3600000',
+    ]);
   });
 
   it('state moves carry the guards their scripts compare', () => {
@@ -60,13 +78,13 @@ describe('message script argument builders', () => {
   });
 
   it('only normal and edited, not control, count as unread', () => {
-    expect([isCountable('normal', false), isCountable('edited', false), isCountable('recalled', false), isCountable('system', false), isCountable('normal', true)]).toEqual([
-      true,
-      true,
-      false,
-      false,
-      false,
-    ]);
+    expect([
+      isCountable('normal', false),
+      isCountable('edited', false),
+      isCountable('recalled', false),
+      isCountable('system', false),
+      isCountable('normal', true),
+    ]).toEqual([true, true, false, false, false]);
   });
 
   it('put_record: ephemeral expiry as a decimal score, empty for other retention classes', () => {

@@ -125,7 +125,14 @@ export function historyPageCall(c: ConversationKeys, q: HistoryQuery, now: bigin
   return {
     script: 'historyPageV1',
     keys: [c.index],
-    args: [q.direction, q.anchor === null ? '' : u64ToHex16(q.anchor, 'anchor'), String(q.maxItems), String(q.maxBytes), u64ToHex16(now, 'now'), c.recordPrefix],
+    args: [
+      q.direction,
+      q.anchor === null ? '' : u64ToHex16(q.anchor, 'anchor'),
+      String(q.maxItems),
+      String(q.maxBytes),
+      u64ToHex16(now, 'now'),
+      c.recordPrefix,
+    ],
   };
 }
 

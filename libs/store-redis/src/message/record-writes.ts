@@ -21,7 +21,13 @@ export interface RecordWriteConfig {
  * true when written; false when the conversation holds no live seq claim of this intent (the stored
  * commit then decides). Another record at the seq is a conflict of its own.
  */
-export async function writeRecord(c: RecordWriteConfig, conv: ConversationKeys, commitMember: string, intent: CommitIntent, r: MessageRecord): Promise<boolean> {
+export async function writeRecord(
+  c: RecordWriteConfig,
+  conv: ConversationKeys,
+  commitMember: string,
+  intent: CommitIntent,
+  r: MessageRecord,
+): Promise<boolean> {
   const ttl = recordTtlSeconds(r.retention);
   const call = putRecordCall(conv, commitMember, {
     seq: r.seq,

@@ -1,5 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { COMMIT_AUX_TTL_MS, DurableMessageCommitter, RecoveryRunner, encodeMessageRecord, encodeSendRequest, identityOfEncodedRequest, recordFromIntent } from '@qim/store-core';
+import {
+  COMMIT_AUX_TTL_MS,
+  DurableMessageCommitter,
+  RecoveryRunner,
+  encodeMessageRecord,
+  encodeSendRequest,
+  identityOfEncodedRequest,
+  recordFromIntent,
+} from '@qim/store-core';
 import { ManualClock } from '@qim/store-core/testing';
 import type { Id128, OutboxPublisher, Publication, SendRequest } from '@qim/store-core';
 import type { Redis } from 'ioredis';
@@ -56,7 +64,14 @@ describe('Redis commit: partial writes and seq claims', () => {
   });
   const claimArgs = (req: SendRequest) => {
     const bytes = encodeSendRequest(req);
-    return { now: clock.nowMs(), identity: identityOfEncodedRequest(bytes), request: bytes, createdAt: clock.nowMs() - 60_000n, auxExpiresAt: clock.nowMs() + COMMIT_AUX_TTL_MS, graceMs: GRACE };
+    return {
+      now: clock.nowMs(),
+      identity: identityOfEncodedRequest(bytes),
+      request: bytes,
+      createdAt: clock.nowMs() - 60_000n,
+      auxExpiresAt: clock.nowMs() + COMMIT_AUX_TTL_MS,
+      graceMs: GRACE,
+    };
   };
   const commitKeys = (req: SendRequest) => store.keys.commit({ tenantId, senderId: req.senderId, clientMessageId: req.clientMessageId });
   const reserveOf = (req: SendRequest) => ({ request: req, messageId: rid(), createdAt: clock.nowMs() - 60_000n, recipients: [req.senderId] });
@@ -112,12 +127,17 @@ describe('Redis commit: partial writes and seq claims', () => {
     const report = await new RecoveryRunner(store, new DurableMessageCommitter(store, broker), { graceMs: 30_000n, maxItems: 10, clock }).runOnce();
     expect(report).toMatchObject({ examined: 1, completed: 1, failed: 0 });
     expect((await store.loadCommit(snapshot.intent.key))?.state).toBe('COMMITTED');
-    const page = await store.historyPage({ canReadHistory: async () => true }, { tenantId, userId: req.senderId }, conv, { direction: 'newer', anchor: null, maxItems: 10, maxBytes: 1 << 20 });
+    const page = await store.historyPage({ canReadHistory: async () => true }, { tenantId, userId: req.senderId }, conv, {
+      direction: 'newer',
+      anchor: null,
+      maxItems: 10,
+      maxBytes: 1 << 20,
+    });
     expect(page.items.map((i) => [i.record.seq, i.record.messageId])).toEqual([[1n, snapshot.intent.messageId]]);
     expect(broker.published).toEqual([snapshot.intent.messageId]);
   });
 
-  it('a putRecord for a seq claim that is not the intent\'s writes nothing (Conflict), whatever its seq', async () => {
+  it("a putRecord for a seq claim that is not the intent's writes nothing (Conflict), whatever its seq", async () => {
     const conv = rid();
     const { snapshot } = await store.reserve(reserveOf(requestIn(conv)));
     const forged = { ...snapshot.intent, seq: 2n };
@@ -138,7 +158,7 @@ describe('Redis commit: partial writes and seq claims', () => {
 
   // A Cluster client has one socket per node: the count of one standalone connection's writes is the
   // standalone target's; the command count holds on both targets.
-  it('the committer\'s happy path is 5 commands, and 4 client round trips (socket writes) on a standalone connection', async () => {
+  it("the committer's happy path is 5 commands, and 4 client round trips (socket writes) on a standalone connection", async () => {
     await store.reserve(reserveOf(requestIn(rid())));
     // Socket writes, not `write()` calls: corked writes leave in one `_writev`.
     const writes = onCluster() ? null : countSocketWrites(redis);

@@ -41,14 +41,7 @@ import type { CommitKeys, ConversationKeys, RedisKeys } from '../keys/redis-keys
 import type { RedisIo, ScriptCall } from '../redis/redis-io';
 import { ScriptCode } from '../redis/script-codes';
 import { ScriptReply } from '../redis/script-reply';
-import {
-  claimCommitCall,
-  claimSeqCall,
-  markCommittedCall,
-  markOutboxedCall,
-  markPublishedCommittedCall,
-  markRecordedCall,
-} from './message-script-args';
+import { claimCommitCall, claimSeqCall, markCommittedCall, markOutboxedCall, markPublishedCommittedCall, markRecordedCall } from './message-script-args';
 import { registerEphemeral, writeRecord } from './record-writes';
 import { packIds, parseSeqClaim, unpackIds } from './seq-claim-value';
 import type { RedisMessageFaults } from './redis-message-faults';
@@ -179,13 +172,23 @@ export class RedisCommitOps implements MessageCommitSteps {
     const graceMs = this.c.physicalGraceMs;
     const calls = [
       claimCommitCall(k, { now, identity, request: requestBytes, recipients: packIds(input.recipients), createdAt: input.createdAt, auxExpiresAt, graceMs }),
-      claimSeqCall(this.conversationKeys(request.tenantId, request.conversationId), k.member, { now, identity, messageId: input.messageId, createdAt: input.createdAt, auxExpiresAt, graceMs }),
+      claimSeqCall(this.conversationKeys(request.tenantId, request.conversationId), k.member, {
+        now,
+        identity,
+        messageId: input.messageId,
+        createdAt: input.createdAt,
+        auxExpiresAt,
+        graceMs,
+      }),
     ] as const;
     const [commitRaw, seqRaw] = this.c.faults === undefined ? await this.c.io.scripts(calls, 'write') : await this.reserveStepwise(calls, this.c.faults);
     const commit = ScriptReply.of(commitRaw, 'reserve');
     if (commit.code === ScriptCode.OK) {
       await this.c.faults?.at('reserve:after-commit');
-      return { snapshot: { intent: reservedIntentOf(request, identity, input.recipients, seqClaimOf(seqRaw, identity), key), state: 'RESERVED' }, created: true };
+      return {
+        snapshot: { intent: reservedIntentOf(request, identity, input.recipients, seqClaimOf(seqRaw, identity), key), state: 'RESERVED' },
+        created: true,
+      };
     }
     assertSameRequest('reserve', commit.buf(1), identity);
     if (commit.str(2) !== CLAIMED) return { snapshot: snapshotOf(commit.buf(2), commit.bufOrNull(3)), created: false };
@@ -268,7 +271,8 @@ export class RedisCommitOps implements MessageCommitSteps {
 
   async markPublishedAndCommitted(intent: CommitIntent, publication: Publication): Promise<CommitSnapshot> {
     const recorded = this.recorded.get(intent);
-    const forms = recorded === undefined ? encodeCommitIntentForms(intent, publication) : { unpublished: recorded, published: publishIntentBytes(recorded, publication) };
+    const forms =
+      recorded === undefined ? encodeCommitIntentForms(intent, publication) : { unpublished: recorded, published: publishIntentBytes(recorded, publication) };
     if (forms === null) return this.refuse('markPublishedAndCommitted', intent.key, (s) => decideMarkPublishedAndCommitted(s, intent));
     const next = { ...intent, publication };
     for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {

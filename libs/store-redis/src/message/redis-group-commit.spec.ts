@@ -15,7 +15,17 @@ const publisher: OutboxPublisher = {
 };
 
 function request(tenantId: Id128, conversationId: Id128): SendRequest {
-  return { tenantId, senderId: rid(), clientMessageId: rid(), conversationId, kind: 'normal', control: false, contentType: 'text/plain', body: randomBytes(64), retention: { kind: 'default' } };
+  return {
+    tenantId,
+    senderId: rid(),
+    clientMessageId: rid(),
+    conversationId,
+    kind: 'normal',
+    control: false,
+    contentType: 'text/plain',
+    body: randomBytes(64),
+    retention: { kind: 'default' },
+  };
 }
 
 /** Counts the commands the client sends (each script call or batch is one), the server being real. */
@@ -88,7 +98,8 @@ describe('Redis group commit', () => {
     const bad = request(tenantId, rid());
     // the bad commit's seq counter holds a hash: its claim-seq INCR raises WRONGTYPE inside the batch
     await redis.hset(store.keys.conversation(tenantId, bad.conversationId).seq, 'x', '1');
-    const send = (r: SendRequest): Promise<unknown> => committer.send({ request: r, messageId: rid(), createdAt: systemClock.nowMs(), recipients: [r.senderId] });
+    const send = (r: SendRequest): Promise<unknown> =>
+      committer.send({ request: r, messageId: rid(), createdAt: systemClock.nowMs(), recipients: [r.senderId] });
     const [okOutcome, badOutcome] = await Promise.allSettled([send(good), send(bad)]);
     expect(okOutcome.status).toBe('fulfilled');
     expect(badOutcome.status).toBe('rejected');

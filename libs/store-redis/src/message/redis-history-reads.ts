@@ -23,7 +23,8 @@ const MAX_HISTORY_ITEMS = 1000;
 
 function validateQuery(q: HistoryQuery): void {
   if (q.direction !== 'older' && q.direction !== 'newer') throw new InvalidInputError('direction must be older or newer');
-  if (!Number.isInteger(q.maxItems) || q.maxItems < 1 || q.maxItems > MAX_HISTORY_ITEMS) throw new InvalidInputError(`maxItems must be an integer 1…${MAX_HISTORY_ITEMS}`);
+  if (!Number.isInteger(q.maxItems) || q.maxItems < 1 || q.maxItems > MAX_HISTORY_ITEMS)
+    throw new InvalidInputError(`maxItems must be an integer 1…${MAX_HISTORY_ITEMS}`);
   if (!Number.isInteger(q.maxBytes) || q.maxBytes < 1) throw new InvalidInputError('maxBytes must be an integer ≥ 1');
   if (q.anchor !== null && (typeof q.anchor !== 'bigint' || q.anchor < 0n || q.anchor > U63_MAX)) throw new InvalidInputError('anchor must be a u64 seq');
 }

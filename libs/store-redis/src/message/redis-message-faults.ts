@@ -5,7 +5,8 @@
  * `reserve:after-commit` leave the same state), and `put-record` writes record and index row in one
  * script (so both `put-record:*` points leave record + index without RECORDED).
  */
-export type RedisMessageFaultPoint = 'reserve:after-recovery-entry' | 'reserve:after-seq' | 'reserve:after-commit' | 'put-record:after-record' | 'put-record:after-index';
+export type RedisMessageFaultPoint =
+  'reserve:after-recovery-entry' | 'reserve:after-seq' | 'reserve:after-commit' | 'put-record:after-record' | 'put-record:after-index';
 
 /** Called when a step is durable; throwing stops the operation there, like a kill -9 would. */
 export interface RedisMessageFaults {

@@ -69,7 +69,14 @@ export class RedisMessageStore implements MessageStore {
     this.keys = new RedisKeys(options.namespace);
     const commitAuxTtlMs = options.commitAuxTtlMs ?? COMMIT_AUX_TTL_MS;
     if (commitAuxTtlMs < 1n) throw new InvalidInputError('commitAuxTtlMs must be positive');
-    const commits = new RedisCommitOps({ io: this.io, keys: this.keys, clock: options.clock, commitAuxTtlMs, physicalGraceMs: resolveGrace(options), faults: options.faults });
+    const commits = new RedisCommitOps({
+      io: this.io,
+      keys: this.keys,
+      clock: options.clock,
+      commitAuxTtlMs,
+      physicalGraceMs: resolveGrace(options),
+      faults: options.faults,
+    });
     this.commits = commits;
     this.recovery = new RedisRecoveryScan(this.io, this.keys, options.clock, commits);
     this.housekeeping = new RedisMessageHousekeeping(this.io, this.keys);

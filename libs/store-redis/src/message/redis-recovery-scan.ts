@@ -37,7 +37,15 @@ export class RedisRecoveryScan implements MessageRecoveryScan {
     }
     return found
       .filter((s) => s.intent.createdAt < cutoffMs)
-      .sort((a, b) => (a.intent.createdAt !== b.intent.createdAt ? (a.intent.createdAt < b.intent.createdAt ? -1 : 1) : commitKeyString(a.intent.key) < commitKeyString(b.intent.key) ? -1 : 1))
+      .sort((a, b) =>
+        a.intent.createdAt !== b.intent.createdAt
+          ? a.intent.createdAt < b.intent.createdAt
+            ? -1
+            : 1
+          : commitKeyString(a.intent.key) < commitKeyString(b.intent.key)
+            ? -1
+            : 1,
+      )
       .slice(0, maxItems);
   }
 }

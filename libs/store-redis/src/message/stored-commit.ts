@@ -1,4 +1,12 @@
-import { COMMIT_STATES, CorruptEntryError, bytesEqual, decodeCommitIntent, decodeMessageRecord, decodeSendRequest, identityOfEncodedRequest } from '@qim/store-core';
+import {
+  COMMIT_STATES,
+  CorruptEntryError,
+  bytesEqual,
+  decodeCommitIntent,
+  decodeMessageRecord,
+  decodeSendRequest,
+  identityOfEncodedRequest,
+} from '@qim/store-core';
 import type { CommitIntent, CommitSnapshot, CommitState, Id128, MessageRecord, SendRequest } from '@qim/store-core';
 import { u64FromHex16 } from '../redis/hex64';
 import { unpackIds } from './seq-claim-value';

@@ -83,7 +83,12 @@ describe('checkRedisReadiness', () => {
     const own = await RedisServerProcess.start(['--appendonly', 'yes', '--appendfsync', 'always']);
     const redis = testClient(own.url);
     try {
-      expect(await checkRedisReadiness(redis, 'production')).toMatchObject({ ready: true, maxmemoryPolicy: 'noeviction', noAppendfsyncOnRewrite: 'no', warning: null });
+      expect(await checkRedisReadiness(redis, 'production')).toMatchObject({
+        ready: true,
+        maxmemoryPolicy: 'noeviction',
+        noAppendfsyncOnRewrite: 'no',
+        warning: null,
+      });
       for (const policy of ['allkeys-lru', 'volatile-ttl', 'allkeys-random']) {
         await redis.config('SET', 'maxmemory-policy', policy);
         for (const env of ['production', '', 'staging']) {

@@ -88,7 +88,15 @@ export async function checkRedisReadiness(redis: Redis | Cluster, env: string = 
  * shown are those of the first primary that fails, or of the first primary.
  */
 async function checkClusterReadiness(cluster: Cluster, env: string, minReplicaAcks: number): Promise<RedisReadiness> {
-  const down = { ready: false, appendonly: 'unknown', appendfsync: 'unknown', maxmemoryPolicy: 'unknown', noAppendfsyncOnRewrite: 'unknown', env, warning: null };
+  const down = {
+    ready: false,
+    appendonly: 'unknown',
+    appendfsync: 'unknown',
+    maxmemoryPolicy: 'unknown',
+    noAppendfsyncOnRewrite: 'unknown',
+    env,
+    warning: null,
+  };
   let state: string | null;
   try {
     state = infoField((await cluster.cluster('INFO')) as string, 'cluster_state');
@@ -135,7 +143,16 @@ async function checkServerReadiness(redis: Redis, env: string): Promise<RedisRea
     info = await redis.info('persistence');
   } catch (e) {
     const reason = `redis does not answer: ${e instanceof Error ? e.message : String(e)}`;
-    return { ready: false, appendonly: 'unknown', appendfsync: 'unknown', maxmemoryPolicy: 'unknown', noAppendfsyncOnRewrite: 'unknown', env, reason, warning: null };
+    return {
+      ready: false,
+      appendonly: 'unknown',
+      appendfsync: 'unknown',
+      maxmemoryPolicy: 'unknown',
+      noAppendfsyncOnRewrite: 'unknown',
+      env,
+      reason,
+      warning: null,
+    };
   }
   const aofFromInfo = infoField(info, 'aof_enabled');
   const appendonly = (await configValue(redis, 'appendonly')) ?? (aofFromInfo === null ? 'unknown' : aofFromInfo === '1' ? 'yes' : 'no');
@@ -152,12 +169,21 @@ async function checkServerReadiness(redis: Redis, env: string): Promise<RedisRea
   for (const s of SILENT_LOSS) {
     const value = base[s.field];
     if (value === s.required) continue;
-    if (!relaxed) return { ...base, ready: false, reason: `${s.name} is '${value}': outside QIM_ENV=development|test the Redis backend requires ${s.name} ${s.required} (${s.risk})` };
+    if (!relaxed)
+      return {
+        ...base,
+        ready: false,
+        reason: `${s.name} is '${value}': outside QIM_ENV=development|test the Redis backend requires ${s.name} ${s.required} (${s.risk})`,
+      };
     warnings.push(`${s.name} ${value} (QIM_ENV=${env}): ${s.risk}; outside development/test it must be ${s.required}`);
   }
   if (appendonly === 'yes' && appendfsync !== 'always') {
     if (FSYNC_ALWAYS_ENVS.has(env)) {
-      return { ...base, ready: false, reason: `appendfsync is '${appendfsync}': QIM_ENV=${env || 'production (unset)'} requires appendfsync always (${FSYNC_RISK})` };
+      return {
+        ...base,
+        ready: false,
+        reason: `appendfsync is '${appendfsync}': QIM_ENV=${env || 'production (unset)'} requires appendfsync always (${FSYNC_RISK})`,
+      };
     }
     warnings.unshift(`appendfsync ${appendfsync} (QIM_ENV=${env}): ${FSYNC_RISK}; production requires appendfsync always`);
   }

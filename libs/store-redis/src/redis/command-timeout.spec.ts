@@ -11,7 +11,13 @@ async function settledWithin<T>(p: Promise<T>, ms: number): Promise<{ ok: true; 
   let timer: NodeJS.Timeout | undefined;
   const watchdog = new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), ms)));
   try {
-    return await Promise.race([p.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error })), watchdog]);
+    return await Promise.race([
+      p.then(
+        (value) => ({ ok: true as const, value }),
+        (error: unknown) => ({ ok: false as const, error }),
+      ),
+      watchdog,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -61,7 +61,11 @@ describe('store-redis on a Redis Cluster', () => {
 
   it('keySlot places keys as the cluster does (the WAIT routing relies on it)', async () => {
     const keys = new RedisKeys(namespace);
-    const sample = [keys.writerLease(7).lease, keys.conversation(rid(), rid()).seq, keys.commit({ tenantId: rid(), senderId: rid(), clientMessageId: rid() }).hash];
+    const sample = [
+      keys.writerLease(7).lease,
+      keys.conversation(rid(), rid()).seq,
+      keys.commit({ tenantId: rid(), senderId: rid(), clientMessageId: rid() }).hash,
+    ];
     for (const key of sample) expect(keySlot(key)).toBe(Number(await cluster.cluster('KEYSLOT', key)));
   });
 
@@ -133,10 +137,21 @@ describe('store-redis on a Redis Cluster', () => {
   it('mailbox: a page is reported applied only after WAIT; too few replicas → UnavailableError (the offset is not committed)', async () => {
     const f = new RedisMailboxFixture();
     const open = (min: number, timeoutMs: number) =>
-      new RedisMailboxStore({ redis: cluster, ownsConnection: false, namespace: f.namespace, clock: f.clock, shardEpoch: f.shardEpoch, gc: SPEC_GC, replicaAcks: { min, timeoutMs } });
+      new RedisMailboxStore({
+        redis: cluster,
+        ownsConnection: false,
+        namespace: f.namespace,
+        clock: f.clock,
+        shardEpoch: f.shardEpoch,
+        gc: SPEC_GC,
+        replicaAcks: { min, timeoutMs },
+      });
     try {
       const page = pageOf(0n, 0n, [[0n, f.record([rid()])]]);
-      await expect(open(2, 200).applyPage(page)).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringMatching(/applyPage: the write reached 1 of the 2/) });
+      await expect(open(2, 200).applyPage(page)).rejects.toMatchObject({
+        code: 'UNAVAILABLE',
+        message: expect.stringMatching(/applyPage: the write reached 1 of the 2/),
+      });
       // The retried page (the consumer did not commit its offset) is answered once a replica has it.
       const healthy = open(1, 2_000);
       expect(await healthy.applyPage(page)).toMatchObject({ frontier: 0n });
@@ -149,13 +164,23 @@ describe('store-redis on a Redis Cluster', () => {
   it('membership changes and writer leases are answered only after WAIT; too few replicas → UnavailableError, the retried change succeeds', async () => {
     // A removal only the old primary had would let a promoted replica accept the removed member's sends again.
     const ns = testNamespace();
-    const open = (min: number, timeoutMs: number) => RedisWriterCoordination.open(requireRedisCluster(), { namespace: ns, owner: 'spec', replicaAcks: { min, timeoutMs } });
+    const open = (min: number, timeoutMs: number) =>
+      RedisWriterCoordination.open(requireRedisCluster(), { namespace: ns, owner: 'spec', replicaAcks: { min, timeoutMs } });
     const [tenant, conv, user] = [rid(), rid(), rid()];
     const strict = await open(2, 200);
     try {
-      await expect(strict.membership.add(tenant, conv, [user], 10)).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringMatching(/membership add: the write reached 1 of the 2 replica\(s\) required within 200 ms/) });
-      await expect(strict.membership.remove(tenant, conv, [user])).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringMatching(/membership remove: the write reached 1 of the 2/) });
-      await expect(strict.leases.acquire(2, 5_000, 'strict')).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringMatching(/lease acquire \(writer id 0\): the write reached 1 of the 2/) });
+      await expect(strict.membership.add(tenant, conv, [user], 10)).rejects.toMatchObject({
+        code: 'UNAVAILABLE',
+        message: expect.stringMatching(/membership add: the write reached 1 of the 2 replica\(s\) required within 200 ms/),
+      });
+      await expect(strict.membership.remove(tenant, conv, [user])).rejects.toMatchObject({
+        code: 'UNAVAILABLE',
+        message: expect.stringMatching(/membership remove: the write reached 1 of the 2/),
+      });
+      await expect(strict.leases.acquire(2, 5_000, 'strict')).rejects.toMatchObject({
+        code: 'UNAVAILABLE',
+        message: expect.stringMatching(/lease acquire \(writer id 0\): the write reached 1 of the 2/),
+      });
     } finally {
       await strict.close();
     }

@@ -35,7 +35,10 @@ describe('RedisIo scripts (pre-encoded EVALSHA)', () => {
     await io.script(call, 'write');
     const writes = countSocketWrites(redis);
     try {
-      const replies = await io.scripts(['bb', 'cc', 'aa'].map((m) => ({ ...call, args: ['10', m] })), 'write');
+      const replies = await io.scripts(
+        ['bb', 'cc', 'aa'].map((m) => ({ ...call, args: ['10', m] })),
+        'write',
+      );
       expect(writes.count()).toBe(1);
       expect(replies).toHaveLength(3);
       expect((await redis.smembers('t:{m}:members')).sort()).toEqual(['aa', 'bb', 'cc']);
@@ -50,10 +53,17 @@ describe('RedisIo scripts (pre-encoded EVALSHA)', () => {
     const pipeline = jest.spyOn(redis, 'pipeline');
     const writes = countSocketWrites(redis);
     try {
-      const replies = await io.scriptsPipelined(['bb', 'cc', 'aa'].map((m) => ({ ...call, args: ['10', m] })), 'write');
+      const replies = await io.scriptsPipelined(
+        ['bb', 'cc', 'aa'].map((m) => ({ ...call, args: ['10', m] })),
+        'write',
+      );
       expect(pipeline).not.toHaveBeenCalled();
       expect(writes.count()).toBe(1);
-      expect(replies).toEqual([[0, 2], [0, 3], [0, 3]]);
+      expect(replies).toEqual([
+        [0, 2],
+        [0, 3],
+        [0, 3],
+      ]);
       expect((await redis.smembers('t:{m}:members')).sort()).toEqual(['aa', 'bb', 'cc']);
     } finally {
       pipeline.mockRestore();
@@ -64,7 +74,10 @@ describe('RedisIo scripts (pre-encoded EVALSHA)', () => {
   it('a pipelined batch the server does not know yet runs every call (NOSCRIPT → the driver loads the script)', async () => {
     await redis.del('t:{m}:members');
     await redis.script('FLUSH');
-    const replies = await io.scriptsPipelined(['x', 'y'].map((m) => ({ ...call, args: ['10', m] })), 'write');
+    const replies = await io.scriptsPipelined(
+      ['x', 'y'].map((m) => ({ ...call, args: ['10', m] })),
+      'write',
+    );
     expect(replies).toHaveLength(2);
     expect((await redis.smembers('t:{m}:members')).sort()).toEqual(['x', 'y']);
   });
@@ -72,7 +85,11 @@ describe('RedisIo scripts (pre-encoded EVALSHA)', () => {
   it('a refused call of a pipelined batch rejects it as InvariantViolationError once the others ran', async () => {
     await redis.del('t:{m}:members', 't:{n}:members');
     await redis.set('t:{n}:members', 'not a set');
-    const calls = [{ ...call, args: ['10', 'p'] }, { ...call, keys: ['t:{n}:members'] }, { ...call, args: ['10', 'q'] }];
+    const calls = [
+      { ...call, args: ['10', 'p'] },
+      { ...call, keys: ['t:{n}:members'] },
+      { ...call, args: ['10', 'q'] },
+    ];
     await expect(io.scriptsPipelined(calls, 'write')).rejects.toBeInstanceOf(InvariantViolationError);
     expect((await redis.smembers('t:{m}:members')).sort()).toEqual(['p', 'q']);
   });

@@ -90,7 +90,8 @@ export class RedisIo {
     options: { readonly groupCommit?: boolean; readonly replicaAcks?: ReplicaAcks; readonly namespace?: string } = {},
   ) {
     this.replicaAcks = checkReplicaAcks(options.replicaAcks ?? NO_REPLICA_ACKS);
-    if (this.replicaAcks.min > 0 && options.namespace === undefined) throw new InvalidInputError('replica acks need the store namespace (the WAIT fence key lives in it)');
+    if (this.replicaAcks.min > 0 && options.namespace === undefined)
+      throw new InvalidInputError('replica acks need the store namespace (the WAIT fence key lives in it)');
     this.fence = this.replicaAcks.min > 0 ? new ReplicaFence(new RedisKeys(options.namespace!)) : null;
     registerScripts(redis);
     this.encoded = EncodedEvalshaSender.usableOn(redis) ? new EncodedEvalshaSender(redis) : null;
@@ -224,7 +225,8 @@ export class RedisIo {
     } catch (e) {
       throw this.wrap(e, calls[0]?.script ?? 'pipeline');
     }
-    if (results === null || results.length !== calls.length) throw new UnavailableError(`pipeline of ${calls.length} scripts answered ${results?.length ?? 'nothing'}`);
+    if (results === null || results.length !== calls.length)
+      throw new UnavailableError(`pipeline of ${calls.length} scripts answered ${results?.length ?? 'nothing'}`);
     return results.map(([err, value], i) => {
       if (err !== null) throw this.wrap(err, calls[i]!.script);
       return value;

@@ -110,7 +110,13 @@ async function fencedWait(redis: Redis | Cluster, node: Redis, fence: ReplicaFen
  * stay on the primary and every step is idempotent, so the caller retries the same step (the same
  * send) and is answered identically once a replica has them.
  */
-export async function awaitReplicas(redis: Redis | Cluster, acks: ReplicaAcks, keys: readonly string[] | 'all', what: string, fence: ReplicaFence): Promise<void> {
+export async function awaitReplicas(
+  redis: Redis | Cluster,
+  acks: ReplicaAcks,
+  keys: readonly string[] | 'all',
+  what: string,
+  fence: ReplicaFence,
+): Promise<void> {
   if (acks.min === 0) return;
   const nodes = writtenPrimaries(redis, keys);
   let counts: number[];

@@ -54,7 +54,10 @@ interface Pending {
 export class ScriptBatcher {
   private queue: Pending[] = [];
 
-  constructor(private readonly flush: (calls: readonly ScriptCall[]) => Promise<BatchAnswer[]>, private readonly onError: (e: unknown, call: ScriptCall) => unknown) {}
+  constructor(
+    private readonly flush: (calls: readonly ScriptCall[]) => Promise<BatchAnswer[]>,
+    private readonly onError: (e: unknown, call: ScriptCall) => unknown,
+  ) {}
 
   add(call: ScriptCall): Promise<unknown> {
     return new Promise((resolve, reject) => {

@@ -25,7 +25,16 @@ export class RedisMailboxFixture {
   private readonly stores: RedisMailboxStore[] = [];
 
   open(gc: MailboxGcConfig = SPEC_GC, faults?: MailboxFaults, applyConcurrency?: number, plainPath?: boolean): RedisMailboxStore {
-    const store = new RedisMailboxStore({ redis: testClient(), namespace: this.namespace, clock: this.clock, shardEpoch: this.shardEpoch, gc, faults, applyConcurrency, plainPath });
+    const store = new RedisMailboxStore({
+      redis: testClient(),
+      namespace: this.namespace,
+      clock: this.clock,
+      shardEpoch: this.shardEpoch,
+      gc,
+      faults,
+      applyConcurrency,
+      plainPath,
+    });
     this.stores.push(store);
     return store;
   }
@@ -48,7 +57,13 @@ export class RedisMailboxFixture {
 
   /** A mailbox entry of `user` at the seq of `offset`, with one small event. */
   entry(user: Id128, offset: bigint, createdAt: bigint): MailboxEntryInput {
-    return { tenantId: this.tenantId, userId: user, mailboxSeq: this.seq(offset), createdAt, events: [{ ordinal: 0, eventId: rid(), payload: Buffer.from(`at ${offset}`) }] };
+    return {
+      tenantId: this.tenantId,
+      userId: user,
+      mailboxSeq: this.seq(offset),
+      createdAt,
+      events: [{ ordinal: 0, eventId: rid(), payload: Buffer.from(`at ${offset}`) }],
+    };
   }
 
   seq(offset: bigint): bigint {

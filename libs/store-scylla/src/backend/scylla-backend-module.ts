@@ -75,7 +75,13 @@ export async function scyllaMailboxBackend(cfg: ScyllaBackendConfig, binding: Ma
   const session = await openSession(cfg, MAILBOX_TABLES, step);
   const cache = new StoreCache(
     async (shard) =>
-      new ScyllaMailboxStore({ session, shardEpoch: { shard, epoch: binding.epoch }, gc: binding.gc, maxStatementsInFlight: binding.applyConcurrency, clockSkewAllowanceMs: binding.clockSkewAllowanceMs }),
+      new ScyllaMailboxStore({
+        session,
+        shardEpoch: { shard, epoch: binding.epoch },
+        gc: binding.gc,
+        maxStatementsInFlight: binding.applyConcurrency,
+        clockSkewAllowanceMs: binding.clockSkewAllowanceMs,
+      }),
   );
   return {
     kind: 'scylla',

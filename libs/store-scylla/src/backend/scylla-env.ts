@@ -6,7 +6,12 @@ import { z } from 'zod';
 export const scyllaEnvShape = {
   QIM_SCYLLA_HOSTS: optionalString().describe('scylla mode: contact points `host[:port],…` (port 9042 when not given)'),
   QIM_SCYLLA_KEYSPACE: optionalString()
-    .pipe(z.string().regex(/^[a-z][a-z0-9_]{0,47}$/, 'must match [a-z][a-z0-9_]{0,47}').optional())
+    .pipe(
+      z
+        .string()
+        .regex(/^[a-z][a-z0-9_]{0,47}$/, 'must match [a-z][a-z0-9_]{0,47}')
+        .optional(),
+    )
     .describe('scylla mode: keyspace, `[a-z][a-z0-9_]{0,47}`'),
   QIM_SCYLLA_DC: optionalString().describe('scylla mode: the local data center'),
   QIM_SCYLLA_RF: optionalIntField(1, 15).describe('scylla mode: replication factor (1…15); below 3 only with `QIM_ENV=development|test`'),

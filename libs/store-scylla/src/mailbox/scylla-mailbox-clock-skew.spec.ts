@@ -72,8 +72,20 @@ describe('clock skew: no page claims coverage of an entry the server may already
     const yesterday = todayStart - DAY_MS + 1_000n;
     expect(entryExpiry(yesterday, retention)).toBe(expiry);
     const gc = { entryRetentionMs: retention, dispatchDedupeMs: DAY_MS };
-    const w = new ScyllaMailboxStore({ session: gate.session, shardEpoch: { shard, epoch: EPOCH }, gc, clock: offsetClock(writer), clockSkewAllowanceMs: allowance });
-    const r = new ScyllaMailboxStore({ session: gate.session, shardEpoch: { shard, epoch: EPOCH }, gc, clock: offsetClock(reader), clockSkewAllowanceMs: allowance });
+    const w = new ScyllaMailboxStore({
+      session: gate.session,
+      shardEpoch: { shard, epoch: EPOCH },
+      gc,
+      clock: offsetClock(writer),
+      clockSkewAllowanceMs: allowance,
+    });
+    const r = new ScyllaMailboxStore({
+      session: gate.session,
+      shardEpoch: { shard, epoch: EPOCH },
+      gc,
+      clock: offsetClock(reader),
+      clockSkewAllowanceMs: allowance,
+    });
 
     // a live entry of today first (so a page that skips the expiring one is visibly "complete")
     await w.appendBatch([entryInput(tenantId, userId, seq(9n), now)]);

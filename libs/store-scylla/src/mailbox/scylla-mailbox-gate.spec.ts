@@ -38,7 +38,12 @@ beforeAll(async () => {
 afterAll(async () => gate?.drop(), GATE_SETUP_TIMEOUT_MS);
 
 function open(entryRetentionMs = WEEK): ScyllaMailboxStore {
-  return new ScyllaMailboxStore({ session: gate.session, shardEpoch: { shard: randomShard(), epoch: EPOCH }, gc: { entryRetentionMs, dispatchDedupeMs: WEEK }, counter });
+  return new ScyllaMailboxStore({
+    session: gate.session,
+    shardEpoch: { shard: randomShard(), epoch: EPOCH },
+    gc: { entryRetentionMs, dispatchDedupeMs: WEEK },
+    counter,
+  });
 }
 const seq = (o: bigint): bigint => composeMailboxSeq(EPOCH, o);
 const START = epochStartSeq(EPOCH);
@@ -112,7 +117,9 @@ describe('appendBatch input', () => {
     const [t, u, v] = [rid(), rid(), rid()];
     const now = BigInt(Date.now());
     counter.reset();
-    await expect(store.appendBatch([entryInput(t, v, seq(4n), now), entryInput(t, u, seq(5n), now), entryInput(t, u, seq(5n), now, 2)])).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(store.appendBatch([entryInput(t, v, seq(4n), now), entryInput(t, u, seq(5n), now), entryInput(t, u, seq(5n), now, 2)])).rejects.toBeInstanceOf(
+      InvalidInputError,
+    );
     expect(counter.snapshot()).toEqual([]);
     expect(await direct.entryRows(t, v)).toEqual([]);
     expect(await direct.retentionMeta(t, u)).toBeNull();
@@ -181,15 +188,10 @@ describe('exact gap boundary without raising the ledger item (ADR-0022 §5)', ()
     await store.appendBatch([entryInput(t, u, seq(20n), plan.yesterday)]);
     const day = dayOf(plan.yesterday);
     // What a no-LWT append of seq 40 on that day leaves: the proof raised by stamp, the ledger item untouched.
-    await direct.exec('INSERT INTO {ks}.mailbox_retention_bucket_v3 (tenant_id, user_id, epoch, day, max_seq, expires_at) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ?', [
-      Buffer.from(t, 'hex'),
-      Buffer.from(u, 'hex'),
-      EPOCH,
-      BigInt(day),
-      seq(40n),
-      entryExpiry(plan.yesterday, plan.retention),
-      seq(40n),
-    ]);
+    await direct.exec(
+      'INSERT INTO {ks}.mailbox_retention_bucket_v3 (tenant_id, user_id, epoch, day, max_seq, expires_at) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ?',
+      [Buffer.from(t, 'hex'), Buffer.from(u, 'hex'), EPOCH, BigInt(day), seq(40n), entryExpiry(plan.yesterday, plan.retention), seq(40n)],
+    );
     expect(decodeActiveLedger((await direct.retentionMeta(t, u))!['active_ledger'] as Buffer).map((i) => [i.day, i.maxSeq])).toEqual([[day, seq(20n)]]);
     await sleepUntil(entryExpiry(plan.yesterday, plan.retention) + 1_100n);
     await store.appendBatch([entryInput(t, u, seq(50n), plan.today)]);

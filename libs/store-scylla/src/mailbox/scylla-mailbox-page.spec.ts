@@ -1,11 +1,4 @@
-import {
-  DAY_MS,
-  FrontierGapError,
-  InvalidInputError,
-  composeMailboxSeq,
-  decodeMailboxEntry,
-  epochStartSeq,
-} from '@qim/store-core';
+import { DAY_MS, FrontierGapError, InvalidInputError, composeMailboxSeq, decodeMailboxEntry, epochStartSeq } from '@qim/store-core';
 import type { DispatchRecord, Id128, MailboxStore, ShardEpoch } from '@qim/store-core';
 import { StatementCounter } from '../session/statement-counter';
 import { SimulatedCrashError } from './context/scylla-mailbox-faults';
@@ -63,11 +56,20 @@ describe('LWTs per dispatch', () => {
     const t = rid();
     const users = sortedIds(1000);
     const now = BigInt(Date.now());
-    const lwtNames = (): [string, number][] => counter.snapshot().filter((c) => c.lwt).map((c) => [c.name, c.count]);
+    const lwtNames = (): [string, number][] =>
+      counter
+        .snapshot()
+        .filter((c) => c.lwt)
+        .map((c) => [c.name, c.count]);
 
     counter.reset();
     tally.reset();
-    expect(await store.applyPage(makePage(0n, 0n, [[0n, makeRecord(se.shard, t, users, now)]]))).toMatchObject({ frontier: 0n, wrote: true, entriesWritten: 1000, entriesExpired: 0 });
+    expect(await store.applyPage(makePage(0n, 0n, [[0n, makeRecord(se.shard, t, users, now)]]))).toMatchObject({
+      frontier: 0n,
+      wrote: true,
+      entriesWritten: 1000,
+      entriesExpired: 0,
+    });
     expect(lwtNames()).toEqual([['retention_meta.insert', 1000]]);
     expect(tally.lwts).toBe(1000);
 
@@ -107,7 +109,14 @@ describe('duplicates and conflicts', () => {
     const y = makeRecord(se.shard, t, sortedIds(2), now);
     const xOther: DispatchRecord = { ...x, recipients: sortedIds(2) };
     const yOther: DispatchRecord = { ...y, recipients: sortedIds(2) };
-    const first = await store.applyPage(makePage(10n, 14n, [[10n, x], [12n, y], [13n, x], [14n, xOther]]));
+    const first = await store.applyPage(
+      makePage(10n, 14n, [
+        [10n, x],
+        [12n, y],
+        [13n, x],
+        [14n, xOther],
+      ]),
+    );
     expect(first.outcomes.map((o) => [o.offset, o.outcome, o.canonicalOffset])).toEqual([
       [10n, 'applied', 10n],
       [12n, 'applied', 12n],
@@ -115,7 +124,12 @@ describe('duplicates and conflicts', () => {
       [14n, 'conflict', 10n],
     ]);
     expect(first).toMatchObject({ frontier: 14n, wrote: true, entriesWritten: 5 });
-    const second = await store.applyPage(makePage(15n, 17n, [[15n, x], [16n, yOther]]));
+    const second = await store.applyPage(
+      makePage(15n, 17n, [
+        [15n, x],
+        [16n, yOther],
+      ]),
+    );
     expect(second.outcomes.map((o) => [o.offset, o.outcome, o.canonicalOffset])).toEqual([
       [15n, 'duplicate', 10n],
       [16n, 'conflict', 12n],
@@ -161,8 +175,16 @@ describe('index read beside the frontier, entries in batches', () => {
     const now = BigInt(Date.now());
     const small = sortedIds(2 * FAST_BATCH_ENTRIES + 1);
     const big = sortedIds(3);
-    const bigRecord = (): DispatchRecord => ({ ...makeRecord(se.shard, t, big, now), events: [{ ordinal: 0, eventId: rid(), payload: new Uint8Array(FAST_BATCH_BYTES / 2 + 1) }] });
-    await store.applyPage(makePage(0n, 1n, [[0n, makeRecord(se.shard, t, small, now)], [1n, bigRecord()]]));
+    const bigRecord = (): DispatchRecord => ({
+      ...makeRecord(se.shard, t, big, now),
+      events: [{ ordinal: 0, eventId: rid(), payload: new Uint8Array(FAST_BATCH_BYTES / 2 + 1) }],
+    });
+    await store.applyPage(
+      makePage(0n, 1n, [
+        [0n, makeRecord(se.shard, t, small, now)],
+        [1n, bigRecord()],
+      ]),
+    );
     counter.reset();
     expect(await store.applyPage(makePage(2n, 2n, [[2n, makeRecord(se.shard, t, small, now)]]))).toMatchObject({ entriesWritten: small.length });
     expect(counter.count('entry.insert')).toBe(small.length);
@@ -194,7 +216,13 @@ describe('refusals write nothing', () => {
       expect(counter.snapshot().map((c) => c.name)).toEqual(['frontier.select']);
     }
     counter.reset();
-    expect(await store.applyPage(makePage(1n, 4n, [[2n, makeRecord(se.shard, t, sortedIds(2), now)]]))).toEqual({ frontier: 4n, wrote: false, outcomes: [], entriesWritten: 0, entriesExpired: 0 });
+    expect(await store.applyPage(makePage(1n, 4n, [[2n, makeRecord(se.shard, t, sortedIds(2), now)]]))).toEqual({
+      frontier: 4n,
+      wrote: false,
+      outcomes: [],
+      entriesWritten: 0,
+      entriesExpired: 0,
+    });
     expect(counter.snapshot().map((c) => c.name)).toEqual(['frontier.select']);
     expect(await direct.frontierRow(se)).toEqual({ frontier: 4n, stamp: 5n });
   });
@@ -232,11 +260,26 @@ describe('zombie workers', () => {
     const now = BigInt(Date.now());
     const pool = sortedIds(12);
     const records = new Map<bigint, DispatchRecord>();
-    for (let o = 0n; o < 30n; o++) records.set(o, makeRecord(se.shard, t, [pool[Number(o) % 12]!, pool[(Number(o) * 5 + 1) % 12]!, pool[(Number(o) * 7 + 3) % 12]!].filter((u, i, a) => a.indexOf(u) === i), now));
+    for (let o = 0n; o < 30n; o++)
+      records.set(
+        o,
+        makeRecord(
+          se.shard,
+          t,
+          [pool[Number(o) % 12]!, pool[(Number(o) * 5 + 1) % 12]!, pool[(Number(o) * 7 + 3) % 12]!].filter((u, i, a) => a.indexOf(u) === i),
+          now,
+        ),
+      );
     records.set(17n, records.get(3n)!);
     records.set(22n, records.get(21n)!);
     records.delete(9n);
-    const pages = [0n, 5n, 10n, 15n, 20n, 25n].map((from) => makePage(from, from + 4n, [...records].filter(([o]) => o >= from && o <= from + 4n)));
+    const pages = [0n, 5n, 10n, 15n, 20n, 25n].map((from) =>
+      makePage(
+        from,
+        from + 4n,
+        [...records].filter(([o]) => o >= from && o <= from + 4n),
+      ),
+    );
 
     const seen: { frontier: bigint; stamp: bigint }[] = [];
     let polling = true;
@@ -302,7 +345,13 @@ describe('lifetimes: no ghost rows', () => {
     const expiry = createdAt + 4_000n;
     const recs = Array.from({ length: 20 }, () => makeRecord(se.shard, t, sortedIds(1), createdAt));
     const ids = recs.map((r) => r.dispatchId);
-    await store.applyPage(makePage(0n, 19n, recs.map((r, i) => [BigInt(i), r])));
+    await store.applyPage(
+      makePage(
+        0n,
+        19n,
+        recs.map((r, i) => [BigInt(i), r]),
+      ),
+    );
     const endOf = async (): Promise<number[]> => {
       const ends: number[] = [];
       for (const id of ids.slice(0, 5)) {
@@ -315,7 +364,13 @@ describe('lifetimes: no ghost rows', () => {
     const firstEnds = await endOf();
     for (const end of firstEnds) expect(Math.abs(end - Number((expiry + 999n) / 1000n))).toBeLessThanOrEqual(1);
     await sleep(1_200);
-    const again = await store.applyPage(makePage(20n, 24n, recs.slice(0, 5).map((r, i) => [BigInt(20 + i), r])));
+    const again = await store.applyPage(
+      makePage(
+        20n,
+        24n,
+        recs.slice(0, 5).map((r, i) => [BigInt(20 + i), r]),
+      ),
+    );
     expect(again.outcomes.map((o) => o.outcome)).toEqual(['duplicate', 'duplicate', 'duplicate', 'duplicate', 'duplicate']);
     const secondEnds = await endOf();
     for (const [i, end] of secondEnds.entries()) expect(Math.abs(end - firstEnds[i]!)).toBeLessThanOrEqual(1);

@@ -31,7 +31,12 @@ const quantile = (sorted: readonly number[], q: number): number => sorted[Math.m
 it('a 10,000-recipient dispatch (first day, then registered) applies with zero driver-saturation errors while concurrent rangeScans keep answering', async () => {
   const se: ShardEpoch = { shard: randomShard(), epoch: EPOCH };
   const counter = new StatementCounter();
-  const store = new ScyllaMailboxStore({ session: gate.session, shardEpoch: se, gc: { entryRetentionMs: 7n * DAY_MS, dispatchDedupeMs: 7n * DAY_MS }, counter });
+  const store = new ScyllaMailboxStore({
+    session: gate.session,
+    shardEpoch: se,
+    gc: { entryRetentionMs: 7n * DAY_MS, dispatchDedupeMs: 7n * DAY_MS },
+    counter,
+  });
   const t = rid();
   const users = sortedIds(RECIPIENTS);
   const readers = users.slice(0, 50);
@@ -98,7 +103,9 @@ it('a 10,000-recipient dispatch (first day, then registered) applies with zero d
   const direct = new DirectReads(gate.session);
   for (const u of users.filter((_, i) => i % 97 === 0)) {
     expect((await direct.entryRows(t, u)).map((r) => r['mailbox_seq'])).toEqual(
-      readers.includes(u) ? [composeMailboxSeq(EPOCH, 0n), composeMailboxSeq(EPOCH, 1n), composeMailboxSeq(EPOCH, 2n)] : [composeMailboxSeq(EPOCH, 1n), composeMailboxSeq(EPOCH, 2n)],
+      readers.includes(u)
+        ? [composeMailboxSeq(EPOCH, 0n), composeMailboxSeq(EPOCH, 1n), composeMailboxSeq(EPOCH, 2n)]
+        : [composeMailboxSeq(EPOCH, 1n), composeMailboxSeq(EPOCH, 2n)],
     );
   }
 });

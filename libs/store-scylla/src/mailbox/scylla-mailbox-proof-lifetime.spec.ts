@@ -72,10 +72,12 @@ describe('bucket proof lifetime (released when consumed)', () => {
     const [t, u] = [rid(), rid()];
     await store.appendBatch([entryInput(t, u, seq(5n), yesterday), entryInput(t, u, seq(9n), today)]);
     await store.appendBatch([entryInput(t, u, seq(7n), yesterday)]); // a day this close to its expiry takes the slow path
-    expect((await proofs(t, u)).sort()).toEqual([
-      [dayY, seq(7n), null],
-      [dayT, seq(9n), null],
-    ].sort());
+    expect((await proofs(t, u)).sort()).toEqual(
+      [
+        [dayY, seq(7n), null],
+        [dayT, seq(9n), null],
+      ].sort(),
+    );
 
     await sleepUntil(expiry + 1_500n);
     // nobody consumed the expired day yet: its proof still has no TTL (an item refers to it)
@@ -119,7 +121,7 @@ describe('bucket proof lifetime (released when consumed)', () => {
     await sleepUntil(BigInt(Date.now()) + BigInt(RELEASED_TTL_S) * 1_000n + 1_200n);
     expect((await proofs(t, u)).map(([d]) => d)).toEqual([dayT]);
     expect((await store.rangeScan(t, u, seq(12n), TOP, 100)).entries).toEqual([]);
-    expect((await store.rangeScan(t, u, seq(9n), TOP, 100).catch((e: unknown) => e))).toBeInstanceOf(CursorExpiredError);
+    expect(await store.rangeScan(t, u, seq(9n), TOP, 100).catch((e: unknown) => e)).toBeInstanceOf(CursorExpiredError);
   });
 
   describe('a day written in two epochs (issue 27)', () => {
@@ -131,7 +133,13 @@ describe('bucket proof lifetime (released when consumed)', () => {
       const { store: older, yesterday, today, expiry, dayY, dayT } = setup(inMs);
       const gc = { entryRetentionMs: expiry - (BigInt(dayY) + 1n) * DAY_MS, dispatchDedupeMs: DAY_MS };
       const shardEpoch = { shard: older.shardEpoch.shard, epoch: EPOCH + 1 };
-      const newer = new ScyllaMailboxStore({ session: gate.session, shardEpoch, gc, releasedProofTtlSeconds: RELEASED_TTL_S, clock: { nowMs: () => BigInt(Date.now()) - 3n * 3_600_000n } });
+      const newer = new ScyllaMailboxStore({
+        session: gate.session,
+        shardEpoch,
+        gc,
+        releasedProofTtlSeconds: RELEASED_TTL_S,
+        clock: { nowMs: () => BigInt(Date.now()) - 3n * 3_600_000n },
+      });
       const reader = new ScyllaMailboxStore({ session: gate.session, shardEpoch, gc, releasedProofTtlSeconds: RELEASED_TTL_S });
       const [t, u] = [rid(), rid()];
       await older.appendBatch([entryInput(t, u, seq(4n), yesterday)]);

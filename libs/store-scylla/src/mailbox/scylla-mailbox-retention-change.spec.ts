@@ -31,7 +31,8 @@ describe('a retention decrease while both retentions write (Cassandra, injected 
   it('the longer store reads the lowered expiry again before relying on the one it learnt: no entry lands in the consumed day', async () => {
     const clock = new ManualClock(BigInt(Date.now()));
     const shardEpoch = { shard: randomShard(), epoch: EPOCH };
-    const open = (retentionMs: bigint) => new ScyllaMailboxStore({ session: gate.session, shardEpoch, gc: { entryRetentionMs: retentionMs, dispatchDedupeMs: DAY_MS }, clock });
+    const open = (retentionMs: bigint) =>
+      new ScyllaMailboxStore({ session: gate.session, shardEpoch, gc: { entryRetentionMs: retentionMs, dispatchDedupeMs: DAY_MS }, clock });
     const long = open(7n * DAY_MS);
     const short = open(3n * DAY_MS);
     const yesterday = BigInt(dayOf(clock.nowMs())) * DAY_MS - DAY_MS + 1_000n;

@@ -69,7 +69,8 @@ export interface ScyllaMailboxStoreOptions {
 export const DEFAULT_RELEASED_PROOF_TTL_SECONDS = 86_400;
 
 function checkReleasedProofTtl(s: number): number {
-  if (!Number.isInteger(s) || s < 1 || s > MAX_CQL_TTL_SECONDS) throw new InvalidInputError(`releasedProofTtlSeconds must be an integer 1…${MAX_CQL_TTL_SECONDS}: ${s}`);
+  if (!Number.isInteger(s) || s < 1 || s > MAX_CQL_TTL_SECONDS)
+    throw new InvalidInputError(`releasedProofTtlSeconds must be an integer 1…${MAX_CQL_TTL_SECONDS}: ${s}`);
   return s;
 }
 

@@ -19,8 +19,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 /** What claiming a commit key gave: the key's existing commit, or the claim is ours. */
 export type ClaimOutcome =
-  | { readonly kind: 'existing'; readonly stored: StoredCommit }
-  | { readonly kind: 'owned'; readonly token: Buffer; readonly deadlineMs: bigint };
+  { readonly kind: 'existing'; readonly stored: StoredCommit } | { readonly kind: 'owned'; readonly token: Buffer; readonly deadlineMs: bigint };
 
 /**
  * Claims may be taken over when their claimant abandoned them (empty token) or when the current

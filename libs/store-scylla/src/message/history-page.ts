@@ -43,7 +43,13 @@ export function takeWithinBudget(rows: readonly IndexRow[], maxItems: number, ma
  * records batch-read per seq bucket. Damage surfaces as `CorruptEntryError`; an Ephemeral record
  * that expired between the two reads is left out.
  */
-export async function historyPage(ctx: MessageContext, authorizer: HistoryAuthorizer, viewer: Viewer, conversationId: Id128, query: HistoryQuery): Promise<HistoryPage> {
+export async function historyPage(
+  ctx: MessageContext,
+  authorizer: HistoryAuthorizer,
+  viewer: Viewer,
+  conversationId: Id128,
+  query: HistoryQuery,
+): Promise<HistoryPage> {
   validate(query);
   if (!(await authorizer.canReadHistory(viewer, conversationId))) throw new ForbiddenError('viewer may not read this conversation');
   const tenantId = viewer.tenantId;

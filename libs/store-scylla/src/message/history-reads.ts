@@ -73,7 +73,13 @@ async function isExpiring(ctx: MessageContext, tenantId: Id128, conversationId: 
  * row is an expiring Ephemeral one, else `CorruptEntryError`; undecodable bytes, coordinates that
  * disagree with the index (tenant, conversation, seq, message id) or a size mismatch → `CorruptEntryError`.
  */
-export async function resolveItem(ctx: MessageContext, tenantId: Id128, conversationId: Id128, row: IndexRow, bytes: Buffer | undefined): Promise<HistoryItem | null> {
+export async function resolveItem(
+  ctx: MessageContext,
+  tenantId: Id128,
+  conversationId: Id128,
+  row: IndexRow,
+  bytes: Buffer | undefined,
+): Promise<HistoryItem | null> {
   const where = `conversation ${conversationId} seq ${row.seq}`;
   if (bytes === undefined) {
     if (await isExpiring(ctx, tenantId, conversationId, row)) return null;

@@ -26,7 +26,13 @@ const intent: CommitIntent = {
 const row = (r: Record<string, unknown>) => r as unknown as types.Row;
 
 describe('decodeCommitRow', () => {
-  const good = { identity: Buffer.from(intent.identity), intent: encodeCommitIntent(intent), state: 'RESERVED', born_us: 1_700_000_000_000_000n, recovery_at: 1_700_000_000_123n };
+  const good = {
+    identity: Buffer.from(intent.identity),
+    intent: encodeCommitIntent(intent),
+    state: 'RESERVED',
+    born_us: 1_700_000_000_000_000n,
+    recovery_at: 1_700_000_000_123n,
+  };
   const claim = { identity: Buffer.from(intent.identity), intent: null, state: 'CLAIMED', claim: Buffer.alloc(16, 7), born_us: 5n, claim_us: 6n };
   it('decodes a complete commit row', () => {
     const s = decodeCommitRow(row(good), intent.key);
@@ -75,7 +81,13 @@ describe('decodeCommitRow', () => {
 });
 
 describe('isTakeoverAllowed', () => {
-  const claimAt = (ms: bigint, token = Buffer.alloc(16, 1)): StoredClaim => ({ kind: 'claim', identity: Buffer.alloc(32), token, bornMicros: ms * 1000n, claimMicros: ms * 1000n });
+  const claimAt = (ms: bigint, token = Buffer.alloc(16, 1)): StoredClaim => ({
+    kind: 'claim',
+    identity: Buffer.alloc(32),
+    token,
+    bornMicros: ms * 1000n,
+    claimMicros: ms * 1000n,
+  });
   it('only once the lease has passed since the token was written, or at once when abandoned', () => {
     expect(isTakeoverAllowed(claimAt(1_000n), 1_000n + 15_000n, 15_000n)).toBe(false);
     expect(isTakeoverAllowed(claimAt(1_000n), 1_000n + 15_001n, 15_000n)).toBe(true);

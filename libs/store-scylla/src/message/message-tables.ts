@@ -7,4 +7,11 @@ import { RECOVERY_TABLE } from './tables/recovery-table';
 import { SEQUENCE_TABLE } from './tables/sequence-table';
 
 /** Every table of the message store (seed table "MessageStore schema 与操作"), for `migrate`/readiness. */
-export const MESSAGE_TABLES: readonly TableSpec[] = Object.freeze([COMMIT_TABLE, SEQUENCE_TABLE, RECORD_TABLE, HISTORY_INDEX_TABLE, RECOVERY_TABLE, RECOVERY_PROGRESS_TABLE]);
+export const MESSAGE_TABLES: readonly TableSpec[] = Object.freeze([
+  COMMIT_TABLE,
+  SEQUENCE_TABLE,
+  RECORD_TABLE,
+  HISTORY_INDEX_TABLE,
+  RECOVERY_TABLE,
+  RECOVERY_PROGRESS_TABLE,
+]);

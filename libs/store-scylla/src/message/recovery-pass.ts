@@ -95,7 +95,8 @@ export class RecoveryPass {
 
   private async walk(start: IndexPosition): Promise<void> {
     for (let bucket = recoveryBucketOf(start.position); bucket <= this.window.lastBucket; bucket++) {
-      let after: readonly unknown[] = bucket === recoveryBucketOf(start.position) ? positionParams(start) : [-1n, Buffer.alloc(0), Buffer.alloc(0), Buffer.alloc(0)];
+      let after: readonly unknown[] =
+        bucket === recoveryBucketOf(start.position) ? positionParams(start) : [-1n, Buffer.alloc(0), Buffer.alloc(0), Buffer.alloc(0)];
       for (;;) {
         const rs = await this.ctx.cql.run(this.ctx.recovery.scan, [bucket, ...after, RECOVERY_PAGE_ROWS]);
         const page = rs.rows.map(indexEntryOf);
@@ -190,7 +191,13 @@ export class RecoveryPass {
       const deadline = auxDeadlineMs(this.ctx, row.bornMicros);
       if (deadline === null || deadline <= this.nowMs) return;
       const createdAt = row.kind === 'commit' ? row.snapshot.intent.createdAt : entry.createdAt;
-      await this.ctx.cql.run(this.ctx.recovery.insert, [recoveryBucketOf(at), at, ...commitKeyParams(entry.key), toCqlBigint(createdAt, 'createdAt'), ttlSecondsOf(deadline - this.nowMs)]);
+      await this.ctx.cql.run(this.ctx.recovery.insert, [
+        recoveryBucketOf(at),
+        at,
+        ...commitKeyParams(entry.key),
+        toCqlBigint(createdAt, 'createdAt'),
+        ttlSecondsOf(deadline - this.nowMs),
+      ]);
     });
   }
 

@@ -79,10 +79,20 @@ export function positionParams(p: IndexPosition): [bigint, Buffer, Buffer, Buffe
 
 /** Decodes a recovery index row. */
 export function indexEntryOf(r: types.Row): IndexEntry {
-  const at = { position: fromCqlBigint(r['position'], 'commit_recovery_v2.position'), tenant: r['tenant_id'] as Buffer, sender: r['sender_id'] as Buffer, client: r['client_message_id'] as Buffer };
+  const at = {
+    position: fromCqlBigint(r['position'], 'commit_recovery_v2.position'),
+    tenant: r['tenant_id'] as Buffer,
+    sender: r['sender_id'] as Buffer,
+    client: r['client_message_id'] as Buffer,
+  };
   const key = { tenantId: id128FromBytes(at.tenant), senderId: id128FromBytes(at.sender), clientMessageId: id128FromBytes(at.client) };
   const created: unknown = r['created_at'];
-  return { at, key, createdAt: created === null || created === undefined ? 0n : fromCqlBigint(created, 'commit_recovery_v2.created_at'), done: r['done'] === true };
+  return {
+    at,
+    key,
+    createdAt: created === null || created === undefined ? 0n : fromCqlBigint(created, 'commit_recovery_v2.created_at'),
+    done: r['done'] === true,
+  };
 }
 
 /** Decodes the progress row; null when there is none (or it has expired). */

@@ -23,7 +23,11 @@ export class ReserveSingleFlight {
       return Promise.reject(err);
     }
     const leader = this.flights.get(id);
-    if (leader !== undefined) return leader.then((r) => this.join(r, input), () => this.run(input));
+    if (leader !== undefined)
+      return leader.then(
+        (r) => this.join(r, input),
+        () => this.run(input),
+      );
     const flight = this.reserve(input).finally(() => {
       if (this.flights.get(id) === flight) this.flights.delete(id);
     });

@@ -58,7 +58,15 @@ async function completeClaim(
   await ctx.faults.at('reserve:after-commit');
   const snapshot = { intent, state: 'RESERVED' } as const;
   // birth as the claimant saw it (its clock before the claim): the deadline it wrote every TTL against
-  const stored = { kind: 'commit', snapshot, stateCell: 'RESERVED', intentBytes, bornMicros: (deadlineMs - ctx.auxTtlMs) * 1000n, recoveryAt: position, token } as const;
+  const stored = {
+    kind: 'commit',
+    snapshot,
+    stateCell: 'RESERVED',
+    intentBytes,
+    bornMicros: (deadlineMs - ctx.auxTtlMs) * 1000n,
+    recoveryAt: position,
+    token,
+  } as const;
   ctx.cache.put(free ? { ...stored, seqFreeAtMs: probedAtMs } : stored, ctx.clock.nowMs());
   return { snapshot, created: true };
 }

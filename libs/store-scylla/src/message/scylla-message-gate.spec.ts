@@ -1,6 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { types } from 'cassandra-driver';
-import { ConflictError, DurableMessageCommitter, InvalidInputError, InvariantViolationError, UnavailableError, id128ToBytes, recordFromIntent } from '@qim/store-core';
+import {
+  ConflictError,
+  DurableMessageCommitter,
+  InvalidInputError,
+  InvariantViolationError,
+  UnavailableError,
+  id128ToBytes,
+  recordFromIntent,
+} from '@qim/store-core';
 import type { Id128, OutboxPublisher, ReserveInput, SendRequest } from '@qim/store-core';
 import { SCYLLA_MESSAGE_FAULT_POINTS } from './scylla-message-faults';
 import type { ScyllaMessageFaultPoint, ScyllaMessageFaults } from './scylla-message-faults';
@@ -104,7 +112,10 @@ describe('racing reserves (separate store instances): one seq per commit, no hol
     expect(seqs).toBe(64);
     expect(rounds).toBeLessThan(16);
     expect(store.seqLwtRounds).toBeLessThan(32);
-    const row = (await gate.exec('SELECT next FROM {ks}.conversation_sequence WHERE tenant_id = ? AND conversation_id = ?', [id128ToBytes(tenant), id128ToBytes(conv)])) as types.ResultSet;
+    const row = (await gate.exec('SELECT next FROM {ks}.conversation_sequence WHERE tenant_id = ? AND conversation_id = ?', [
+      id128ToBytes(tenant),
+      id128ToBytes(conv),
+    ])) as types.ResultSet;
     expect(row.rows[0]?.['next']).toBe(got[63]);
   });
 
@@ -128,74 +139,90 @@ describe('crash injection between every durable step, then the recovery scan', (
     },
   });
 
-  const reservePoints = new Set<ScyllaMessageFaultPoint>(['reserve:claim-answered', 'reserve:after-claim', 'reserve:after-entry', 'reserve:after-entry-and-seq']);
+  const reservePoints = new Set<ScyllaMessageFaultPoint>([
+    'reserve:claim-answered',
+    'reserve:after-claim',
+    'reserve:after-entry',
+    'reserve:after-entry-and-seq',
+  ]);
 
-  it.each(SCYLLA_MESSAGE_FAULT_POINTS.map((p) => [p]))('crash at %s: the scan recovers the commit or safely passes it; a retry takes a dead claim over', async (point) => {
-    const tenant = id();
-    const conv = id();
-    const req = request(tenant, conv);
-    const created = BigInt(Date.now()) - 60_000n;
-    // Commit facts live 20 s here, not the gate's 3 s: a retry waits out the dead claim's lease first,
-    // and on a loaded machine lease + retry could outlast a 3 s lifetime fixed at the dead claim's birth.
-    const lifetime = { commitAuxTtlMs: 20_000n };
-    const dying = gate.store(lifetime, crashAt(point));
-    const healthy = gate.store(lifetime);
-    const committer = new DurableMessageCommitter(healthy, publisher());
+  it.each(SCYLLA_MESSAGE_FAULT_POINTS.map((p) => [p]))(
+    'crash at %s: the scan recovers the commit or safely passes it; a retry takes a dead claim over',
+    async (point) => {
+      const tenant = id();
+      const conv = id();
+      const req = request(tenant, conv);
+      const created = BigInt(Date.now()) - 60_000n;
+      // Commit facts live 20 s here, not the gate's 3 s: a retry waits out the dead claim's lease first,
+      // and on a loaded machine lease + retry could outlast a 3 s lifetime fixed at the dead claim's birth.
+      const lifetime = { commitAuxTtlMs: 20_000n };
+      const dying = gate.store(lifetime, crashAt(point));
+      const healthy = gate.store(lifetime);
+      const committer = new DurableMessageCommitter(healthy, publisher());
 
-    // The dead claim's lease starts when the dying reserve writes it: no earlier than this.
-    const startedAt = Date.now();
-    const crashed = point.startsWith('reserve')
-      ? dying.reserve(input(req, created))
-      : point.startsWith('put-record')
-        ? healthy.reserve(input(req, created)).then((r) => dying.putRecord(r.snapshot.intent, recordFromIntent(r.snapshot.intent)))
-        : healthy.reserve(input(req, created)).then(async (r) => {
-            await healthy.putRecord(r.snapshot.intent, recordFromIntent(r.snapshot.intent));
-            return dying.markPublishedAndCommitted(r.snapshot.intent, { topic: 'qim.messages', partition: 0, offset: 7n });
-          });
-    await expect(crashed).rejects.toThrow(`injected crash at ${point}`);
+      // The dead claim's lease starts when the dying reserve writes it: no earlier than this.
+      const startedAt = Date.now();
+      const crashed = point.startsWith('reserve')
+        ? dying.reserve(input(req, created))
+        : point.startsWith('put-record')
+          ? healthy.reserve(input(req, created)).then((r) => dying.putRecord(r.snapshot.intent, recordFromIntent(r.snapshot.intent)))
+          : healthy.reserve(input(req, created)).then(async (r) => {
+              await healthy.putRecord(r.snapshot.intent, recordFromIntent(r.snapshot.intent));
+              return dying.markPublishedAndCommitted(r.snapshot.intent, { topic: 'qim.messages', partition: 0, offset: 7n });
+            });
+      await expect(crashed).rejects.toThrow(`injected crash at ${point}`);
 
-    const found = (await healthy.scanRecoverableCommits(BigInt(Date.now()) - 30_000n, 100)).filter((s) => s.intent.key.tenantId === tenant);
-    if (reservePoints.has(point)) {
-      // only a claim exists (no commit): nothing to recover; the client's retry takes the dead claim over after the lease
-      expect(found).toEqual([]);
-      expect(await healthy.loadCommitForRequest(req)).toBeNull();
-      const retry = await committer.send(input(req, created));
-      expect(retry.replay).toBe(false);
-      // not before the dead claimant's lease ran out (counted from before the claim was written: the
-      // claim's own round trip may end well after its lease started, so not from the crash)
-      expect(Date.now() - startedAt).toBeGreaterThanOrEqual(Number(GATE_CLAIM_LEASE_MS) - 100);
-      // the dead claimant's seq is a hole only when it got that far
-      // (after the entry alone, the concurrent seq allocation may or may not have completed)
-      if (point === 'reserve:after-entry') expect([1n, 2n]).toContain(retry.seq);
-      else expect(retry.seq).toBe(point === 'reserve:after-entry-and-seq' ? 2n : 1n);
-    } else if (point === 'mark-committed:after-state') {
-      // COMMITTED, only the recovery entry was not marked done: the scan reads the commit and passes it
-      expect(found).toEqual([]);
-    } else {
-      expect(found).toHaveLength(1);
-      expect(found[0]!.state).toBe('RESERVED');
-      expect((await committer.resume(found[0]!)).state).toBe('COMMITTED');
-    }
-    const done = await healthy.loadCommitForRequest(req);
-    expect(done?.state).toBe('COMMITTED');
-    const page = await healthy.historyPage({ canReadHistory: async () => true }, { tenantId: tenant, userId: req.senderId }, conv, {
-      direction: 'newer',
-      anchor: null,
-      maxItems: 10,
-      maxBytes: 1 << 20,
-    });
-    expect(page.items.map((i) => i.record.messageId)).toEqual([done!.intent.messageId]);
-    expect((await healthy.scanRecoverableCommits(BigInt(Date.now()), 100)).filter((s) => s.intent.key.tenantId === tenant)).toEqual([]);
-  });
+      const found = (await healthy.scanRecoverableCommits(BigInt(Date.now()) - 30_000n, 100)).filter((s) => s.intent.key.tenantId === tenant);
+      if (reservePoints.has(point)) {
+        // only a claim exists (no commit): nothing to recover; the client's retry takes the dead claim over after the lease
+        expect(found).toEqual([]);
+        expect(await healthy.loadCommitForRequest(req)).toBeNull();
+        const retry = await committer.send(input(req, created));
+        expect(retry.replay).toBe(false);
+        // not before the dead claimant's lease ran out (counted from before the claim was written: the
+        // claim's own round trip may end well after its lease started, so not from the crash)
+        expect(Date.now() - startedAt).toBeGreaterThanOrEqual(Number(GATE_CLAIM_LEASE_MS) - 100);
+        // the dead claimant's seq is a hole only when it got that far
+        // (after the entry alone, the concurrent seq allocation may or may not have completed)
+        if (point === 'reserve:after-entry') expect([1n, 2n]).toContain(retry.seq);
+        else expect(retry.seq).toBe(point === 'reserve:after-entry-and-seq' ? 2n : 1n);
+      } else if (point === 'mark-committed:after-state') {
+        // COMMITTED, only the recovery entry was not marked done: the scan reads the commit and passes it
+        expect(found).toEqual([]);
+      } else {
+        expect(found).toHaveLength(1);
+        expect(found[0]!.state).toBe('RESERVED');
+        expect((await committer.resume(found[0]!)).state).toBe('COMMITTED');
+      }
+      const done = await healthy.loadCommitForRequest(req);
+      expect(done?.state).toBe('COMMITTED');
+      const page = await healthy.historyPage({ canReadHistory: async () => true }, { tenantId: tenant, userId: req.senderId }, conv, {
+        direction: 'newer',
+        anchor: null,
+        maxItems: 10,
+        maxBytes: 1 << 20,
+      });
+      expect(page.items.map((i) => i.record.messageId)).toEqual([done!.intent.messageId]);
+      expect((await healthy.scanRecoverableCommits(BigInt(Date.now()), 100)).filter((s) => s.intent.key.tenantId === tenant)).toEqual([]);
+    },
+  );
 
   it('a reserve failing with a store error abandons its claim: a retry proceeds at once, without waiting out the lease', async () => {
     const tenant = id();
     const conv = id();
-    await gate.exec('INSERT INTO {ks}.conversation_sequence (tenant_id, conversation_id, next) VALUES (?, ?, ?)', [id128ToBytes(tenant), id128ToBytes(conv), (1n << 63n) - 1n]);
+    await gate.exec('INSERT INTO {ks}.conversation_sequence (tenant_id, conversation_id, next) VALUES (?, ?, ?)', [
+      id128ToBytes(tenant),
+      id128ToBytes(conv),
+      (1n << 63n) - 1n,
+    ]);
     const req = request(tenant, conv);
     const store = gate.store({ claimLeaseMs: 60_000n });
     await expect(store.reserve(input(req))).rejects.toBeInstanceOf(InvariantViolationError);
-    await gate.exec('UPDATE {ks}.conversation_sequence SET next = ? WHERE tenant_id = ? AND conversation_id = ?', [10n, id128ToBytes(tenant), id128ToBytes(conv)]);
+    await gate.exec('UPDATE {ks}.conversation_sequence SET next = ? WHERE tenant_id = ? AND conversation_id = ?', [
+      10n,
+      id128ToBytes(tenant),
+      id128ToBytes(conv),
+    ]);
     const started = Date.now();
     const retry = await gate.store({ claimLeaseMs: 60_000n }).reserve(input(req));
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -217,23 +244,28 @@ describe('crash injection between every durable step, then the recovery scan', (
     return f;
   };
 
-  it.each([['reserve:claim-answered'], ['reserve:after-claim']] as const)('a claim whose answer was lost (the claim landed, the reserve saw UnavailableError at %s) is released: a retry proceeds without waiting out the lease', async (point) => {
-    const req = request(id(), id());
-    // the gate's commit facts live 3 s: here they must outlive the lease, or the claim would just expire
-    const lease = { claimLeaseMs: 60_000n, commitAuxTtlMs: 120_000n };
-    await expect(gate.store(lease, failing(point, 1)).reserve(input(req))).rejects.toBeInstanceOf(UnavailableError);
-    const started = Date.now();
-    const retry = await gate.store(lease).reserve(input(req));
-    expect(Date.now() - started).toBeLessThan(10_000);
-    expect(retry).toMatchObject({ created: true, snapshot: { state: 'RESERVED', intent: { seq: 1n } } });
-  });
+  it.each([['reserve:claim-answered'], ['reserve:after-claim']] as const)(
+    'a claim whose answer was lost (the claim landed, the reserve saw UnavailableError at %s) is released: a retry proceeds without waiting out the lease',
+    async (point) => {
+      const req = request(id(), id());
+      // the gate's commit facts live 3 s: here they must outlive the lease, or the claim would just expire
+      const lease = { claimLeaseMs: 60_000n, commitAuxTtlMs: 120_000n };
+      await expect(gate.store(lease, failing(point, 1)).reserve(input(req))).rejects.toBeInstanceOf(UnavailableError);
+      const started = Date.now();
+      const retry = await gate.store(lease).reserve(input(req));
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(retry).toMatchObject({ created: true, snapshot: { state: 'RESERVED', intent: { seq: 1n } } });
+    },
+  );
 
   it('a release that fails while the cluster is unavailable is retried in the background until it lands; a retry of the send then proceeds', async () => {
     const req = request(id(), id());
     // the gate's commit facts live 3 s: here they must outlive the lease, or the claim would just expire
     const lease = { claimLeaseMs: 60_000n, commitAuxTtlMs: 120_000n };
     const faults = failing('reserve:release-claim', 3);
-    await expect(gate.store(lease, { at: (p) => (p === 'reserve:after-entry' ? Promise.reject(new UnavailableError('injected')) : faults.at(p)) }).reserve(input(req))).rejects.toBeInstanceOf(UnavailableError);
+    await expect(
+      gate.store(lease, { at: (p) => (p === 'reserve:after-entry' ? Promise.reject(new UnavailableError('injected')) : faults.at(p)) }).reserve(input(req)),
+    ).rejects.toBeInstanceOf(UnavailableError);
     const started = Date.now();
     const retry = await gate.store(lease).reserve(input(req));
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -245,10 +277,19 @@ describe('crash injection between every durable step, then the recovery scan', (
 
   it('a reserve crashing after its claim (no answer, no release) still leaves the claim to the lease: nothing is released on a crash', async () => {
     const req = request(id(), id());
-    const crash = { at: (p: ScyllaMessageFaultPoint) => { if (p === 'reserve:after-claim') throw new Error('injected crash'); } };
+    const crash = {
+      at: (p: ScyllaMessageFaultPoint) => {
+        if (p === 'reserve:after-claim') throw new Error('injected crash');
+      },
+    };
     const releases = failing('reserve:release-claim', 0);
     const lease = { claimLeaseMs: 3_000n, commitAuxTtlMs: 120_000n };
-    const store = gate.store(lease, { at: (p) => { releases.at(p); crash.at(p); } });
+    const store = gate.store(lease, {
+      at: (p) => {
+        releases.at(p);
+        crash.at(p);
+      },
+    });
     await expect(store.reserve(input(req))).rejects.toThrow('injected crash');
     const started = Date.now();
     await gate.store(lease).reserve(input(req));
@@ -257,7 +298,9 @@ describe('crash injection between every durable step, then the recovery scan', (
 });
 
 describe('statements: prepared, named profiles, LOCAL_QUORUM, LWTs also LOCAL_SERIAL', () => {
-  const all = [COMMIT_CQL, SEQUENCE_CQL, RECORD_CQL, HISTORY_INDEX_CQL, RECOVERY_CQL, RECOVERY_PROGRESS_CQL].flatMap((t) => Object.entries(t).map(([key, s]) => ({ key, ...s })));
+  const all = [COMMIT_CQL, SEQUENCE_CQL, RECORD_CQL, HISTORY_INDEX_CQL, RECOVERY_CQL, RECOVERY_PROGRESS_CQL].flatMap((t) =>
+    Object.entries(t).map(([key, s]) => ({ key, ...s })),
+  );
 
   it('every statement is declared once under a unique `table.action` name (what the statement counter reports)', () => {
     expect(all.length).toBeGreaterThan(15);
@@ -282,7 +325,12 @@ describe('statements: prepared, named profiles, LOCAL_QUORUM, LWTs also LOCAL_SE
     gate.recorder.recording = true;
     try {
       await new DurableMessageCommitter(store, publisher()).send(input(request(tenant, conv)));
-      await store.historyPage({ canReadHistory: async () => true }, { tenantId: tenant, userId: id() }, conv, { direction: 'older', anchor: null, maxItems: 5, maxBytes: 1000 });
+      await store.historyPage({ canReadHistory: async () => true }, { tenantId: tenant, userId: id() }, conv, {
+        direction: 'older',
+        anchor: null,
+        maxItems: 5,
+        maxBytes: 1000,
+      });
       await store.conversationSummaries({ tenantId: tenant, userId: id() }, [{ conversationId: conv, readSeq: 0n }]);
       await store.scanRecoverableCommits(BigInt(Date.now()), 10);
     } finally {
@@ -292,8 +340,14 @@ describe('statements: prepared, named profiles, LOCAL_QUORUM, LWTs also LOCAL_SE
     expect(ran.length).toBeGreaterThan(10);
     const { localQuorum, localSerial } = types.consistencies;
     for (const s of ran) {
-      expect({ cql: s.cql, prepared: s.prepared, consistency: s.consistency, ok: s.ok }).toEqual({ cql: s.cql, prepared: true, consistency: localQuorum, ok: true });
-      if (/\sIF\s/.test(s.cql)) expect({ cql: s.cql, serial: s.serialConsistency, idempotent: s.idempotent }).toEqual({ cql: s.cql, serial: localSerial, idempotent: false });
+      expect({ cql: s.cql, prepared: s.prepared, consistency: s.consistency, ok: s.ok }).toEqual({
+        cql: s.cql,
+        prepared: true,
+        consistency: localQuorum,
+        ok: true,
+      });
+      if (/\sIF\s/.test(s.cql))
+        expect({ cql: s.cql, serial: s.serialConsistency, idempotent: s.idempotent }).toEqual({ cql: s.cql, serial: localSerial, idempotent: false });
       else expect({ cql: s.cql, idempotent: s.idempotent }).toEqual({ cql: s.cql, idempotent: true });
     }
     // LWTs of one commit in a fresh conversation: claim, seq init, completion, RECORDED → COMMITTED
@@ -303,7 +357,12 @@ describe('statements: prepared, named profiles, LOCAL_QUORUM, LWTs also LOCAL_SE
     expect(store.statements.count()).toBe(ran.length);
     expect(store.statements.lwtCount()).toBe(4);
     expect(store.seqLwtRounds).toBe(1);
-    const lwts = Object.fromEntries(store.statements.snapshot().filter((c) => c.lwt).map((c) => [c.name, c.count]));
+    const lwts = Object.fromEntries(
+      store.statements
+        .snapshot()
+        .filter((c) => c.lwt)
+        .map((c) => [c.name, c.count]),
+    );
     expect(lwts).toEqual({ 'commit.claim': 1, 'commit.commit': 1, 'commit.complete': 1, 'sequence.init': 1 });
     expect(store.statements.snapshot().find((c) => c.name === 'commit.record')).toEqual({ name: 'commit.record', lwt: false, count: 1 });
   });
@@ -311,7 +370,11 @@ describe('statements: prepared, named profiles, LOCAL_QUORUM, LWTs also LOCAL_SE
 
 describe('round trips a commit waits on, one after another (issue 31)', () => {
   /** One commit through the committer, alone on the store; the round trips it waited on before its answer. */
-  async function measuredCommit(store: ScyllaMessageStore, committer: DurableMessageCommitter, r: SendRequest): Promise<{ driver: number; store: number; requests: number }> {
+  async function measuredCommit(
+    store: ScyllaMessageStore,
+    committer: DurableMessageCommitter,
+    r: SendRequest,
+  ): Promise<{ driver: number; store: number; requests: number }> {
     // nothing of an earlier commit still in flight (its recovery done mark is sent after its answer)
     while (store.statements.requestsInFlight > 0) await new Promise((resolve) => setTimeout(resolve, 5));
     gate.recorder.statements.length = 0;
@@ -345,7 +408,7 @@ describe('round trips a commit waits on, one after another (issue 31)', () => {
     expect(names.filter((n) => n.startsWith('sequence.select'))).toEqual([]);
   });
 
-  it('the seq-free check read with the completion stands in for putRecord\'s own only for a commit this store completed: another store reads before its record write', async () => {
+  it("the seq-free check read with the completion stands in for putRecord's own only for a commit this store completed: another store reads before its record write", async () => {
     const tenant = id();
     const conv = id();
     const { snapshot } = await gate.store().reserve(input(request(tenant, conv)));
@@ -365,7 +428,9 @@ describe('the record mark (RECORDED without an LWT)', () => {
     const req = request(id(), id());
     const { snapshot } = await store.reserve(input(req));
     const key = keyOf(req);
-    const born = ((await gate.exec(`SELECT WRITETIME(identity) AS born FROM {ks}.message_commit ${WHERE}`, key)) as types.ResultSet).rows[0]?.['born'] as bigint;
+    const born = ((await gate.exec(`SELECT WRITETIME(identity) AS born FROM {ks}.message_commit ${WHERE}`, key)) as types.ResultSet).rows[0]?.[
+      'born'
+    ] as bigint;
     const stale = `UPDATE {ks}.message_commit USING TIMESTAMP ? SET recorded = ? ${WHERE}`;
     await gate.exec(stale, [born - 10_000_000n, randomBytes(16), ...key]);
     expect((await gate.store().loadCommit(snapshot.intent.key))?.state).toBe('RESERVED');
@@ -401,10 +466,14 @@ describe('auxiliary facts expire whole (no ghost row from the TTL-carrying state
     const req = request(id(), id());
     await new DurableMessageCommitter(store, publisher()).send(input(req));
     const key = [id128ToBytes(req.tenantId), id128ToBytes(req.senderId), id128ToBytes(req.clientMessageId)];
-    const commitRows = async () => (await gate.exec('SELECT * FROM {ks}.message_commit WHERE tenant_id = ? AND sender_id = ? AND client_message_id = ?', key)) as types.ResultSet;
+    const commitRows = async () =>
+      (await gate.exec('SELECT * FROM {ks}.message_commit WHERE tenant_id = ? AND sender_id = ? AND client_message_id = ?', key)) as types.ResultSet;
     const position = (await commitRows()).rows[0]?.['recovery_at'] as bigint;
     const rows = async () => {
-      const recovery = (await gate.exec('SELECT * FROM {ks}.commit_recovery_v2 WHERE hour_bucket = ? AND position = ?', [recoveryBucketOf(position), position])) as types.ResultSet;
+      const recovery = (await gate.exec('SELECT * FROM {ks}.commit_recovery_v2 WHERE hour_bucket = ? AND position = ?', [
+        recoveryBucketOf(position),
+        position,
+      ])) as types.ResultSet;
       const mine = recovery.rows.filter((r) => Buffer.from(r['client_message_id'] as Buffer).equals(key[2]!));
       return { commit: (await commitRows()).rows.length, recovery: mine.length, done: mine.every((r) => r['done'] === true) };
     };
@@ -438,4 +507,3 @@ describe('u64 bit 63', () => {
     expect(await store.loadCommitForRequest(req)).toBeNull();
   });
 });
-

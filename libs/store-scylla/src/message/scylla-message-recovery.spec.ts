@@ -29,7 +29,8 @@ beforeEach(() => gate.clearRecoveryWindow());
 const id = (): Id128 => randomBytes(16).toString('hex') as Id128;
 const now = (): bigint => BigInt(Date.now());
 const lagging = (ms: bigint): Clock => ({ nowMs: () => now() - ms });
-const store = (clock?: Clock): ScyllaMessageStore => gate.store(clock === undefined ? { commitAuxTtlMs: COMMIT_AUX_TTL_MS } : { commitAuxTtlMs: COMMIT_AUX_TTL_MS, clock });
+const store = (clock?: Clock): ScyllaMessageStore =>
+  gate.store(clock === undefined ? { commitAuxTtlMs: COMMIT_AUX_TTL_MS } : { commitAuxTtlMs: COMMIT_AUX_TTL_MS, clock });
 const request = (): SendRequest => ({
   tenantId: id(),
   senderId: id(),

@@ -67,7 +67,14 @@ function decidesWrite(decide: (stored: CommitSnapshot | null) => StepDecision, c
  */
 async function move(ctx: MessageContext, stored: StoredCommit, intent: CommitIntent, to: CommitState): Promise<CommitSnapshot | null> {
   const intentBytes = intent === stored.snapshot.intent ? stored.intentBytes : encodeCommitIntent(intent);
-  const rs = await ctx.cql.run(ctx.commit.advance, [remainingAuxTtlSeconds(ctx, stored), intentBytes, to, ...commitKeyParams(intent.key), stored.stateCell, stored.token]);
+  const rs = await ctx.cql.run(ctx.commit.advance, [
+    remainingAuxTtlSeconds(ctx, stored),
+    intentBytes,
+    to,
+    ...commitKeyParams(intent.key),
+    stored.stateCell,
+    stored.token,
+  ]);
   if (!applied(rs)) return null;
   const snapshot = { intent, state: to };
   ctx.cache.put({ ...stored, snapshot, stateCell: to, intentBytes }, ctx.clock.nowMs());
@@ -117,7 +124,12 @@ export const SEQ_FREE_FRESH_MS = 1_000n;
 export async function seqIsFree(ctx: MessageContext, tenantId: Id128, conversationId: Id128, seq: bigint): Promise<boolean> {
   try {
     const cqlSeq = toCqlBigint(seq, 'seq');
-    const rs = await ctx.cql.run(ctx.record.selectMany, [id128ToBytes(tenantId), id128ToBytes(conversationId), toCqlBigint(seqBucketOf(cqlSeq), 'seq_bucket'), [cqlSeq]]);
+    const rs = await ctx.cql.run(ctx.record.selectMany, [
+      id128ToBytes(tenantId),
+      id128ToBytes(conversationId),
+      toCqlBigint(seqBucketOf(cqlSeq), 'seq_bucket'),
+      [cqlSeq],
+    ]);
     return rs.rows.length === 0;
   } catch {
     return false;

@@ -31,7 +31,9 @@ it('a keyspace still holding a lane-watermark table is refused with the ADR text
   expect(before).not.toContain('shard_frontier');
   const readiness = await checkReadiness(gate.session, MAILBOX_TABLES);
   expect(readiness.ready).toBe(false);
-  expect(readiness.problems).toEqual(expect.arrayContaining([expect.stringMatching(/created by the lane-watermark layout/), 'table shard_frontier does not exist']));
+  expect(readiness.problems).toEqual(
+    expect.arrayContaining([expect.stringMatching(/created by the lane-watermark layout/), 'table shard_frontier does not exist']),
+  );
 
   await ddl('DROP TABLE {ks}.lane_watermark');
   await ddl('DROP TABLE {ks}.dispatch_progress');

@@ -8,7 +8,14 @@ describe('legacyLayoutProblem (ADR-0022 §7)', () => {
   });
 
   it('lists the six replaced tables and accepts a keyspace without any of them', () => {
-    expect([...LEGACY_LAYOUT_TABLES].sort()).toEqual(['completed_dispatch', 'dispatch_chunk', 'dispatch_observation', 'dispatch_progress', 'lane_dispatch', 'lane_watermark']);
+    expect([...LEGACY_LAYOUT_TABLES].sort()).toEqual([
+      'completed_dispatch',
+      'dispatch_chunk',
+      'dispatch_observation',
+      'dispatch_progress',
+      'lane_dispatch',
+      'lane_watermark',
+    ]);
     expect(legacyLayoutProblem('qim', ['mailbox_entry', 'shard_frontier', 'dispatch_index', 'mailbox_retention_bucket_v2'])).toBeNull();
     for (const t of LEGACY_LAYOUT_TABLES) expect(legacyLayoutProblem('qim', [t])).toContain(`has ${t},`);
   });

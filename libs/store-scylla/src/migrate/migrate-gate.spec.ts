@@ -20,7 +20,8 @@ import type { MigrationEvent } from './migrate';
 jest.setTimeout(180_000);
 
 const base = scyllaTestConfigFromEnv(process.env, `_mig_${randomBytes(3).toString('hex')}`);
-const named = (suffix: string, over: Partial<ScyllaConfig> = {}): ScyllaConfig => developmentScyllaConfig({ ...base, keyspace: `${base.keyspace}${suffix}`, ...over });
+const named = (suffix: string, over: Partial<ScyllaConfig> = {}): ScyllaConfig =>
+  developmentScyllaConfig({ ...base, keyspace: `${base.keyspace}${suffix}`, ...over });
 const sessions: ScyllaSession[] = [];
 const open = async (config: ScyllaConfig): Promise<ScyllaSession> => {
   const s = await connectSession(config);
@@ -54,15 +55,26 @@ describe('migrate + readiness (real server)', () => {
     const events: MigrationEvent[] = [];
     const first = await migrate(session, ALL_TABLES, (e) => events.push(e));
     expect(first).toEqual({ dialect: 'cassandra', keyspaceCreated: true, tablesCreated: ALL_TABLES.map((t) => t.name), columnsAdded: [] });
-    expect(events).toEqual([{ kind: 'keyspace', keyspace: base.keyspace, created: true }, ...ALL_TABLES.map((t) => ({ kind: 'table', table: t.name, created: true }))]);
+    expect(events).toEqual([
+      { kind: 'keyspace', keyspace: base.keyspace, created: true },
+      ...ALL_TABLES.map((t) => ({ kind: 'table', table: t.name, created: true })),
+    ]);
     expect(await readReplication(session.client, base.keyspace)).toEqual({
       class: 'org.apache.cassandra.locator.NetworkTopologyStrategy',
       [base.localDataCenter]: String(base.replicationFactor),
     });
     expect(await checkReadiness(session, ALL_TABLES)).toMatchObject({ ready: true, dialect: 'cassandra', problems: [] });
     const rerun: MigrationEvent[] = [];
-    expect(await migrate(session, ALL_TABLES, (e) => rerun.push(e))).toEqual({ dialect: 'cassandra', keyspaceCreated: false, tablesCreated: [], columnsAdded: [] });
-    expect(rerun).toEqual([{ kind: 'keyspace', keyspace: base.keyspace, created: false }, ...ALL_TABLES.map((t) => ({ kind: 'table', table: t.name, created: false }))]);
+    expect(await migrate(session, ALL_TABLES, (e) => rerun.push(e))).toEqual({
+      dialect: 'cassandra',
+      keyspaceCreated: false,
+      tablesCreated: [],
+      columnsAdded: [],
+    });
+    expect(rerun).toEqual([
+      { kind: 'keyspace', keyspace: base.keyspace, created: false },
+      ...ALL_TABLES.map((t) => ({ kind: 'table', table: t.name, created: false })),
+    ]);
   });
 
   it('a missing known nullable column makes readiness red; migrate adds exactly that column with ALTER TABLE … ADD', async () => {
@@ -85,7 +97,9 @@ describe('migrate + readiness (real server)', () => {
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(SchemaRefusedError);
-    expect(String((err as Error).message)).toMatch(`replication factor of "${base.localDataCenter}" is ${base.replicationFactor}, expected ${base.replicationFactor + 2}`);
+    expect(String((err as Error).message)).toMatch(
+      `replication factor of "${base.localDataCenter}" is ${base.replicationFactor}, expected ${base.replicationFactor + 2}`,
+    );
     expect((await readReplication(session.client, base.keyspace))?.[base.localDataCenter]).toBe(String(base.replicationFactor));
     const report = await checkReadiness(session, ALL_TABLES);
     expect(report.ready).toBe(false);

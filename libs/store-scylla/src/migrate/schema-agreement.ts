@@ -43,6 +43,7 @@ export async function awaitSchemaAgreement(source: SchemaAgreementSource, what: 
  */
 export function schemaAgreementOf(client: Client): SchemaAgreementSource {
   const metadata = client.metadata as unknown as Partial<SchemaAgreementSource>;
-  if (typeof metadata.checkSchemaAgreement !== 'function') throw new Error('cassandra-driver: metadata.checkSchemaAgreement is missing (driver version changed?)');
+  if (typeof metadata.checkSchemaAgreement !== 'function')
+    throw new Error('cassandra-driver: metadata.checkSchemaAgreement is missing (driver version changed?)');
   return { checkSchemaAgreement: () => metadata.checkSchemaAgreement!.call(metadata) };
 }

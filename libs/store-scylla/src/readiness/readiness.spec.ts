@@ -9,7 +9,12 @@ import { checkReadiness } from './readiness';
  * Readiness over a scripted client (the cases a single local Cassandra node cannot show: ScyllaDB
  * tablets, nodes down, another DC). The live gate (`migrate-gate.spec.ts`) covers the real server.
  */
-const table = defineTable({ name: 't', create: 'CREATE TABLE IF NOT EXISTS {ks}.t (k blob PRIMARY KEY, v bigint)', columns: { k: 'blob', v: 'bigint' }, addable: [] });
+const table = defineTable({
+  name: 't',
+  create: 'CREATE TABLE IF NOT EXISTS {ks}.t (k blob PRIMARY KEY, v bigint)',
+  columns: { k: 'blob', v: 'bigint' },
+  addable: [],
+});
 const config = developmentScyllaConfig({ contactPoints: ['h1'], keyspace: 'ks', localDataCenter: 'dc1', replicationFactor: 3 });
 
 interface Script {
@@ -77,10 +82,33 @@ describe('checkReadiness', () => {
     ['a null storage_type', { scylla: [{ keyspace_name: 'ks', storage_type: null }] }, /storage_type is null/],
     ['a missing table', { columns: {} }, /table t does not exist/],
     ['a column of another type', { columns: { k: 'blob', v: 'int' } }, /t\.v is int, expected bigint/],
-    ['no LOCAL_QUORUM in the local DC', { hosts: [{ datacenter: 'dc1', up: true }, { datacenter: 'dc1', up: false }, { datacenter: 'dc1', up: false }] }, /1 node\(s\) up/],
-    ['the local DC has fewer nodes than RF', { hosts: [{ datacenter: 'dc1', up: true }, { datacenter: 'dc2', up: true }] }, /fewer than RF 3/],
+    [
+      'no LOCAL_QUORUM in the local DC',
+      {
+        hosts: [
+          { datacenter: 'dc1', up: true },
+          { datacenter: 'dc1', up: false },
+          { datacenter: 'dc1', up: false },
+        ],
+      },
+      /1 node\(s\) up/,
+    ],
+    [
+      'the local DC has fewer nodes than RF',
+      {
+        hosts: [
+          { datacenter: 'dc1', up: true },
+          { datacenter: 'dc2', up: true },
+        ],
+      },
+      /fewer than RF 3/,
+    ],
     ['a failing server', { fail: true }, /readiness query failed/],
-    ['a table of the lane-watermark layout', { tables: ['t', 'lane_watermark'] }, /has lane_watermark, created by the lane-watermark layout — deploy the frontier layout in a new keyspace/],
+    [
+      'a table of the lane-watermark layout',
+      { tables: ['t', 'lane_watermark'] },
+      /has lane_watermark, created by the lane-watermark layout — deploy the frontier layout in a new keyspace/,
+    ],
   ])('not green: %s', async (_name, change, problem) => {
     const report = await checkReadiness(session({ ...healthy, ...change }), [table]);
     expect(report.ready).toBe(false);

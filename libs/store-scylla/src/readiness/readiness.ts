@@ -51,7 +51,10 @@ export async function checkReadiness(session: ScyllaSession, tables: readonly Ta
   let dialect: CqlDialect | null = null;
   try {
     dialect = await detectDialect(client);
-    const decision = decideKeyspace(await readReplication(client, keyspace), await readScyllaKeyspace(client, keyspace), { dataCenter: dc, replicationFactor: rf });
+    const decision = decideKeyspace(await readReplication(client, keyspace), await readScyllaKeyspace(client, keyspace), {
+      dataCenter: dc,
+      replicationFactor: rf,
+    });
     if (decision.verdict === 'absent') record(`keyspace ${keyspace}`, [`keyspace ${keyspace} does not exist`]);
     else record(`keyspace ${keyspace}`, decision.verdict === 'reject' ? decision.reasons.map((r) => `keyspace ${keyspace}: ${r}`) : []);
     if (decision.verdict !== 'absent') {

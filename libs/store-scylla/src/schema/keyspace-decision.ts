@@ -27,9 +27,7 @@ export interface KeyspaceTarget {
 }
 
 export type KeyspaceDecision =
-  | { readonly verdict: 'absent' }
-  | { readonly verdict: 'accept' }
-  | { readonly verdict: 'reject'; readonly reasons: readonly string[] };
+  { readonly verdict: 'absent' } | { readonly verdict: 'accept' } | { readonly verdict: 'reject'; readonly reasons: readonly string[] };
 
 const NTS = /(^|\.)NetworkTopologyStrategy$/;
 

@@ -35,7 +35,9 @@ describe('table spec and dialect DDL', () => {
     expect(createKeyspaceCql('qim', 'dc1', 3, 'scylla')).toBe(
       "CREATE KEYSPACE IF NOT EXISTS qim WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3} AND tablets = {'enabled': false}",
     );
-    expect(createKeyspaceCql('qim', 'dc1', 3, 'cassandra')).toBe("CREATE KEYSPACE IF NOT EXISTS qim WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3}");
+    expect(createKeyspaceCql('qim', 'dc1', 3, 'cassandra')).toBe(
+      "CREATE KEYSPACE IF NOT EXISTS qim WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3}",
+    );
     expect(createKeyspaceCql('qim', "o'dc", 1, 'cassandra')).toContain("'o''dc': 1");
   });
   it('recognises the server saying a table does not exist', () => {

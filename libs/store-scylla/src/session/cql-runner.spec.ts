@@ -46,7 +46,10 @@ describe('CqlRunner', () => {
     const runner = new CqlRunner(fake.client, 'ks_l', new StatementCounter(), new InFlightLimit(4));
     await runner.run(SELECT, [1]);
     expect((await runner.lwt(CAS, [2, 1, 1])).applied).toBe(true);
-    await runner.batch([{ statement: UPSERT, params: [1, 2] }, { statement: UPSERT, params: [3, 4] }]);
+    await runner.batch([
+      { statement: UPSERT, params: [1, 2] },
+      { statement: UPSERT, params: [3, 4] },
+    ]);
     expect(fake.sent.map((s) => s.cql)).toEqual([
       'SELECT v FROM ks_l.t WHERE k = ?',
       'UPDATE ks_l.t SET v = ? WHERE k = ? IF v = ?',
@@ -66,7 +69,10 @@ describe('CqlRunner', () => {
     await runner.lwt(CAS, [2, 1, 1]);
     await runner.lwt(CAS, [3, 1, 7]);
     await runner.one(SELECT, [1]);
-    await runner.batch([{ statement: UPSERT, params: [1, 2] }, { statement: UPSERT, params: [3, 4] }]);
+    await runner.batch([
+      { statement: UPSERT, params: [1, 2] },
+      { statement: UPSERT, params: [3, 4] },
+    ]);
     expect(counter.snapshot()).toEqual([
       { name: 't.cas', lwt: true, count: 2 },
       { name: 't.select', lwt: false, count: 1 },

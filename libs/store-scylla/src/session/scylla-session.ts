@@ -99,7 +99,8 @@ export async function connectSession(config: ScyllaConfig, tuning: ClientTuning 
   } catch (err) {
     await releaseAfterFailedConnect(client);
     const wrongDc = unknownLocalDataCenter(err);
-    if (wrongDc !== null) throw new InvalidInputError(`scylla local data center ${JSON.stringify(config.localDataCenter)} is unknown to the cluster: ${wrongDc}`, { cause: err });
+    if (wrongDc !== null)
+      throw new InvalidInputError(`scylla local data center ${JSON.stringify(config.localDataCenter)} is unknown to the cluster: ${wrongDc}`, { cause: err });
     throw mapDriverError(err, 'CONNECT');
   }
   let closed: Promise<void> | null = null;

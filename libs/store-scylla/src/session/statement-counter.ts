@@ -75,12 +75,16 @@ export class StatementCounter {
 
   /** Total LWT executions whose name starts with `prefix` (all when omitted). */
   lwtCount(prefix = ''): number {
-    return this.snapshot().filter((c) => c.lwt && c.name.startsWith(prefix)).reduce((n, c) => n + c.count, 0);
+    return this.snapshot()
+      .filter((c) => c.lwt && c.name.startsWith(prefix))
+      .reduce((n, c) => n + c.count, 0);
   }
 
   /** Total executions of statements whose name starts with `prefix`. */
   count(prefix = ''): number {
-    return this.snapshot().filter((c) => c.name.startsWith(prefix)).reduce((n, c) => n + c.count, 0);
+    return this.snapshot()
+      .filter((c) => c.name.startsWith(prefix))
+      .reduce((n, c) => n + c.count, 0);
   }
 
   reset(): void {

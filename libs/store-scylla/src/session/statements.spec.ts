@@ -72,7 +72,9 @@ describe('mapDriverError', () => {
     expect(mapDriverError(closed, 'INSERT x')).toBeInstanceOf(UnavailableError);
   });
   it('anything else (syntax, invalid, unknown) → InvariantViolationError', () => {
-    expect(mapDriverError(new errors.ResponseError(types.responseErrorCodes.invalid, 'unconfigured table'), 'SELECT x')).toBeInstanceOf(InvariantViolationError);
+    expect(mapDriverError(new errors.ResponseError(types.responseErrorCodes.invalid, 'unconfigured table'), 'SELECT x')).toBeInstanceOf(
+      InvariantViolationError,
+    );
     expect(mapDriverError(new Error('boom'), 'SELECT x')).toBeInstanceOf(InvariantViolationError);
   });
 });

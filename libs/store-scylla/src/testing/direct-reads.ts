@@ -17,7 +17,8 @@ export class DirectReads {
 
   /** The frontier row with its write stamp (null when absent). */
   async frontierRow(se: ShardEpoch): Promise<{ frontier: bigint; stamp: bigint } | null> {
-    const row = (await this.exec('SELECT frontier, WRITETIME(frontier) AS stamp FROM {ks}.shard_frontier WHERE shard = ? AND epoch = ?', [se.shard, se.epoch])).rows[0];
+    const row = (await this.exec('SELECT frontier, WRITETIME(frontier) AS stamp FROM {ks}.shard_frontier WHERE shard = ? AND epoch = ?', [se.shard, se.epoch]))
+      .rows[0];
     return row ? { frontier: row['frontier'] as bigint, stamp: row['stamp'] as bigint } : null;
   }
 
@@ -33,16 +34,20 @@ export class DirectReads {
 
   /** `SELECT COUNT(*)` of the dispatch-index partitions of `ids` (primary-key-only rows count too). */
   async indexCount(se: ShardEpoch, ids: readonly Id128[]): Promise<number> {
-    const rs = await this.exec('SELECT COUNT(*) AS n FROM {ks}.dispatch_index WHERE shard = ? AND epoch = ? AND dispatch_id IN ?', [se.shard, se.epoch, ids.map(id128ToBytes)]);
+    const rs = await this.exec('SELECT COUNT(*) AS n FROM {ks}.dispatch_index WHERE shard = ? AND epoch = ? AND dispatch_id IN ?', [
+      se.shard,
+      se.epoch,
+      ids.map(id128ToBytes),
+    ]);
     return Number(rs.rows[0]!['n']);
   }
 
   /** The bucket proofs of a user: `[epoch, day, max_seq, stamp]`. */
   async proofRows(tenantId: Id128, userId: Id128): Promise<[number, bigint, bigint, bigint][]> {
-    const rs = await this.exec('SELECT epoch, day, max_seq, WRITETIME(max_seq) AS stamp FROM {ks}.mailbox_retention_bucket_v3 WHERE tenant_id = ? AND user_id = ?', [
-      id128ToBytes(tenantId),
-      id128ToBytes(userId),
-    ]);
+    const rs = await this.exec(
+      'SELECT epoch, day, max_seq, WRITETIME(max_seq) AS stamp FROM {ks}.mailbox_retention_bucket_v3 WHERE tenant_id = ? AND user_id = ?',
+      [id128ToBytes(tenantId), id128ToBytes(userId)],
+    );
     return rs.rows.map((r) => [r['epoch'] as number, r['day'] as bigint, r['max_seq'] as bigint, r['stamp'] as bigint]);
   }
 
@@ -60,7 +65,10 @@ export class DirectReads {
 
   /** The entry rows of a user with the TTL of their blob. */
   async entryRows(tenantId: Id128, userId: Id128): Promise<types.Row[]> {
-    const rs = await this.exec('SELECT mailbox_seq, entry, TTL(entry) AS ttl FROM {ks}.mailbox_entry WHERE tenant_id = ? AND user_id = ?', [id128ToBytes(tenantId), id128ToBytes(userId)]);
+    const rs = await this.exec('SELECT mailbox_seq, entry, TTL(entry) AS ttl FROM {ks}.mailbox_entry WHERE tenant_id = ? AND user_id = ?', [
+      id128ToBytes(tenantId),
+      id128ToBytes(userId),
+    ]);
     return rs.rows;
   }
 }

@@ -13,7 +13,13 @@ export function sortedIds(n: number): Id128[] {
 
 /** A mailbox entry of `userId` at `mailboxSeq` with `events` small events (payloads `e0`, `e1`, …). */
 export function entryInput(tenantId: Id128, userId: Id128, mailboxSeq: bigint, createdAt: bigint, events = 1): MailboxEntryInput {
-  return { tenantId, userId, mailboxSeq, createdAt, events: Array.from({ length: events }, (_, ordinal) => ({ ordinal, eventId: rid(), payload: Buffer.from(`e${ordinal}`) })) };
+  return {
+    tenantId,
+    userId,
+    mailboxSeq,
+    createdAt,
+    events: Array.from({ length: events }, (_, ordinal) => ({ ordinal, eventId: rid(), payload: Buffer.from(`e${ordinal}`) })),
+  };
 }
 
 /** A random shard for one case (cases share a keyspace, never a shard). */

@@ -67,7 +67,12 @@ export class MessageGate {
   /** A store on the shared session (its `close()` leaves the session open). */
   store(options: ScyllaMessageStoreOptions = {}, faults?: ScyllaMessageFaults): ScyllaMessageStore {
     const shared: ScyllaSession = { client: this.session.client, config: this.config, close: async () => undefined };
-    return new ScyllaMessageStore(shared, { commitAuxTtlMs: GATE_AUX_TTL_MS, claimLeaseMs: GATE_CLAIM_LEASE_MS, ...options, ...(faults === undefined ? {} : { faults }) });
+    return new ScyllaMessageStore(shared, {
+      commitAuxTtlMs: GATE_AUX_TTL_MS,
+      claimLeaseMs: GATE_CLAIM_LEASE_MS,
+      ...options,
+      ...(faults === undefined ? {} : { faults }),
+    });
   }
 
   /** A store with its own session (its own connection pool), as a second writer process would have; `close()` closes it. */
@@ -116,7 +121,10 @@ export class MessageGate {
         ]);
       },
       removeRecord: async (t, c, seq) => {
-        await this.exec('DELETE FROM {ks}.message_record WHERE tenant_id = ? AND conversation_id = ? AND seq_bucket = ? AND conversation_seq = ?', key(t, c, seq));
+        await this.exec(
+          'DELETE FROM {ks}.message_record WHERE tenant_id = ? AND conversation_id = ? AND seq_bucket = ? AND conversation_seq = ?',
+          key(t, c, seq),
+        );
       },
       openCrashPair: async (point) => {
         // commit facts live 20 s here (as in the gate's own crash cases): a retry may first wait out the

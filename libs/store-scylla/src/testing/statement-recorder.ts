@@ -67,11 +67,27 @@ export class StatementRecorder extends TrackerBase implements tracker.RequestTra
     });
   }
 
-  onSuccess(_host: Host, query: string | { query: string }[], _params: unknown, options: ExecutionOptions, _reqLength: number, _resLength: number, latency: number[]): void {
+  onSuccess(
+    _host: Host,
+    query: string | { query: string }[],
+    _params: unknown,
+    options: ExecutionOptions,
+    _reqLength: number,
+    _resLength: number,
+    latency: number[],
+  ): void {
     this.note(query, options, true, latency);
   }
 
-  onError(_host: Host, query: string | { query: string }[], _params: unknown, options: ExecutionOptions, _reqLength: number, _err: Error, latency: number[]): void {
+  onError(
+    _host: Host,
+    query: string | { query: string }[],
+    _params: unknown,
+    options: ExecutionOptions,
+    _reqLength: number,
+    _err: Error,
+    latency: number[],
+  ): void {
     this.note(query, options, false, latency);
   }
 

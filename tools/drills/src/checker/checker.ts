@@ -96,11 +96,20 @@ export async function runCheck(pool: ClientPool, pop: Population, opts: CheckOpt
   const quiescenceMs = Date.now() - t1;
   const devices = await load.finishDevices();
   const history = await readAllHistory(pool, pop);
-  const users: { id: Id128; stable: boolean }[] = [...pop.stableUsers.map((id) => ({ id, stable: true })), ...[...pop.churnMember.values()].map((id) => ({ id, stable: false }))];
+  const users: { id: Id128; stable: boolean }[] = [
+    ...pop.stableUsers.map((id) => ({ id, stable: true })),
+    ...[...pop.churnMember.values()].map((id) => ({ id, stable: false })),
+  ];
   const mailboxes: MailboxObservation[] = [];
   for (const u of users) {
     const client = pool.client(u.id);
-    mailboxes.push({ userId: u.id, stable: u.stable, conversations: conversationsOf(pop, u.id), paged: await readMailbox(client, opts.pagedLimit), large: await readMailbox(client, opts.largeLimit) });
+    mailboxes.push({
+      userId: u.id,
+      stable: u.stable,
+      conversations: conversationsOf(pop, u.id),
+      paged: await readMailbox(client, opts.pagedLimit),
+      large: await readMailbox(client, opts.largeLimit),
+    });
   }
   const obs: Observations = { sends: load.sends, probes: load.probes, history, mailboxes, devices };
   const counts: CheckCounts = {

@@ -29,6 +29,14 @@ export class ClientPool {
   client(userId: Id128, w = 0, m = 0, retry?: Partial<RetryPolicy>): QimClient {
     const writer = this.endpoints.writers[w % this.endpoints.writers.length]!;
     const mailbox = this.endpoints.mailboxes[m % this.endpoints.mailboxes.length]!;
-    return new QimClient({ writerUrl: writer.url, mailboxUrl: mailbox.url, token: this.endpoints.token, tenantId: this.tenantId, userId, timeoutMs: this.timeoutMs, retry: retry ?? this.retry });
+    return new QimClient({
+      writerUrl: writer.url,
+      mailboxUrl: mailbox.url,
+      token: this.endpoints.token,
+      tenantId: this.tenantId,
+      userId,
+      timeoutMs: this.timeoutMs,
+      retry: retry ?? this.retry,
+    });
   }
 }

@@ -41,7 +41,14 @@ export class SyncingDevice {
   }
 
   private async pass(follow: boolean, attempt: number, signal?: AbortSignal): Promise<void> {
-    const pages = this.clientAt(attempt).sync({ after: this.cursor, follow, waitMs: 1_000, limit: 4, signal, onResync: ({ error }) => this.onResync(error.code) });
+    const pages = this.clientAt(attempt).sync({
+      after: this.cursor,
+      follow,
+      waitMs: 1_000,
+      limit: 4,
+      signal,
+      onResync: ({ error }) => this.onResync(error.code),
+    });
     for await (const page of pages) this.take(page);
   }
 

@@ -8,7 +8,18 @@ const BOB = 'b'.repeat(32);
 const CAROL = 'd'.repeat(32);
 
 function send(i: number, over: Partial<SendRecord> = {}): SendRecord {
-  return { conversationId: CONV, senderId: ALICE, clientMessageId: `${i}`.padStart(32, 'e'), body: `body ${i}`, expectForbidden: false, outcome: 'acked', answers: [{ seq: BigInt(i), messageId: `${i}`.padStart(32, 'f'), createdAt: 1000n + BigInt(i), replay: false, via: 'writer-1' }], errors: [], resolution: [], ...over };
+  return {
+    conversationId: CONV,
+    senderId: ALICE,
+    clientMessageId: `${i}`.padStart(32, 'e'),
+    body: `body ${i}`,
+    expectForbidden: false,
+    outcome: 'acked',
+    answers: [{ seq: BigInt(i), messageId: `${i}`.padStart(32, 'f'), createdAt: 1000n + BigInt(i), replay: false, via: 'writer-1' }],
+    errors: [],
+    resolution: [],
+    ...over,
+  };
 }
 
 function stored(s: SendRecord): SeenMessage {
@@ -36,7 +47,10 @@ function healthy(): Observations {
   };
 }
 
-const violated = (obs: Observations): string[] => checkInvariants(obs).rows.filter((r) => r.violations > 0).map((r) => r.name);
+const violated = (obs: Observations): string[] =>
+  checkInvariants(obs)
+    .rows.filter((r) => r.violations > 0)
+    .map((r) => r.name);
 
 describe('checkInvariants', () => {
   it('passes consistent observations and counts what it checked', () => {
@@ -62,7 +76,9 @@ describe('checkInvariants', () => {
     const twice = { ...h[0]!, seq: 4n, messageId: '9'.repeat(32) };
     const v = checkInvariants({ ...obs, history: new Map([[CONV, [...h, twice]]]) });
     expect(v.duplicated).toBe(1);
-    expect(violated({ ...obs, history: new Map([[CONV, [...h, twice]]]) })).toEqual(expect.arrayContaining(['acked message in history exactly once (seq, id, body)', 'every stored message was answered to a sender']));
+    expect(violated({ ...obs, history: new Map([[CONV, [...h, twice]]]) })).toEqual(
+      expect.arrayContaining(['acked message in history exactly once (seq, id, body)', 'every stored message was answered to a sender']),
+    );
   });
 
   it('a stored seq other than the acked one is a violation', () => {
@@ -89,8 +105,12 @@ describe('checkInvariants', () => {
     const refused = send(4, { senderId: CAROL, expectForbidden: true, outcome: 'refused', answers: [], errors: ['FORBIDDEN'] });
     expect(violated({ ...obs, sends: [...obs.sends, refused] })).toEqual([]);
     const leaked = { ...stored(send(4)), clientMessageId: refused.clientMessageId };
-    expect(violated({ ...obs, sends: [...obs.sends, refused], history: new Map([[CONV, [...obs.history.get(CONV)!, leaked]]]) })).toContain('refused requests (403/409) wrote nothing');
-    expect(violated({ ...obs, probes: [{ conversationId: CONV, clientMessageId: obs.sends[0]!.clientMessageId, otherBody: 'x', code: 'ACCEPTED' }] })).toEqual(['refused requests (403/409) wrote nothing']);
+    expect(violated({ ...obs, sends: [...obs.sends, refused], history: new Map([[CONV, [...obs.history.get(CONV)!, leaked]]]) })).toContain(
+      'refused requests (403/409) wrote nothing',
+    );
+    expect(violated({ ...obs, probes: [{ conversationId: CONV, clientMessageId: obs.sends[0]!.clientMessageId, otherBody: 'x', code: 'ACCEPTED' }] })).toEqual([
+      'refused requests (403/409) wrote nothing',
+    ]);
   });
 
   it('a send that failed during the fault and never answered on repeat is a violation', () => {
@@ -114,7 +134,11 @@ describe('checkInvariants', () => {
     const h = obs.history.get(CONV)!;
     const differ: MailboxObservation = { ...mailbox(BOB, h), large: { kind: 'entries', entries: entries(h.slice(0, 2)) } };
     expect(violated({ ...obs, mailboxes: [mailbox(ALICE, h), differ] })).toEqual(['mailbox paged (small limit) = one large read']);
-    const expired: MailboxObservation = { ...mailbox(BOB, h), paged: { kind: 'expired', code: 'CURSOR_EXPIRED' }, large: { kind: 'expired', code: 'CURSOR_EXPIRED' } };
+    const expired: MailboxObservation = {
+      ...mailbox(BOB, h),
+      paged: { kind: 'expired', code: 'CURSOR_EXPIRED' },
+      large: { kind: 'expired', code: 'CURSOR_EXPIRED' },
+    };
     const v = checkInvariants({ ...obs, mailboxes: [mailbox(ALICE, h), expired] });
     expect(v.pass).toBe(true);
     expect(v.rows.find((r) => r.name.includes('CURSOR_EXPIRED'))!.checked).toBe(1);
@@ -123,7 +147,9 @@ describe('checkInvariants', () => {
   it('a live device receiving a message twice, or never, is a violation', () => {
     const obs = healthy();
     const d = obs.devices[0]!;
-    expect(violated({ ...obs, devices: [{ ...d, received: [...d.received, d.received[0]!] }] })).toEqual(['live device (long poll): each message once, complete']);
+    expect(violated({ ...obs, devices: [{ ...d, received: [...d.received, d.received[0]!] }] })).toEqual([
+      'live device (long poll): each message once, complete',
+    ]);
     expect(violated({ ...obs, devices: [{ ...d, received: d.received.slice(1) }] })).toEqual(['live device (long poll): each message once, complete']);
   });
 
@@ -131,6 +157,8 @@ describe('checkInvariants', () => {
     const obs = healthy();
     const h = obs.history.get(CONV)!;
     expect(violated({ ...obs, mailboxes: [...obs.mailboxes, mailbox(CAROL, h.slice(1), false)] })).toEqual([]);
-    expect(violated({ ...obs, mailboxes: [...obs.mailboxes, mailbox(CAROL, [h[1]!, h[1]!], false)] })).toEqual(['changing member: at most one entry, own conversations only']);
+    expect(violated({ ...obs, mailboxes: [...obs.mailboxes, mailbox(CAROL, [h[1]!, h[1]!], false)] })).toEqual([
+      'changing member: at most one entry, own conversations only',
+    ]);
   });
 });

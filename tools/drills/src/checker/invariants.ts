@@ -74,14 +74,21 @@ export function checkInvariants(obs: Observations): Verdict {
     if (found.length === 0) lost += 1;
     if (found.length > 1) duplicated += found.length - 1;
     const m = found[0];
-    acked.check(found.length === 1 && m!.seq === a.seq && m!.messageId === a.messageId && m!.body === s.body, () => `${s.clientMessageId}: ${found.length} in history, acked seq ${a.seq} id ${a.messageId}${m ? `, stored seq ${m.seq} id ${m.messageId}` : ''}`);
+    acked.check(
+      found.length === 1 && m!.seq === a.seq && m!.messageId === a.messageId && m!.body === s.body,
+      () => `${s.clientMessageId}: ${found.length} in history, acked seq ${a.seq} id ${a.messageId}${m ? `, stored seq ${m.seq} id ${m.messageId}` : ''}`,
+    );
   }
 
   const seqUnique = new Row('no seq or message id used twice in a conversation');
   for (const [conv, msgs] of obs.history) {
     const seqs = countBy(msgs.map((m) => m.seq));
     const ids = countBy(msgs.map((m) => m.messageId));
-    for (const m of msgs) seqUnique.check(seqs.get(m.seq) === 1 && ids.get(m.messageId) === 1, () => `${conv} seq ${m.seq} / id ${m.messageId} appears ${seqs.get(m.seq)}/${ids.get(m.messageId)} times`);
+    for (const m of msgs)
+      seqUnique.check(
+        seqs.get(m.seq) === 1 && ids.get(m.messageId) === 1,
+        () => `${conv} seq ${m.seq} / id ${m.messageId} appears ${seqs.get(m.seq)}/${ids.get(m.messageId)} times`,
+      );
   }
 
   const answered = new Set(obs.sends.flatMap((s) => [...s.answers, ...s.resolution].map((a) => a.messageId)));
@@ -93,22 +100,32 @@ export function checkInvariants(obs: Observations): Verdict {
     const all = [...s.answers, ...s.resolution];
     if (all.length < 2) continue;
     const fresh = all.filter((a) => !a.replay).length;
-    identical.check(all.every((a) => sameAnswer(a, all[0]!)) && fresh <= 1, () => `${s.clientMessageId}: answers ${all.map((a) => `${a.via}:${a.seq}/${a.messageId.slice(0, 8)}${a.replay ? 'r' : ''}`).join(' ')}`);
+    identical.check(
+      all.every((a) => sameAnswer(a, all[0]!)) && fresh <= 1,
+      () => `${s.clientMessageId}: answers ${all.map((a) => `${a.via}:${a.seq}/${a.messageId.slice(0, 8)}${a.replay ? 'r' : ''}`).join(' ')}`,
+    );
   }
 
   const refused = new Row('refused requests (403/409) wrote nothing');
   for (const s of obs.sends) {
     if (!s.expectForbidden && s.outcome !== 'refused') continue;
     const stored = byClientId.get(s.clientMessageId) ?? [];
-    refused.check(s.outcome === 'refused' && stored.length === 0, () => `${s.clientMessageId}: ${s.expectForbidden ? 'non-member ' : ''}send was ${s.outcome}, ${stored.length} stored`);
+    refused.check(
+      s.outcome === 'refused' && stored.length === 0,
+      () => `${s.clientMessageId}: ${s.expectForbidden ? 'non-member ' : ''}send was ${s.outcome}, ${stored.length} stored`,
+    );
   }
   for (const p of obs.probes) {
     const stored = byClientId.get(p.clientMessageId) ?? [];
-    refused.check(p.code === 'CONFLICT' && stored.every((m) => m.body !== p.otherBody), () => `${p.clientMessageId}: other body answered ${p.code}, stored bodies ${stored.map((m) => m.body).join('|')}`);
+    refused.check(
+      p.code === 'CONFLICT' && stored.every((m) => m.body !== p.otherBody),
+      () => `${p.clientMessageId}: other body answered ${p.code}, stored bodies ${stored.map((m) => m.body).join('|')}`,
+    );
   }
 
   const resolved = new Row('sends failed during a fault answered when repeated');
-  for (const s of obs.sends) if (s.outcome === 'failed-clean') resolved.check(s.resolution.length > 0, () => `${s.clientMessageId}: errors ${s.errors.join(',')}, no answer on repeat`);
+  for (const s of obs.sends)
+    if (s.outcome === 'failed-clean') resolved.check(s.resolution.length > 0, () => `${s.clientMessageId}: errors ${s.errors.join(',')}, no answer on repeat`);
 
   const mailboxOnce = new Row('member mailbox: one entry per message');
   const expired = new Row('member mailbox: CURSOR_EXPIRED instead (accepted)');
@@ -137,7 +154,11 @@ export function checkInvariants(obs: Observations): Verdict {
       const foreign = [...counts.keys()].filter((k) => !byKey.has(k) || !mb.conversations.has(k.split('/')[0]!));
       for (const k of foreign) mailboxOnce.check(false, () => `${mb.userId}: ${k} is not a message of its conversations`);
     } else {
-      for (const [k, n] of counts) churn.check(n === 1 && byKey.has(k) && mb.conversations.has(k.split('/')[0]!) && seen.get(k)!.messageId === byKey.get(k)!.messageId, () => `${mb.userId}: ${k} delivered ${n} times${byKey.has(k) ? '' : ' (not in history)'}`);
+      for (const [k, n] of counts)
+        churn.check(
+          n === 1 && byKey.has(k) && mb.conversations.has(k.split('/')[0]!) && seen.get(k)!.messageId === byKey.get(k)!.messageId,
+          () => `${mb.userId}: ${k} delivered ${n} times${byKey.has(k) ? '' : ' (not in history)'}`,
+        );
     }
   }
 
@@ -152,7 +173,8 @@ export function checkInvariants(obs: Observations): Verdict {
     if (d.stable && d.resyncs.length === 0) {
       const mb = obs.mailboxes.find((m) => m.userId === d.userId);
       const expected = mb ? allHistory.filter((m) => mb.conversations.has(m.conversationId)) : [];
-      for (const m of expected) devices.check(counts.has(messageKey(m.conversationId, m.seq)), () => `${d.userId} device: never received ${messageKey(m.conversationId, m.seq)}`);
+      for (const m of expected)
+        devices.check(counts.has(messageKey(m.conversationId, m.seq)), () => `${d.userId} device: never received ${messageKey(m.conversationId, m.seq)}`);
     }
   }
 

@@ -55,7 +55,17 @@ export class Load {
   }
 
   private record(conversationId: Id128, senderId: Id128, expectForbidden: boolean): SendRecord {
-    const rec: SendRecord = { conversationId, senderId, clientMessageId: newId128(), body: `drill ${this.sends.length} ${newId128().slice(0, 8)}`, expectForbidden, outcome: 'failed-clean', answers: [], errors: [], resolution: [] };
+    const rec: SendRecord = {
+      conversationId,
+      senderId,
+      clientMessageId: newId128(),
+      body: `drill ${this.sends.length} ${newId128().slice(0, 8)}`,
+      expectForbidden,
+      outcome: 'failed-clean',
+      answers: [],
+      errors: [],
+      resolution: [],
+    };
     this.sends.push(rec);
     return rec;
   }
@@ -119,7 +129,7 @@ export class Load {
     const t0 = Date.now();
     const race = this.pool.writerCount > 1 && Math.random() < this.opts.duplicateRate;
     const first = race
-      ? (await Promise.all(routes.map((r) => sendUntilAnswered(rec, [r, ...routes], this.opts.sendRounds, rec.answers)))).find((a) => a !== null) ?? null
+      ? ((await Promise.all(routes.map((r) => sendUntilAnswered(rec, [r, ...routes], this.opts.sendRounds, rec.answers)))).find((a) => a !== null) ?? null)
       : await sendUntilAnswered(rec, routes, this.opts.sendRounds, rec.answers);
     this.latenciesMs.push(Date.now() - t0);
     if (first === null) return;
@@ -129,7 +139,13 @@ export class Load {
   }
 
   private async conflictProbe(rec: SendRecord, routes: readonly SendRoute[]): Promise<void> {
-    const probe: ConflictProbe = { conversationId: rec.conversationId, clientMessageId: rec.clientMessageId, otherBody: `${rec.body} (other)`, senderId: rec.senderId, code: 'NO_ANSWER' };
+    const probe: ConflictProbe = {
+      conversationId: rec.conversationId,
+      clientMessageId: rec.clientMessageId,
+      otherBody: `${rec.body} (other)`,
+      senderId: rec.senderId,
+      code: 'NO_ANSWER',
+    };
     this.probes.push(probe);
     await this.repeatProbe(probe, routes, this.opts.sendRounds);
   }
@@ -138,7 +154,11 @@ export class Load {
   private async repeatProbe(probe: ConflictProbe, routes: readonly SendRoute[], rounds: number): Promise<void> {
     for (let round = 0; round < rounds; round += 1) {
       try {
-        await routes[round % routes.length]!.client.send({ conversationId: probe.conversationId, body: probe.otherBody, clientMessageId: probe.clientMessageId });
+        await routes[round % routes.length]!.client.send({
+          conversationId: probe.conversationId,
+          body: probe.otherBody,
+          clientMessageId: probe.clientMessageId,
+        });
         probe.code = 'ACCEPTED';
         return;
       } catch (err) {

@@ -5,7 +5,14 @@ import type { MailboxRead, SeenEntry, SeenMessage } from './model';
 import { messageKey } from './model';
 
 export function seen(m: Message): SeenMessage {
-  return { conversationId: m.conversationId, seq: m.seq, messageId: m.messageId, clientMessageId: m.clientMessageId, body: Buffer.from(m.body).toString('utf8'), createdAt: m.createdAt };
+  return {
+    conversationId: m.conversationId,
+    seq: m.seq,
+    messageId: m.messageId,
+    clientMessageId: m.clientMessageId,
+    body: Buffer.from(m.body).toString('utf8'),
+    createdAt: m.createdAt,
+  };
 }
 
 /** Repeats a read while the service is unavailable (bounded). */

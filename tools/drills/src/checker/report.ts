@@ -12,7 +12,11 @@ export function formatReport(drill: string, result: CheckResult, extra: readonly
     `  attempted ${c.attempted}  acknowledged ${c.acknowledged}  failed-cleanly ${c.failedClean} (repeated after quiescence)  refused-as-expected ${c.refused}`,
     `  duplicate answers ${c.duplicateSends}  conflict probes ${c.conflictProbes}  membership calls given up ${c.membershipFailures}  device resyncs ${c.deviceResyncs}  device sync failures ${c.deviceFailures}`,
     `  load ${(c.loadMs / 1000).toFixed(1)} s  quiescence ${(c.quiescenceMs / 1000).toFixed(1)} s  send→answer p50 ${c.sendMs.p50} ms p99 ${c.sendMs.p99} ms max ${c.sendMs.max} ms`,
-    `  errors surfaced after the client's retries: ${Object.entries(c.surfacedErrors).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}`,
+    `  errors surfaced after the client's retries: ${
+      Object.entries(c.surfacedErrors)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ') || 'none'
+    }`,
     ...extra.map((e) => `  ${e}`),
     '',
     `  ${pad('invariant', 60)} ${lpad('checked', 8)} ${lpad('violated', 9)}`,

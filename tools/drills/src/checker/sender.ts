@@ -17,7 +17,13 @@ export interface SendRoute {
  * `rounds` times, moving to the next route after each failure. Returns the answer, or null when
  * the send was refused or every round failed; the record keeps every answer and error code.
  */
-export async function sendUntilAnswered(rec: SendRecord, routes: readonly SendRoute[], rounds: number, into: SendAnswer[], pauseMs = 400): Promise<SendAnswer | null> {
+export async function sendUntilAnswered(
+  rec: SendRecord,
+  routes: readonly SendRoute[],
+  rounds: number,
+  into: SendAnswer[],
+  pauseMs = 400,
+): Promise<SendAnswer | null> {
   for (let round = 0; round < rounds; round += 1) {
     const route = routes[round % routes.length]!;
     try {

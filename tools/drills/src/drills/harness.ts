@@ -33,7 +33,15 @@ export function poolOf(d: Deployment, tenantId: string): ClientPool {
  * Runs the checker's load on `d` with `fault`, prints the report (with the drill's `extra` lines)
  * and returns the result; PASS needs the invariants and the drill's own `extraPass` criterion.
  */
-export async function checkWith(ctx: DrillContext, drill: string, d: Deployment, shape: Shape, fault: Fault | null, extra: (r: CheckResult) => string[] = () => [], extraPass: (r: CheckResult) => boolean = () => true): Promise<{ result: CheckResult; pass: boolean }> {
+export async function checkWith(
+  ctx: DrillContext,
+  drill: string,
+  d: Deployment,
+  shape: Shape,
+  fault: Fault | null,
+  extra: (r: CheckResult) => string[] = () => [],
+  extraPass: (r: CheckResult) => boolean = () => true,
+): Promise<{ result: CheckResult; pass: boolean }> {
   const pop = makePopulation(shape.conversations, shape.stableUsers);
   const result = await runCheck(poolOf(d, pop.tenantId), pop, shape.check, fault);
   const ok = extraPass(result);

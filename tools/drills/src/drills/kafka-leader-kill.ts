@@ -157,7 +157,10 @@ export const kafkaLeaderKill: Drill = {
           ctx.log(`broker ${victim} killed (-9) at ${Math.round(at * 100)} % of sends; it led ${describeLed(led)}`);
           const flowMs = await flowAgain(load, killedAt);
           const after = await leadersOf(kafka, messages, dispatch);
-          const movedTo = [...after.entries()].filter(([, l]) => l.messages.length + l.dispatch.length > 0).map(([n, l]) => `${n}: ${describeLed(l)}`).join('; ');
+          const movedTo = [...after.entries()]
+            .filter(([, l]) => l.messages.length + l.dispatch.length > 0)
+            .map(([n, l]) => `${n}: ${describeLed(l)}`)
+            .join('; ');
           ctx.log(`sends flow again (ms after the kill, per conversation): ${flowMs.join(', ')}; leaders now ${movedTo}`);
           await sleep(Math.max(0, jitter(6_000, 10_000) - (Date.now() - killedAt)));
           const r = await infraOk(['kafka3-start', String(victim)], PRIVATE);

@@ -16,7 +16,12 @@ export function redisModeEnv(ctx: DrillContext): Record<string, string> {
   return { QIM_STORE_BACKEND: 'redis', QIM_REDIS_URL: need('QIM_REDIS_URL'), QIM_KAFKA_BROKERS: need('QIM_KAFKA_BROKERS') };
 }
 
-async function withDeployment(ctx: DrillContext, env: Record<string, string>, topo: { writers: number; mailboxes: number }, body: (d: Deployment) => Promise<boolean>): Promise<boolean> {
+async function withDeployment(
+  ctx: DrillContext,
+  env: Record<string, string>,
+  topo: { writers: number; mailboxes: number },
+  body: (d: Deployment) => Promise<boolean>,
+): Promise<boolean> {
   const d = await deploy(ctx, env, topo);
   try {
     return await body(d);

@@ -63,7 +63,15 @@ interface ClusterNode {
 }
 
 function nodeClient(port: number): Redis {
-  const r = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1_000, commandTimeout: 2_000, retryStrategy: () => null });
+  const r = new Redis({
+    host: '127.0.0.1',
+    port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1_000,
+    commandTimeout: 2_000,
+    retryStrategy: () => null,
+  });
   r.on('error', () => undefined);
   return r;
 }
@@ -86,11 +94,21 @@ function parseNodes(text: string): ClusterNode[] {
     .map((line) => {
       const f = line.trim().split(' ');
       const flags = f[2]!.split(',');
-      const slots = f.slice(8).filter((s) => !s.startsWith('[')).map((s) => {
-        const [a, b] = s.split('-');
-        return [Number(a), Number(b ?? a)] as const;
-      });
-      return { id: f[0]!, port: Number(f[1]!.split('@')[0]!.split(':')[1]), primary: flags.includes('master'), primaryId: f[3] === '-' ? null : f[3]!, failing: flags.some((x) => x === 'fail' || x === 'fail?'), slots };
+      const slots = f
+        .slice(8)
+        .filter((s) => !s.startsWith('['))
+        .map((s) => {
+          const [a, b] = s.split('-');
+          return [Number(a), Number(b ?? a)] as const;
+        });
+      return {
+        id: f[0]!,
+        port: Number(f[1]!.split('@')[0]!.split(':')[1]),
+        primary: flags.includes('master'),
+        primaryId: f[3] === '-' ? null : f[3]!,
+        failing: flags.some((x) => x === 'fail' || x === 'fail?'),
+        slots,
+      };
     });
 }
 
@@ -107,7 +125,8 @@ async function clusterView(skip?: number): Promise<ClusterNode[]> {
   throw new Error(`no node of the private cluster answers CLUSTER NODES: ${String(last)}`);
 }
 
-const ownerOf = (nodes: readonly ClusterNode[], slot: number): ClusterNode | undefined => nodes.find((n) => n.primary && !n.failing && n.slots.some(([a, b]) => slot >= a && slot <= b));
+const ownerOf = (nodes: readonly ClusterNode[], slot: number): ClusterNode | undefined =>
+  nodes.find((n) => n.primary && !n.failing && n.slots.some(([a, b]) => slot >= a && slot <= b));
 
 /** The slot of a hash tag, as the cluster computes it. */
 const slotOf = (tag: string): Promise<number> => onNode(PORTS[0]!, async (r) => Number(await r.cluster('KEYSLOT', `qimdrill:{${tag}}:slot`)));
@@ -116,7 +135,9 @@ const slotOf = (tag: string): Promise<number> => onNode(PORTS[0]!, async (r) => 
 async function promoted(victim: number, slot: number): Promise<ClusterNode> {
   const deadline = Date.now() + PROMOTION_BOUND_MS;
   for (;;) {
-    const owner = await clusterView(victim).then((v) => ownerOf(v, slot)).catch(() => undefined);
+    const owner = await clusterView(victim)
+      .then((v) => ownerOf(v, slot))
+      .catch(() => undefined);
     if (owner !== undefined && owner.port !== victim) return owner;
     if (Date.now() > deadline) throw new Error(`no replica of 127.0.0.1:${victim} was promoted within ${PROMOTION_BOUND_MS} ms`);
     await sleep(100);
@@ -186,10 +207,24 @@ async function writerLeases(d: Deployment): Promise<WriterLease[]> {
     Promise.all(
       d.of('writer').map(async (w) => {
         const running = w.process?.running === true;
-        const client = new QimClient({ writerUrl: w.url, mailboxUrl: d.of('mailbox')[0]!.url, token: DRILL_TOKEN, tenantId: newId128(), userId: newId128(), timeoutMs: 5_000, retry: NO_RETRY });
+        const client = new QimClient({
+          writerUrl: w.url,
+          mailboxUrl: d.of('mailbox')[0]!.url,
+          token: DRILL_TOKEN,
+          tenantId: newId128(),
+          userId: newId128(),
+          timeoutMs: 5_000,
+          retry: NO_RETRY,
+        });
         const ready = running ? await client.readiness('writer').catch(() => null) : null;
         const detail = ready?.checks['writer-lease']?.detail as { writerId?: unknown } | undefined;
-        return { name: w.name, running, writerId: typeof detail?.writerId === 'number' ? detail.writerId : null, held: await metricAt(w.url, 'qim_writer_lease_held'), losses: await metricAt(w.url, 'qim_writer_lease_losses_total') };
+        return {
+          name: w.name,
+          running,
+          writerId: typeof detail?.writerId === 'number' ? detail.writerId : null,
+          held: await metricAt(w.url, 'qim_writer_lease_held'),
+          losses: await metricAt(w.url, 'qim_writer_lease_losses_total'),
+        };
       }),
     );
   const deadline = Date.now() + 30_000;
@@ -201,7 +236,8 @@ async function writerLeases(d: Deployment): Promise<WriterLease[]> {
   return now;
 }
 
-const leasesClean = (ls: readonly WriterLease[]): boolean => ls.every((l) => l.running && l.held === 1 && l.writerId !== null) && new Set(ls.map((l) => l.writerId)).size === ls.length;
+const leasesClean = (ls: readonly WriterLease[]): boolean =>
+  ls.every((l) => l.running && l.held === 1 && l.writerId !== null) && new Set(ls.map((l) => l.writerId)).size === ls.length;
 
 interface Kill {
   readonly at: number;
@@ -222,8 +258,13 @@ interface Kill {
 const describeKill = (k: Kill, i: number): string => {
   const flows = k.flow.perConversation;
   const worst = flows.some((v) => v === null) ? `> ${FLOW_BOUND_MS / 1000} s` : `${(Math.max(...(flows as number[])) / 1000).toFixed(1)} s`;
-  const refused = Object.entries(k.flow.refused).map(([c, n]) => `${c} ${n}`).join(', ') || 'none';
-  const f = k.frontier ? `; shard ${k.frontier.shard}'s frontier ${k.frontier.before} on the old primary just before the kill, ${k.frontier.onPromoted} on the promoted replica right after its promotion` : '';
+  const refused =
+    Object.entries(k.flow.refused)
+      .map(([c, n]) => `${c} ${n}`)
+      .join(', ') || 'none';
+  const f = k.frontier
+    ? `; shard ${k.frontier.shard}'s frontier ${k.frontier.before} on the old primary just before the kill, ${k.frontier.onPromoted} on the promoted replica right after its promotion`
+    : '';
   return (
     `kill ${i + 1} at ${Math.round(k.at * 100)} % of sends: primary 127.0.0.1:${k.victim} (${k.holds}); replica ${k.promotedPort} promoted after ${(k.promotedMs / 1000).toFixed(1)} s; ` +
     `old primary started at ${(k.startedMs / 1000).toFixed(1)} s, cluster whole at ${(k.wholeMs / 1000).toFixed(1)} s (rejoined as a replica: ${k.rejoinedAsReplica ? 'yes' : 'NO'}); ` +
@@ -297,7 +338,13 @@ function failoverDrill(name: string, variant: Variant, summary: string): Drill {
       const nodes = await privateClusterUp(ctx);
       // The lease lives 15 s as in production (the isolated env's 3 s is shorter than a failover):
       // renewals fail while the leases' primary has no replica, and the writer must keep its id.
-      const env = { QIM_STORE_BACKEND: 'redis', QIM_REDIS_CLUSTER_NODES: nodes, QIM_REDIS_MIN_REPLICA_ACKS: '1', QIM_KAFKA_BROKERS: kafka, QIM_LEASE_TTL_MS: '15000' };
+      const env = {
+        QIM_STORE_BACKEND: 'redis',
+        QIM_REDIS_CLUSTER_NODES: nodes,
+        QIM_REDIS_MIN_REPLICA_ACKS: '1',
+        QIM_KAFKA_BROKERS: kafka,
+        QIM_LEASE_TTL_MS: '15000',
+      };
       const topo = ctx.size === 'short' ? { writers: 1, mailboxes: 1 } : { writers: 2, mailboxes: 2 };
       let d: Deployment | null = null;
       try {
@@ -310,7 +357,11 @@ function failoverDrill(name: string, variant: Variant, summary: string): Drill {
         const seen: { load: Load | null } = { load: null };
         const [leaseSlot, sf0, sf1] = await Promise.all([slotOf('writers'), slotOf('sf:0'), slotOf('sf:1')]);
         const holds = (n: ClusterNode): string => {
-          const marks: [number, string][] = [[leaseSlot, 'writer leases'], [sf0, 'shard 0 frontier'], [sf1, 'shard 1 frontier']];
+          const marks: [number, string][] = [
+            [leaseSlot, 'writer leases'],
+            [sf0, 'shard 0 frontier'],
+            [sf1, 'shard 1 frontier'],
+          ];
           const what = marks.filter(([s]) => n.slots.some(([a, b]) => s >= a && s <= b)).map(([, w]) => w);
           return `slots ${n.slots.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(',')}${what.length > 0 ? `, ${what.join(', ')}` : ', data only'}`;
         };
@@ -350,7 +401,18 @@ function failoverDrill(name: string, variant: Variant, summary: string): Drill {
           const rejoinedAsReplica = rejoined !== undefined && !rejoined.primary && rejoined.primaryId === newPrimary.id;
           ctx.log(`old primary started ${startedMs} ms after the kill; cluster whole at ${wholeMs} ms (a replica of ${newPrimary.port}: ${rejoinedAsReplica})`);
           const flow = await flowing;
-          const kill: Kill = { at, victim: victim.port, holds: what, promotedPort: newPrimary.port, promotedMs, startedMs, wholeMs, rejoinedAsReplica, flow, ...(frontier && onPromoted !== undefined ? { frontier: { shard: frontier.shard, before: frontier.before, onPromoted } } : {}) };
+          const kill: Kill = {
+            at,
+            victim: victim.port,
+            holds: what,
+            promotedPort: newPrimary.port,
+            promotedMs,
+            startedMs,
+            wholeMs,
+            rejoinedAsReplica,
+            flow,
+            ...(frontier && onPromoted !== undefined ? { frontier: { shard: frontier.shard, before: frontier.before, onPromoted } } : {}),
+          };
           ctx.log(describeKill(kill, kills.length));
           return kill;
         };

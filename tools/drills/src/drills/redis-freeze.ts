@@ -45,13 +45,24 @@ interface Probe {
 
 /** One sync of a fresh user with `wait_ms`, no retries: how it ended and how long it took. */
 async function probeSync(d: Deployment): Promise<Probe> {
-  const client = new QimClient({ writerUrl: d.of('writer')[0]!.url, mailboxUrl: d.of('mailbox')[0]!.url, token: DRILL_TOKEN, tenantId: newId128(), userId: newId128(), timeoutMs: 60_000, retry: NO_RETRY });
+  const client = new QimClient({
+    writerUrl: d.of('writer')[0]!.url,
+    mailboxUrl: d.of('mailbox')[0]!.url,
+    token: DRILL_TOKEN,
+    tenantId: newId128(),
+    userId: newId128(),
+    timeoutMs: 60_000,
+    retry: NO_RETRY,
+  });
   const t0 = Date.now();
   try {
     await client.syncPage({ waitMs: PROBE_WAIT_MS });
     return { ms: Date.now() - t0, outcome: '200' };
   } catch (err) {
-    return { ms: Date.now() - t0, outcome: err instanceof QimApiError ? `${err.status} ${err.code}` : `error ${err instanceof Error ? err.message : String(err)}` };
+    return {
+      ms: Date.now() - t0,
+      outcome: err instanceof QimApiError ? `${err.status} ${err.code}` : `error ${err instanceof Error ? err.message : String(err)}`,
+    };
   }
 }
 
@@ -80,7 +91,9 @@ export const redisFreeze: Drill = {
           await sleep(1_000);
           const during = await probeSync(d);
           probeOk = during.outcome.startsWith('503') && during.ms <= PROBE_WAIT_MS + SYNC_STORE_BOUND_MS + PROBE_SLACK_MS;
-          notes.push(`sync (wait_ms ${PROBE_WAIT_MS}) during the freeze: ${during.outcome} in ${during.ms} ms (bound ${PROBE_WAIT_MS + SYNC_STORE_BOUND_MS + PROBE_SLACK_MS} ms) ${probeOk ? 'ok' : 'FAILED'}`);
+          notes.push(
+            `sync (wait_ms ${PROBE_WAIT_MS}) during the freeze: ${during.outcome} in ${during.ms} ms (bound ${PROBE_WAIT_MS + SYNC_STORE_BOUND_MS + PROBE_SLACK_MS} ms) ${probeOk ? 'ok' : 'FAILED'}`,
+          );
           ctx.log(notes.at(-1)!);
           await sleep(Math.max(0, frozenMs - (Date.now() - t0)));
         } finally {

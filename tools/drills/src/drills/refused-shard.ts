@@ -4,7 +4,20 @@ import type { Deployment } from '../stack/deployment';
 import type { Drill, DrillContext } from './drill';
 import { checkWith } from './harness';
 import type { AdmissionWhileStalled } from './shard-faults';
-import { ADMISSION_MAX_LAG_MS, admissionDuring, admissionLine, frontierOf, hex16, kafkaEnd, refusalOf, resetShard, shardAhead, until, withShardDrill, writerMetric } from './shard-faults';
+import {
+  ADMISSION_MAX_LAG_MS,
+  admissionDuring,
+  admissionLine,
+  frontierOf,
+  hex16,
+  kafkaEnd,
+  refusalOf,
+  resetShard,
+  shardAhead,
+  until,
+  withShardDrill,
+  writerMetric,
+} from './shard-faults';
 import { shapeOf } from './sizes';
 
 /**
@@ -65,7 +78,9 @@ async function refuseOneShard(ctx: DrillContext, d: Deployment, redis: Redis, lo
   round.frontierHeld = held;
   round.otherMoved = `${otherBefore}→${otherAfter}`;
   round.admission = admission;
-  ctx.log(`shard ${shard}: ${held ? 'refused, frontier held' : 'REFUSAL OR FRONTIER CHANGED'} at ${restoredTo} for ${holdMs} ms; shard ${other}'s frontier ${round.otherMoved}`);
+  ctx.log(
+    `shard ${shard}: ${held ? 'refused, frontier held' : 'REFUSAL OR FRONTIER CHANGED'} at ${restoredTo} for ${holdMs} ms; shard ${other}'s frontier ${round.otherMoved}`,
+  );
   ctx.log(`shard ${shard}: while refused ${admissionLine(admission)}`);
 
   // The documented resolution of `group-ahead` (apps/README.md, "Refused shards").
@@ -86,7 +101,8 @@ async function refuseOneShard(ctx: DrillContext, d: Deployment, redis: Redis, lo
 
 export const refusedShard: Drill = {
   name: 'refused-shard',
-  summary: 'one shard refused at start-up (store restored from an older backup) while the other delivers: sends go on being admitted, the documented reset resolves it',
+  summary:
+    'one shard refused at start-up (store restored from an older backup) while the other delivers: sends go on being admitted, the documented reset resolves it',
   needs: 'redis',
   run: (ctx) =>
     withShardDrill(ctx, async (d, redis) => {

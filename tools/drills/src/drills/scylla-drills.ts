@@ -125,7 +125,9 @@ export const twoNodesDown: Drill = {
         const late = probes.slice(-3).flatMap((p) => [p.send, p.sync]);
         const codes = [...new Set(all.map((p) => p.code))].join(',');
         probesOk = all.every((p) => p.code === 'UNAVAILABLE' && p.ms <= 15_000) && late.every((p) => p.ms <= 3_000);
-        notes.push(`outage probes (no retry): ${all.length} answered ${codes}; max ${Math.max(...all.map((p) => p.ms))} ms, last three ≤ ${Math.max(...late.map((p) => p.ms))} ms (need UNAVAILABLE, ≤ 15 s, converged ≤ 3 s)`);
+        notes.push(
+          `outage probes (no retry): ${all.length} answered ${codes}; max ${Math.max(...all.map((p) => p.ms))} ms, last three ≤ ${Math.max(...late.map((p) => p.ms))} ms (need UNAVAILABLE, ≤ 15 s, converged ≤ 3 s)`,
+        );
         ctx.log(notes.at(-1)!);
         notes.push(...(await nodes.restartAll()));
         const after: string[] = [];
@@ -135,7 +137,8 @@ export const twoNodesDown: Drill = {
       };
       const shape = shapeOf(ctx.size, { sendRounds: 3 });
       // During the outage a send may fail, but only as unavailable (503) or without an answer, never another error.
-      const unexpected = (r: CheckResult): string[] => Object.keys(r.counts.surfacedErrors).filter((code) => !['FORBIDDEN', 'UNAVAILABLE', 'TRANSPORT', 'TIMEOUT'].includes(code));
+      const unexpected = (r: CheckResult): string[] =>
+        Object.keys(r.counts.surfacedErrors).filter((code) => !['FORBIDDEN', 'UNAVAILABLE', 'TRANSPORT', 'TIMEOUT'].includes(code));
       const lines = (r: CheckResult): string[] => [...notes, `errors other than 403/503/no answer: ${unexpected(r).join(', ') || 'none'}`];
       const { pass } = await checkWith(ctx, 'two-nodes-down', d, shape, fault, lines, (r) => probesOk && resumed && unexpected(r).length === 0);
       return pass;
@@ -157,7 +160,9 @@ interface RefusalCase {
 }
 
 const sameReplication = (a: Record<string, string> | null, b: Record<string, string> | null): boolean =>
-  a === null || b === null ? a === b : Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v || (k === 'class' && b[k]?.endsWith(v)));
+  a === null || b === null
+    ? a === b
+    : Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v || (k === 'class' && b[k]?.endsWith(v)));
 
 export const rfDcFaults: Drill = {
   name: 'rf-dc-faults',
@@ -176,8 +181,20 @@ export const rfDcFaults: Drill = {
     ctx.log(`keyspace ${good} created by a normal start: ${JSON.stringify(before)}`);
     const cases: RefusalCase[] = [
       { name: 'existing keyspace, other RF (2)', env: { QIM_SCYLLA_RF: '2' }, keyspace: good, expectReplication: rf3, reason: /replication factor/i },
-      { name: 'unknown data center', env: { QIM_SCYLLA_DC: 'dc-missing', QIM_SCYLLA_KEYSPACE: freshKeyspace('dc') }, keyspace: '', expectReplication: null, reason: /dc-missing|data ?center/i },
-      { name: 'DC with too few nodes (RF 5 on 3)', env: { QIM_SCYLLA_RF: '5', QIM_SCYLLA_KEYSPACE: freshKeyspace('rf5') }, keyspace: '', expectReplication: null, reason: /replicas?\b|nodes?\b|too few|replication factor/i },
+      {
+        name: 'unknown data center',
+        env: { QIM_SCYLLA_DC: 'dc-missing', QIM_SCYLLA_KEYSPACE: freshKeyspace('dc') },
+        keyspace: '',
+        expectReplication: null,
+        reason: /dc-missing|data ?center/i,
+      },
+      {
+        name: 'DC with too few nodes (RF 5 on 3)',
+        env: { QIM_SCYLLA_RF: '5', QIM_SCYLLA_KEYSPACE: freshKeyspace('rf5') },
+        keyspace: '',
+        expectReplication: null,
+        reason: /replicas?\b|nodes?\b|too few|replication factor/i,
+      },
     ];
     const rows: string[] = [];
     let pass = sameReplication(before, rf3);
@@ -185,15 +202,28 @@ export const rfDcFaults: Drill = {
       const keyspace = c.env['QIM_SCYLLA_KEYSPACE'] ?? c.keyspace;
       for (const kind of ['writer', 'mailbox'] as ServiceKind[]) {
         const t0 = Date.now();
-        const r = await d.runToExit(kind, `${kind}-${c.name.split(' ')[0]}`, { ...c.env, QIM_HTTP_HOST: '127.0.0.1', QIM_HTTP_PORT: String(await freePort()) }, [], 120_000);
+        const r = await d.runToExit(
+          kind,
+          `${kind}-${c.name.split(' ')[0]}`,
+          { ...c.env, QIM_HTTP_HOST: '127.0.0.1', QIM_HTTP_PORT: String(await freePort()) },
+          [],
+          120_000,
+        );
         const after = await keyspaceReplication(hosts, keyspace);
         const refused = r.code !== 0 && r.signal === null;
         const named = c.reason.test(r.output);
         const unaltered = sameReplication(after, c.expectReplication);
         const ok = refused && named && unaltered;
         pass &&= ok;
-        const why = r.output.split('\n').filter((l) => /refus|replication|data center|datacenter|RF|error/i.test(l)).slice(-1)[0]?.slice(0, 220) ?? '(no reason found in output)';
-        rows.push(`${ok ? 'ok  ' : 'FAIL'} ${c.name} / ${kind}: exit ${r.code ?? r.signal} after ${((Date.now() - t0) / 1000).toFixed(1)} s, reason named ${named}, keyspace ${after === null ? 'absent' : JSON.stringify(after)} (unaltered ${unaltered})\n       ${why}`);
+        const why =
+          r.output
+            .split('\n')
+            .filter((l) => /refus|replication|data center|datacenter|RF|error/i.test(l))
+            .slice(-1)[0]
+            ?.slice(0, 220) ?? '(no reason found in output)';
+        rows.push(
+          `${ok ? 'ok  ' : 'FAIL'} ${c.name} / ${kind}: exit ${r.code ?? r.signal} after ${((Date.now() - t0) / 1000).toFixed(1)} s, reason named ${named}, keyspace ${after === null ? 'absent' : JSON.stringify(after)} (unaltered ${unaltered})\n       ${why}`,
+        );
         ctx.log(rows.at(-1)!);
       }
     }

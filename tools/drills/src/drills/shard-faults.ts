@@ -41,7 +41,15 @@ export async function storedFrontier(redis: Redis, key: string): Promise<bigint>
 /** A client for the status route of mailbox `m` (no retries: a probe reports what it saw). */
 export function statusClient(d: Deployment, m: number): QimClient {
   const url = d.of('mailbox')[m]!.url;
-  return new QimClient({ writerUrl: d.of('writer')[0]!.url, mailboxUrl: url, token: DRILL_TOKEN, tenantId: newId128(), userId: newId128(), timeoutMs: 10_000, retry: NO_RETRY });
+  return new QimClient({
+    writerUrl: d.of('writer')[0]!.url,
+    mailboxUrl: url,
+    token: DRILL_TOKEN,
+    tenantId: newId128(),
+    userId: newId128(),
+    timeoutMs: 10_000,
+    retry: NO_RETRY,
+  });
 }
 
 export const frontierOf = (s: ShardStatus): bigint | null => s.frontier ?? null;
@@ -178,7 +186,11 @@ export async function shardAhead(drill: string, d: Deployment, redis: Redis, loa
 export async function resetShard(ctx: DrillContext, d: Deployment, shard: number): Promise<{ code: number | null; output: string }> {
   for (const m of d.of('mailbox')) await m.process?.stop('SIGTERM');
   const reset = await d.runToExit('admin', `reset-shard-${shard}`, {}, ['reset-mailbox-offsets', '--shard', String(shard)]);
-  const output = reset.output.trim().split('\n').filter((l) => l.includes(`shard ${shard}`)).join(' | ');
+  const output = reset.output
+    .trim()
+    .split('\n')
+    .filter((l) => l.includes(`shard ${shard}`))
+    .join(' | ');
   ctx.log(`reset-mailbox-offsets --shard ${shard}: exit ${reset.code}: ${output}`);
   for (const m of d.of('mailbox')) await d.start(m);
   return { code: reset.code, output };

@@ -4,7 +4,19 @@ import type { Deployment } from '../stack/deployment';
 import type { Drill, DrillContext } from './drill';
 import { checkWith } from './harness';
 import type { AdmissionWhileStalled } from './shard-faults';
-import { ADMISSION_MAX_LAG_MS, admissionDuring, admissionLine, frontierOf, hex16, kafkaEnd, resetShard, shardAhead, stallOf, until, withShardDrill } from './shard-faults';
+import {
+  ADMISSION_MAX_LAG_MS,
+  admissionDuring,
+  admissionLine,
+  frontierOf,
+  hex16,
+  kafkaEnd,
+  resetShard,
+  shardAhead,
+  stallOf,
+  until,
+  withShardDrill,
+} from './shard-faults';
 import { shapeOf } from './sizes';
 
 /**
@@ -102,11 +114,18 @@ async function oneHole(ctx: DrillContext, d: Deployment, redis: Redis, load: Loa
 
 export const sourceHole: Drill = {
   name: 'source-hole',
-  summary: 'the mailbox store loses its last frontier writes under a running mailbox: the shard stalls at the hole while sends go on being admitted, the operator action resolves it',
+  summary:
+    'the mailbox store loses its last frontier writes under a running mailbox: the shard stalls at the hole while sends go on being admitted, the operator action resolves it',
   needs: 'redis',
   run: (ctx) =>
     withShardDrill(ctx, async (d, redis) => {
-      const windows = ctx.size === 'short' ? [[0.15, 0.35]] : [[0.1, 0.25], [0.5, 0.65]];
+      const windows =
+        ctx.size === 'short'
+          ? [[0.15, 0.35]]
+          : [
+              [0.1, 0.25],
+              [0.5, 0.65],
+            ];
       // The stall outlasts the admission bound twice over: a gate that counted the stalled partition would close within it.
       const holdMs = 2 * ADMISSION_MAX_LAG_MS;
       const rounds: HoleRound[] = [];
@@ -118,7 +137,15 @@ export const sourceHole: Drill = {
           (r) =>
             `shard ${r.shard}: frontier ${r.from} set back to ${r.rewoundTo} → stalled at page ${r.stallOffset} ("${r.stallReason}"); frontier held ${r.frontierHeld} (partition end ${r.endGrew}); during the stall ${r.admission ? admissionLine(r.admission) : '—'}; reset: ${r.resetOutput}; past the hole (frontier ${r.resumedTo}) ${((r.resolvedMs ?? 0) / 1000).toFixed(1)} s after the action — ${r.ok ? 'ok' : 'FAIL'}`,
         );
-      const { pass } = await checkWith(ctx, 'source-hole', d, shapeOf(ctx.size), fault, lines, () => rounds.length === windows.length && rounds.every((r) => r.ok));
+      const { pass } = await checkWith(
+        ctx,
+        'source-hole',
+        d,
+        shapeOf(ctx.size),
+        fault,
+        lines,
+        () => rounds.length === windows.length && rounds.every((r) => r.ok),
+      );
       return pass;
     }),
 };

@@ -16,7 +16,11 @@ export interface InfraResult {
 export function infra(args: readonly string[], env: Record<string, string> = {}, timeoutMs = 600_000): Promise<InfraResult> {
   const t0 = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(path.join(workspaceRoot, 'tools', 'infra', 'infra'), [...args], { cwd: workspaceRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(path.join(workspaceRoot, 'tools', 'infra', 'infra'), [...args], {
+      cwd: workspaceRoot,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

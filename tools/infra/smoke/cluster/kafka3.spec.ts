@@ -97,9 +97,7 @@ describe('Kafka three-broker smoke (KRaft cluster at QIM_TEST_KAFKA3_BROKERS)', 
       await consumer.subscribe({ topic, fromBeginning: true });
       const seen: string[] = [];
       await consumer.run({ eachMessage: async ({ message }) => void seen.push(message.value?.toString() ?? '') });
-      await until('both acknowledged records consumed', 90_000, async () =>
-        seen.includes('after-kill') ? true : undefined,
-      );
+      await until('both acknowledged records consumed', 90_000, async () => (seen.includes('after-kill') ? true : undefined));
       expect(seen.filter((v) => v === 'before-kill')).toHaveLength(1);
       expect(seen).toContain('after-kill');
     } finally {

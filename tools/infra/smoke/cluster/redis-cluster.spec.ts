@@ -150,9 +150,7 @@ describe('Redis Cluster smoke (3 primaries + 3 replicas at QIM_TEST_REDIS_CLUSTE
 
     const cluster = clusterClient();
     try {
-      const read = await until('key readable through the cluster', 30_000, async () =>
-        (await cluster.get(key)) ?? undefined,
-      );
+      const read = await until('key readable through the cluster', 30_000, async () => (await cluster.get(key)) ?? undefined);
       expect(read).toBe('survives');
     } finally {
       cluster.disconnect();

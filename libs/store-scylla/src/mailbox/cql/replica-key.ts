@@ -24,5 +24,10 @@ export function replicaSetOf(client: Client, keyspace: string, a: Buffer, b: Buf
   if (client.hosts.length <= 1) return '';
   // The typings promise an array; the driver answers null before it has loaded the keyspace's token map.
   const hosts = client.getReplicas(keyspace, compositeKey(a, b)) as Host[] | null;
-  return hosts === null ? '' : hosts.map((h) => h.address).sort().join(',');
+  return hosts === null
+    ? ''
+    : hosts
+        .map((h) => h.address)
+        .sort()
+        .join(',');
 }

@@ -1,12 +1,4 @@
-import {
-  InvalidInputError,
-  assertSeqInEpoch,
-  canonicalizeEvents,
-  dayOf,
-  encodeMailboxEntry,
-  entryExpiry,
-  id128ToBytes,
-} from '@qim/store-core';
+import { InvalidInputError, assertSeqInEpoch, canonicalizeEvents, dayOf, encodeMailboxEntry, entryExpiry, id128ToBytes } from '@qim/store-core';
 import type { AppendOutcome, AppendReport, MailboxEntry, MailboxEntryInput, RetentionMeta } from '@qim/store-core';
 import type { BatchPart } from '../../session/cql-runner';
 import { ENTRY } from '../tables/entry-table';
@@ -124,7 +116,10 @@ function releasableDays(before: RetentionMeta | null, after: RetentionMeta, day:
 async function slowPath(ctx: MailboxContext, p: PreparedEntry, proof: BatchPart, first: StoredMeta | null): Promise<'written' | 'expired'> {
   const { entry } = p;
   const consumed = dayConsumed(first?.meta ?? null, p.day);
-  await writeBucketProof(ctx.cql, consumed ? releasedProofPart(p.tenant, p.user, ctx.shardEpoch.epoch, p.day, entry.mailboxSeq, entry.expiresAt, ctx.releasedProofTtlSeconds) : proof);
+  await writeBucketProof(
+    ctx.cql,
+    consumed ? releasedProofPart(p.tenant, p.user, ctx.shardEpoch.epoch, p.day, entry.mailboxSeq, entry.expiresAt, ctx.releasedProofTtlSeconds) : proof,
+  );
   let stored = first;
   const outcome: AppendOutcome = await casLoop('retention meta append', async (attempt) => {
     if (attempt > 0) stored = await readMeta(ctx.cql, p.tenant, p.user);
@@ -174,7 +169,14 @@ export interface EntryTally {
  * other (they share a meta row and a registered-days record: run together on a new day they would
  * only race for the same LWT). `afterEntry` runs after each acknowledged entry (the crash seam).
  */
-export function queueEntries(ctx: MailboxContext, pool: WorkPool, entries: readonly PreparedEntry[], tally: EntryTally, locks: UserLocks, afterEntry: () => void): void {
+export function queueEntries(
+  ctx: MailboxContext,
+  pool: WorkPool,
+  entries: readonly PreparedEntry[],
+  tally: EntryTally,
+  locks: UserLocks,
+  afterEntry: () => void,
+): void {
   const now = ctx.clock.nowMs();
   const open = new Map<string, { entries: PreparedEntry[]; bytes: number }>();
   const flush = (batch: readonly PreparedEntry[]): void => pool.push(() => writeFastBatch(ctx, pool, batch, tally, locks, afterEntry), batch.length);
@@ -209,7 +211,14 @@ async function appendOne(ctx: MailboxContext, pool: WorkPool, p: PreparedEntry, 
  * is no longer covered when the batch runs (its day came within the margin of its expiry while it
  * waited) leaves the batch and takes `appendEntry` after it.
  */
-async function writeFastBatch(ctx: MailboxContext, pool: WorkPool, batch: readonly PreparedEntry[], tally: EntryTally, locks: UserLocks, afterEntry: () => void): Promise<void> {
+async function writeFastBatch(
+  ctx: MailboxContext,
+  pool: WorkPool,
+  batch: readonly PreparedEntry[],
+  tally: EntryTally,
+  locks: UserLocks,
+  afterEntry: () => void,
+): Promise<void> {
   if (pool.failed) return;
   const now = ctx.clock.nowMs();
   const still = batch.filter((p) => covered(ctx, p, now));

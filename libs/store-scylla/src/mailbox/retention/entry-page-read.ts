@@ -55,4 +55,3 @@ export async function readEntryPage(
   } while (pageState && rowsRead < limit + 1);
   return { taken: cutter.taken, cut: false };
 }
-

@@ -1,13 +1,5 @@
 import type { types } from 'cassandra-driver';
-import {
-  CodecError,
-  CorruptEntryError,
-  checkRetentionMeta,
-  decodeActiveLedger,
-  encodeActiveLedger,
-  gapFromStored,
-  gapToStored,
-} from '@qim/store-core';
+import { CodecError, CorruptEntryError, checkRetentionMeta, decodeActiveLedger, encodeActiveLedger, gapFromStored, gapToStored } from '@qim/store-core';
 import type { RetentionMeta } from '@qim/store-core';
 import type { CqlRunner } from '../../session/cql-runner';
 import { reqBlob, reqI64, reqInt } from '../cql/rows';
@@ -24,7 +16,13 @@ export interface StoredMeta {
 
 /** The five stored column values of a meta, in `RETENTION_META` column order. */
 export function metaColumns(m: RetentionMeta): unknown[] {
-  return [m.version, m.generation, m.inspectedThrough === null ? NO_INSPECTED_DAY : BigInt(m.inspectedThrough), gapToStored(m.gap), encodeActiveLedger(m.ledger)];
+  return [
+    m.version,
+    m.generation,
+    m.inspectedThrough === null ? NO_INSPECTED_DAY : BigInt(m.inspectedThrough),
+    gapToStored(m.gap),
+    encodeActiveLedger(m.ledger),
+  ];
 }
 
 /** Decodes a meta row; null columns, an undecodable ledger or a non-V4 version → `CorruptEntryError`. */
@@ -64,8 +62,9 @@ export async function readMeta(cql: CqlRunner, tenant: Buffer, user: Buffer): Pr
  */
 export async function writeMeta(cql: CqlRunner, tenant: Buffer, user: Buffer, expected: StoredMeta | null, next: RetentionMeta): Promise<boolean> {
   const cols = metaColumns(next);
-  const r = expected === null
-    ? await cql.lwt(RETENTION_META.insert, [tenant, user, ...cols])
-    : await cql.lwt(RETENTION_META.cas, [...cols, tenant, user, ...expected.stored]);
+  const r =
+    expected === null
+      ? await cql.lwt(RETENTION_META.insert, [tenant, user, ...cols])
+      : await cql.lwt(RETENTION_META.cas, [...cols, tenant, user, ...expected.stored]);
   return r.applied;
 }

@@ -1,4 +1,14 @@
-import { CodecError, CorruptEntryError, UnavailableError, assertSeqInEpoch, checkCursor, checkPageBudget, decodeMailboxEntry, id128ToBytes, readerExpiryMarginMs } from '@qim/store-core';
+import {
+  CodecError,
+  CorruptEntryError,
+  UnavailableError,
+  assertSeqInEpoch,
+  checkCursor,
+  checkPageBudget,
+  decodeMailboxEntry,
+  id128ToBytes,
+  readerExpiryMarginMs,
+} from '@qim/store-core';
 import type { Id128, MailboxEntry, RangeScanPage, RetentionMeta } from '@qim/store-core';
 import { reqBlob, reqU64 } from '../cql/rows';
 import type { MailboxContext } from '../context/mailbox-context';
@@ -45,7 +55,15 @@ function expiringDuringScan(meta: RetentionMeta, after: bigint, nowMs: bigint, s
  * `maxBytes` payload bytes) is made (`readEntryPage`). `next = upTo` only when nothing was cut and
  * no ledger day could have expired during the read (an empty page caused by TTL never claims coverage).
  */
-export async function rangeScan(ctx: MailboxContext, tenantId: Id128, userId: Id128, after: bigint, upTo: bigint, limit: number, maxBytes?: number): Promise<RangeScanPage> {
+export async function rangeScan(
+  ctx: MailboxContext,
+  tenantId: Id128,
+  userId: Id128,
+  after: bigint,
+  upTo: bigint,
+  limit: number,
+  maxBytes?: number,
+): Promise<RangeScanPage> {
   const { epoch } = ctx.shardEpoch;
   assertSeqInEpoch(after, epoch);
   assertSeqInEpoch(upTo, epoch);

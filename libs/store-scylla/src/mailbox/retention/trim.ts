@@ -23,9 +23,7 @@ export async function truncateBefore(ctx: MailboxContext, tenantId: Id128, userI
   await casLoop('trim raise', async () => {
     const current = await readTrim(ctx.cql, tenant, user);
     if (current !== null && current >= seq) return undefined;
-    const r = current === null
-      ? await ctx.cql.lwt(TRIM.init, [tenant, user, seq])
-      : await ctx.cql.lwt(TRIM.raise, [seq, tenant, user, seq]);
+    const r = current === null ? await ctx.cql.lwt(TRIM.init, [tenant, user, seq]) : await ctx.cql.lwt(TRIM.raise, [seq, tenant, user, seq]);
     return r.applied ? undefined : RETRY;
   });
 }

@@ -96,15 +96,13 @@ export const COMMIT_CQL = Object.freeze({
    * an UPDATE with one), and the remaining TTL is rounded up, so no rewritten cell outlives the
    * marker by more than the rounding.
    */
-  advance: named(
-    'commit.advance',
-    `UPDATE {ks}.message_commit USING TTL ? SET intent = ?, state = ? WHERE ${KEY} IF state = ? AND claim = ?`,
-    { profile: 'lwt', idempotent: false },
-  ),
+  advance: named('commit.advance', `UPDATE {ks}.message_commit USING TTL ? SET intent = ?, state = ? WHERE ${KEY} IF state = ? AND claim = ?`, {
+    profile: 'lwt',
+    idempotent: false,
+  }),
   /** RECORDED or OUTBOXED → COMMITTED, also setting committed_at. */
-  commit: named(
-    'commit.commit',
-    `UPDATE {ks}.message_commit USING TTL ? SET intent = ?, state = ?, committed_at = ? WHERE ${KEY} IF state = ? AND claim = ?`,
-    { profile: 'lwt', idempotent: false },
-  ),
+  commit: named('commit.commit', `UPDATE {ks}.message_commit USING TTL ? SET intent = ?, state = ?, committed_at = ? WHERE ${KEY} IF state = ? AND claim = ?`, {
+    profile: 'lwt',
+    idempotent: false,
+  }),
 });

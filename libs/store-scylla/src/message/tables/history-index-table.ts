@@ -35,7 +35,11 @@ export const HISTORY_INDEX_CQL = Object.freeze({
     READ,
   ),
   /** Oldest first, from the earliest. */
-  newerFromStart: named('history_index.newerFromStart', `SELECT ${COLS} FROM {ks}.history_index WHERE ${PARTITION} ORDER BY conversation_seq ASC LIMIT ?`, READ),
+  newerFromStart: named(
+    'history_index.newerFromStart',
+    `SELECT ${COLS} FROM {ks}.history_index WHERE ${PARTITION} ORDER BY conversation_seq ASC LIMIT ?`,
+    READ,
+  ),
   /** Oldest first, strictly above the anchor. */
   newerFrom: named(
     'history_index.newerFrom',

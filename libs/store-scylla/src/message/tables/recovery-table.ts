@@ -45,10 +45,14 @@ export const RECOVERY_CQL = Object.freeze({
     idempotent: true,
   }),
   /** The same row, whole, marked done (COMMITTED) with what is left of the commit's deadline. */
-  markDone: named('recovery.markDone', `INSERT INTO {ks}.commit_recovery_v2 (hour_bucket, ${ROW}, created_at, done) VALUES (?, ?, ?, ?, ?, ?, true) USING TTL ?`, {
-    profile: 'write',
-    idempotent: true,
-  }),
+  markDone: named(
+    'recovery.markDone',
+    `INSERT INTO {ks}.commit_recovery_v2 (hour_bucket, ${ROW}, created_at, done) VALUES (?, ?, ?, ?, ?, ?, true) USING TTL ?`,
+    {
+      profile: 'write',
+      idempotent: true,
+    },
+  ),
   /** One page of a bucket strictly after a clustering position. */
   scan: named('recovery.scan', `SELECT ${ROW}, created_at, done FROM {ks}.commit_recovery_v2 WHERE hour_bucket = ? AND (${ROW}) > (?, ?, ?, ?) LIMIT ?`, {
     profile: 'read',
