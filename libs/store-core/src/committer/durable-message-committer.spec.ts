@@ -6,19 +6,10 @@ import type { OutboxPublisher } from '../ports/outbox-publisher';
 import { recordFromIntent } from '../rules/record-from-intent';
 import { DurableMessageCommitter } from './durable-message-committer';
 import type { CommitStepObserver } from './durable-message-committer';
+import { SAMPLE_SEND_REQUEST } from '../testing/sample-request';
 
 const id = (n: number): Id128 => n.toString(16).padStart(32, '0') as Id128;
-const request: SendRequest = {
-  tenantId: id(1),
-  senderId: id(2),
-  clientMessageId: id(3),
-  conversationId: id(4),
-  kind: 'normal',
-  control: false,
-  contentType: 'text/plain',
-  body: new Uint8Array([104, 105]),
-  retention: { kind: 'default' },
-};
+const request: SendRequest = SAMPLE_SEND_REQUEST;
 const intent: CommitIntent = {
   key: { tenantId: id(1), senderId: id(2), clientMessageId: id(3) },
   identity: new Uint8Array(32),
