@@ -39,7 +39,8 @@ function envOf(ctx: DrillContext, mode: ServeMode): Record<string, string> {
  * with `--no-start`), so it can measure the services on the 3-node cluster. `QIM_ADMISSION_*` variables
  * of its own environment are passed on to the services. With `QIM_DRILLS_SERVE_REPLICAS=N` it runs
  * N writers and N mailboxes (the others on free ports; all listed in `WRITER_URLS` / `MAILBOX_URLS`,
- * read by `tools/bench/replicas.ts`).
+ * read by `tools/bench/replicas.ts`). In redis mode `QIM_REDIS_CLUSTER_NODES` (and `QIM_REDIS_MIN_REPLICA_ACKS`)
+ * of its own environment put the services on a Redis Cluster instead of the standalone server.
  */
 export async function serve(ctx: DrillContext, mode: ServeMode): Promise<number> {
   const [wp, mp] = (process.env['QIM_DRILLS_SERVE_PORTS'] ?? '18180,18181').split(',').map(Number);
@@ -52,6 +53,15 @@ export async function serve(ctx: DrillContext, mode: ServeMode): Promise<number>
   for (const k of DRILL_TIMINGS) delete d.env[k];
   // The admission settings of this shell reach the services (an A/B of a gate setting, tools/bench/e2e --mixed).
   for (const [k, v] of Object.entries(process.env)) if (k.startsWith('QIM_ADMISSION_') && v !== undefined) d.env[k] = v;
+  // A Redis Cluster instead of the standalone server (redis mode): QIM_REDIS_CLUSTER_NODES of this shell, and
+  // its replica acks if set (tools/bench/replicas.ts against the cluster, issue 30 item 7).
+  const clusterNodes = process.env['QIM_REDIS_CLUSTER_NODES'];
+  if (mode === 'redis' && clusterNodes !== undefined && clusterNodes !== '') {
+    delete d.env['QIM_REDIS_URL'];
+    d.env['QIM_REDIS_CLUSTER_NODES'] = clusterNodes;
+    const acks = process.env['QIM_REDIS_MIN_REPLICA_ACKS'];
+    if (acks !== undefined) d.env['QIM_REDIS_MIN_REPLICA_ACKS'] = acks;
+  }
   const stop = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
