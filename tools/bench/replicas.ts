@@ -42,10 +42,14 @@ function processesOf(writers: readonly string[], mailboxes: readonly string[]): 
     });
   }
   const state = process.env['QIM_INFRA_STATE_DIR'] ?? path.join(process.cwd(), '.infra');
-  for (const [name, file] of [
-    ['kafka', 'kafka/kafka.pid'],
-    ['redis', 'redis/redis.pid'],
-  ] as const) {
+  // On a Redis Cluster (QIM_REDIS_CLUSTER_NODES) every node the infrastructure started counts as redis.
+  const clusterPorts = (process.env['QIM_REDIS_CLUSTER_NODES'] ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((n) => n.split(':').pop()!);
+  const redisFiles =
+    clusterPorts.length > 0 ? clusterPorts.map((p) => [`redis-${p}`, `redis-cluster/${p}/redis.pid`] as const) : [['redis', 'redis/redis.pid'] as const];
+  for (const [name, file] of [['kafka', 'kafka/kafka.pid'] as const, ...redisFiles]) {
     try {
       const pid = Number(readFileSync(path.join(state, file), 'utf8').trim());
       if (cpuSeconds(pid) !== null) out.push({ name, pid });
@@ -113,7 +117,7 @@ async function main(): Promise<void> {
     `applied ${Math.round(acked / (appliedMs / 1000))}/s${drained ? '' : ' (NOT drained in 120 s)'}`,
     `acked ${acked}`,
     `errors ${[...errors].map(([k, v]) => `${k}=${v}`).join(' ') || 0}`,
-    `CPU µs/msg writers ${perMsg(names.filter((n) => n.startsWith('writer')))} mailboxes ${perMsg(names.filter((n) => n.startsWith('mailbox')))} redis ${perMsg(['redis'])} kafka ${perMsg(['kafka'])} client ${perMsg(['bench-client'])}`,
+    `CPU µs/msg writers ${perMsg(names.filter((n) => n.startsWith('writer')))} mailboxes ${perMsg(names.filter((n) => n.startsWith('mailbox')))} redis ${perMsg(names.filter((n) => n.startsWith('redis')))} kafka ${perMsg(['kafka'])} client ${perMsg(['bench-client'])}`,
     `machine ${Math.round(busy)} % of 2 cores busy`,
   ];
   process.stdout.write(`${line.join(' | ')}\n`);

@@ -62,7 +62,9 @@ export class ServiceProcess {
   ) {
     const { args = [], cwd = workspaceRoot, logFile, tailChars = Infinity, nodeFlags = [] } = options;
     this.log = logFile === undefined ? null : createWriteStream(logFile, { flags: 'a' });
-    this.child = spawn(serviceNode(), [...nodeFlags, entry, ...args], {
+    // SERVICE_NODE_ARGS (word-split), as for tools/bench/e2e/ab.sh: e.g. "--cpu-prof --cpu-prof-dir=DIR" to profile the services.
+    const extra = (process.env['SERVICE_NODE_ARGS'] ?? '').split(/\s+/).filter(Boolean);
+    this.child = spawn(serviceNode(), [...nodeFlags, ...extra, entry, ...args], {
       cwd,
       env: { PATH: process.env['PATH'] ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
