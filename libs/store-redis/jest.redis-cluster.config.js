@@ -16,6 +16,7 @@ module.exports = {
     '/redis/redis-io\\.spec\\.ts$',
     '/readiness/redis-readiness\\.spec\\.ts$',
     '/redis/replica-acks\\.spec\\.ts$',
+    '/redis/replica-acks-private-cluster\\.spec\\.ts$',
     // The warm-user plain path is a standalone-client fast path; on a Cluster every entry goes through
     // the append script (redis-cluster.cluster-spec.ts shows it).
     '/mailbox/redis-plain-path\\.spec\\.ts$',

@@ -170,9 +170,17 @@ export class RedisMailboxReads {
     return { entries: taken, next: upTo, hasMore: false };
   }
 
+  /**
+   * Raises the trim, then (replica acks on, ADR-0038) waits until a replica holds it, whatever the
+   * script answered: a raise only the old primary had would be lowered again by a failover, and
+   * cursors below it would read entries the acknowledged truncation made unreadable. A retry after
+   * a failed WAIT finds the trim raised and waits again (fenced, so for the first attempt's write).
+   */
   async truncateBefore(tenantId: Id128, userId: Id128, seq: bigint): Promise<void> {
     if (!isId128(tenantId) || !isId128(userId)) throw new InvalidInputError('truncateBefore: ids must be canonical');
     assertSeqInEpoch(seq, this.c.epoch);
-    await this.c.io.script(truncateBeforeCall(this.c.keys.user(tenantId, userId), seq), 'write');
+    const u = this.c.keys.user(tenantId, userId);
+    await this.c.io.script(truncateBeforeCall(u, seq), 'write');
+    await this.c.io.replicated([u.trim], 'truncateBefore');
   }
 }

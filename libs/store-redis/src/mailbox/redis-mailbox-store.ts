@@ -120,6 +120,7 @@ export class RedisMailboxStore implements MailboxStore {
       gc: this.gc,
       graceMs,
       appender: this.appender,
+      userKeys,
       faults: options.faults,
     });
   }

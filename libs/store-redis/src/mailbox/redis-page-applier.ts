@@ -13,6 +13,7 @@ import type { CanonicalSight } from './page-outcomes';
 import { groupByUser, prepareDispatchEntries } from './prepared-entry';
 import type { PreparedEntry } from './prepared-entry';
 import type { RedisUserAppender } from './redis-user-appender';
+import type { UserKeysCache } from './user-keys-cache';
 
 export interface PageApplierConfig {
   readonly io: RedisIo;
@@ -22,6 +23,8 @@ export interface PageApplierConfig {
   readonly gc: MailboxGcConfig;
   readonly graceMs: bigint;
   readonly appender: RedisUserAppender;
+  /** The entries' bucket keys, for the WAIT before the frontier write (replica acks on). */
+  readonly userKeys: UserKeysCache;
   readonly faults: MailboxFaults | undefined;
 }
 
@@ -57,7 +60,8 @@ function layoutOf(reply: ScriptReply): OldLayoutFrontier['layout'] {
  * (and refuses a shard an older layout applied); (2) the applied records' entries, one
  * pipelined `append-entries-v5-1` per mailbox bucket touched, bounded in flight; (3)
  * `advance-frontier-v2-1` keeps the highest frontier, only on the server process (1) ran on and over
- * the frontier (1) read (lost writes in between: the page fails, the frontier stays). Everything the page could refuse
+ * the frontier (1) read (lost writes in between: the page fails, the frontier stays) and, with replica
+ * acks on a cluster, only once the entries' other primaries have them on a replica. Everything the page could refuse
  * (shape, shard, entries) is checked before (1); the frontier decision is store-core `planPage`'s.
  */
 export class RedisPageApplier {
@@ -126,6 +130,8 @@ export class RedisPageApplier {
     if (crashAfter !== undefined) throw new SimulatedCrashError(`simulated crash after ${entries.length} entries of page ${page.fromOffset}…${page.toOffset}`);
     if (this.c.faults?.crashBeforeFrontier === true)
       throw new SimulatedCrashError(`simulated crash before the frontier write of page ${page.fromOffset}…${page.toOffset}`);
+    // Replica acks on (ADR-0038): the entries reach a replica before the frontier that vouches for them.
+    if (this.c.io.replicaAcks.min > 0) await this.c.io.replicatedBefore(this.bucketKeys(entries), this.c.keys.frontier, 'applyPage: entries');
     await this.c.faults?.beforeFrontierWrite?.();
 
     const advance = advanceFrontierCall(this.c.keys, { offset: page.toOffset, fromOffset: page.fromOffset, expected: before, runId });
@@ -143,6 +149,13 @@ export class RedisPageApplier {
     if (moved.code !== ScriptCode.OK && moved.code !== ScriptCode.ALREADY) throw errorForCode(moved.code, 'applyPage: frontier');
     this.sawFrontier = true;
     return { frontier: u64FromHex16(moved.buf(1), 'shard frontier'), wrote: true, outcomes, entriesWritten: report.written, entriesExpired: report.expired };
+  }
+
+  /** One key of each mailbox bucket `entries` were written to. */
+  private bucketKeys(entries: readonly PreparedEntry[]): string[] {
+    const buckets = new Set<number>();
+    for (const e of entries) buckets.add(this.c.userKeys.user(e.tenantId, e.userId, e.user).bucket);
+    return [...buckets].map((b) => this.c.userKeys.bucket(b).key);
   }
 
   /** The frontier: one MGET (an older layout's frontier of the epoch, same tag, refuses). */

@@ -134,6 +134,19 @@ export class RedisIo {
   }
 
   /**
+   * Before a write on `anchor`'s primary that vouches for writes on `keys` (a page's frontier for
+   * its entries, ADR-0038): waits as `replicated` does on the primaries of `keys` other than the
+   * anchor's. On a cluster those are other replication streams — without it the vouching write
+   * could reach a replica while the writes it vouches for do not, and a promoted replica would then
+   * show a frontier above entries it lacks. The anchor's own primary replicates in order: no wait
+   * there, and none on a standalone client.
+   */
+  replicatedBefore(keys: readonly string[], anchor: string, what: string): Promise<void> {
+    if (this.fence === null || keys.length === 0) return Promise.resolve();
+    return awaitReplicas(this.redis, this.replicaAcks, keys, what, this.fence, anchor);
+  }
+
+  /**
    * Runs one script with Buffer replies: pre-encoded EVALSHA on a standalone client, and the
    * driver's script command (EVALSHA, EVAL on NOSCRIPT) when the server does not know the script
    * (restarted) or on a Cluster.

@@ -1,6 +1,8 @@
-import { UnavailableError } from '@qim/store-core';
+import { UnavailableError, composeMailboxSeq } from '@qim/store-core';
+import { ManualClock } from '@qim/store-core/testing';
 import { Redis } from 'ioredis';
-import { rid } from '../testing/redis-mailbox-fixture';
+import { RedisMailboxStore } from '../mailbox/redis-mailbox-store';
+import { SPEC_GC, rid } from '../testing/redis-mailbox-fixture';
 import { RedisServerProcess } from '../testing/redis-server-process';
 import { RedisWriterCoordination } from '../writer-coordination/redis-writer-coordination';
 import { RedisIo } from './redis-io';
@@ -73,6 +75,43 @@ describe('replica acks: a retried step waits for the first attempt’s write', (
     expect(await b.membership.add(tenant, conv, [second], 10)).toBe(3);
     // Answered only once the replica holds the change.
     expect(await direct.replica.sismember(`${namespace}:members:{${tenant}:${conv}}`, second)).toBe(1);
+  }, 30_000);
+
+  it('truncateBefore is answered only once a replica holds the raised trim (a lost raise would give cursors below it their entries back)', async () => {
+    const namespace = `acks-${rid().slice(0, 8)}`;
+    const shardEpoch = { shard: 7, epoch: 3 };
+    const open = (timeoutMs: number): RedisMailboxStore => {
+      const s = new RedisMailboxStore({
+        redis: new Redis(primary.url),
+        namespace,
+        clock: new ManualClock(BigInt(Date.now())),
+        shardEpoch,
+        gc: SPEC_GC,
+        replicaAcks: { min: 1, timeoutMs },
+      });
+      opened.push(s);
+      return s;
+    };
+    const a = open(1_500);
+    const b = open(3_000);
+    const [tenant, user] = [rid(), rid()];
+    const seq = (offset: bigint): bigint => composeMailboxSeq(shardEpoch.epoch, offset);
+    const trimKey = a.keys.user(tenant, user).trim;
+    await a.truncateBefore(tenant, user, seq(3n));
+    await b.truncateBefore(tenant, user, seq(2n));
+
+    replica.freeze();
+    try {
+      await expect(a.truncateBefore(tenant, user, seq(5n))).rejects.toThrow(UnavailableError);
+      expect(await direct.primary.get(trimKey)).toBe(seq(5n).toString(16).padStart(16, '0'));
+      // The retry's script finds the trim raised and writes nothing; its WAIT must still cover A's raise.
+      await expect(b.truncateBefore(tenant, user, seq(5n))).rejects.toThrow(UnavailableError);
+    } finally {
+      replica.thaw();
+    }
+
+    await b.truncateBefore(tenant, user, seq(5n));
+    expect(await direct.replica.get(trimKey)).toBe(seq(5n).toString(16).padStart(16, '0'));
   }, 30_000);
 
   it('replicated() on a connection that ran nothing since another connection wrote still waits for that write (a primary the retry did not touch)', async () => {

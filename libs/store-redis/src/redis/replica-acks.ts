@@ -50,6 +50,16 @@ export function writtenPrimaries(redis: Redis | Cluster, keys: readonly string[]
   return [...out];
 }
 
+/**
+ * `nodes` without the primary of `key` (undefined: all of them). That primary replicates its own
+ * writes in the order it ran them, so a later write there needs no WAIT for its earlier ones.
+ */
+function exceptPrimaryOf(redis: Redis | Cluster, nodes: Redis[], key: string | undefined): Redis[] {
+  if (key === undefined) return nodes;
+  const [anchor] = writtenPrimaries(redis, [key]);
+  return nodes.filter((n) => n !== anchor);
+}
+
 /** Lifetime of a fence value: it only has to reach the replicas, nobody reads it. */
 export const FENCE_TTL_MS = 10_000;
 /** Fence numbers tried before a primary is taken to own no slot of the map. */
@@ -105,8 +115,8 @@ async function fencedWait(redis: Redis | Cluster, node: Redis, fence: ReplicaFen
 }
 
 /**
- * A fenced `WAIT acks.min acks.timeoutMs` (`ReplicaFence`) on every primary of `writtenPrimaries`,
- * in parallel. Fewer replicas than `min` within the bound → `UnavailableError` (503): the writes
+ * A fenced `WAIT acks.min acks.timeoutMs` (`ReplicaFence`) on every primary of `writtenPrimaries`
+ * (but the primary of `except`, when given), in parallel. Fewer replicas than `min` within the bound → `UnavailableError` (503): the writes
  * stay on the primary and every step is idempotent, so the caller retries the same step (the same
  * send) and is answered identically once a replica has them.
  */
@@ -116,9 +126,11 @@ export async function awaitReplicas(
   keys: readonly string[] | 'all',
   what: string,
   fence: ReplicaFence,
+  except?: string,
 ): Promise<void> {
   if (acks.min === 0) return;
-  const nodes = writtenPrimaries(redis, keys);
+  const nodes = exceptPrimaryOf(redis, writtenPrimaries(redis, keys), except);
+  if (nodes.length === 0) return;
   let counts: number[];
   try {
     counts = await Promise.all(nodes.map((n) => fencedWait(redis, n, fence, acks)));

@@ -27,7 +27,8 @@ export interface RedisStoreOptions {
   readonly physicalGraceMs?: bigint;
   /**
    * How acknowledged writes wait for replicas (ADR-0038; default none): a send's record and seq
-   * before it is published, a mailbox page (entries and frontier) before it is reported applied.
+   * before it is published, a mailbox page (entries and frontier) before it is reported applied, a
+   * trim raise (`truncateBefore`) before it is answered.
    */
   readonly replicaAcks?: ReplicaAcks;
   /** When true, `close()` quits the client (default true). */
