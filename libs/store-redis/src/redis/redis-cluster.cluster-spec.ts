@@ -161,6 +161,44 @@ describe('store-redis on a Redis Cluster', () => {
     }
   });
 
+  it('mailbox: a retried page that skips its scripts (behind the frontier) still sends a fenced WAIT to every primary', async () => {
+    // The first attempt's entries may sit on primaries the retry sends nothing to; only a fence SET
+    // on the WAIT's own connection makes that WAIT cover them (ReplicaFence, ADR-0038).
+    const f = new RedisMailboxFixture();
+    const open = (min: number, timeoutMs: number) =>
+      new RedisMailboxStore({
+        redis: cluster,
+        ownsConnection: false,
+        namespace: f.namespace,
+        clock: f.clock,
+        shardEpoch: f.shardEpoch,
+        gc: SPEC_GC,
+        replicaAcks: { min, timeoutMs },
+      });
+    try {
+      const users = Array.from({ length: 16 }, () => rid());
+      const page = pageOf(0n, 0n, [[0n, f.record(users)]]);
+      expect(await open(1, 2_000).applyPage(page)).toMatchObject({ frontier: 0n, wrote: true });
+      const fence = new ReplicaFence(new RedisKeys(f.namespace));
+      const masters = cluster.nodes('master');
+      const fenceKeys = masters.map((m) => fence.keyFor(cluster, m)!);
+      await Promise.all(masters.map((m, i) => m.del(fenceKeys[i]!)));
+
+      const retry = await open(1, 2_000).applyPage(page);
+      expect(retry).toMatchObject({ frontier: 0n, wrote: false });
+      // Each primary got the fence write, whether or not the retry wrote anything there.
+      const ttls = await Promise.all(masters.map((m, i) => m.pttl(fenceKeys[i]!)));
+      for (const ttl of ttls) expect(ttl).toBeGreaterThan(0);
+      // And each primary's WAIT counts: more acks than replicas fail the retry as they failed the first attempt.
+      await expect(open(2, 200).applyPage(page)).rejects.toMatchObject({
+        code: 'UNAVAILABLE',
+        message: expect.stringMatching(/applyPage: the write reached 1 of the 2/),
+      });
+    } finally {
+      await f.close();
+    }
+  });
+
   it('membership changes and writer leases are answered only after WAIT; too few replicas → UnavailableError, the retried change succeeds', async () => {
     // A removal only the old primary had would let a promoted replica accept the removed member's sends again.
     const ns = testNamespace();
