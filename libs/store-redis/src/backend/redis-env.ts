@@ -10,7 +10,7 @@ export const redisClusterEnvShape = {
     'a Redis Cluster instead of one server (mutually exclusive with `QIM_REDIS_URL`): seed nodes `host:port,host:port,…` (some or all primaries and replicas; the rest is discovered), optionally preceded by `redis://` or `rediss://` (TLS) and `user:password@`, which apply to every node, e.g. `rediss://qim:secret@10.0.0.1:6379,10.0.0.2:6379`. Every primary must pass the same settings as a standalone server, and `cluster_state` must be `ok`',
   ),
   QIM_REDIS_MIN_REPLICA_ACKS: intField(0, 5, 0).describe(
-    'replicas of each written Redis primary that must hold a send (record and seq), a mailbox page (entries and frontier, before its Kafka offset is committed), a membership change and a writer lease before they count (`WAIT`, ADR-0038); 0 = no wait. Required ≥ 1 with `QIM_ENV=production` on a cluster; readiness fails while a primary has fewer replicas online',
+    'replicas of each written Redis primary that must hold a send (record and seq), a mailbox page (entries and frontier, before its Kafka offset is committed; on a cluster the entries also before the frontier is written), a trim raise (truncate), a membership change and a writer lease before they count (`WAIT`, ADR-0038); 0 = no wait. Required ≥ 1 with `QIM_ENV=production` on a cluster; readiness fails while a primary has fewer replicas online',
   ),
   QIM_REDIS_REPLICA_WAIT_MS: intField(10, 4_000, 1_000).describe(
     'longest `WAIT` for `QIM_REDIS_MIN_REPLICA_ACKS` (ms, below the 5 s command timeout); beyond it the send answers `503 UNAVAILABLE` (retry with the same `client_message_id`: answered identically) and the mailbox page is retried',
