@@ -134,18 +134,21 @@ describe('store-redis on a Redis Cluster', () => {
     });
   });
 
+  /** A mailbox store on the fixture's namespace that waits for `min` replicas (at most `timeoutMs`). */
+  const mailboxWithAcks = (f: RedisMailboxFixture, min: number, timeoutMs: number): RedisMailboxStore =>
+    new RedisMailboxStore({
+      redis: cluster,
+      ownsConnection: false,
+      namespace: f.namespace,
+      clock: f.clock,
+      shardEpoch: f.shardEpoch,
+      gc: SPEC_GC,
+      replicaAcks: { min, timeoutMs },
+    });
+
   it('mailbox: a page is reported applied only after WAIT; too few replicas → UnavailableError (the offset is not committed)', async () => {
     const f = new RedisMailboxFixture();
-    const open = (min: number, timeoutMs: number) =>
-      new RedisMailboxStore({
-        redis: cluster,
-        ownsConnection: false,
-        namespace: f.namespace,
-        clock: f.clock,
-        shardEpoch: f.shardEpoch,
-        gc: SPEC_GC,
-        replicaAcks: { min, timeoutMs },
-      });
+    const open = (min: number, timeoutMs: number) => mailboxWithAcks(f, min, timeoutMs);
     try {
       const page = pageOf(0n, 0n, [[0n, f.record([rid()])]]);
       await expect(open(2, 200).applyPage(page)).rejects.toMatchObject({
@@ -166,16 +169,7 @@ describe('store-redis on a Redis Cluster', () => {
     // The first attempt's entries may sit on primaries the retry sends nothing to; only a fence SET
     // on the WAIT's own connection makes that WAIT cover them (ReplicaFence, ADR-0038).
     const f = new RedisMailboxFixture();
-    const open = (min: number, timeoutMs: number) =>
-      new RedisMailboxStore({
-        redis: cluster,
-        ownsConnection: false,
-        namespace: f.namespace,
-        clock: f.clock,
-        shardEpoch: f.shardEpoch,
-        gc: SPEC_GC,
-        replicaAcks: { min, timeoutMs },
-      });
+    const open = (min: number, timeoutMs: number) => mailboxWithAcks(f, min, timeoutMs);
     try {
       const users = Array.from({ length: 16 }, () => rid());
       const page = pageOf(0n, 0n, [[0n, f.record(users)]]);
