@@ -42,7 +42,8 @@ export async function checkWith(
   extra: (r: CheckResult) => string[] = () => [],
   extraPass: (r: CheckResult) => boolean = () => true,
 ): Promise<{ result: CheckResult; pass: boolean }> {
-  const pop = makePopulation(shape.conversations, shape.stableUsers);
+  const shards = d.env['QIM_MAILBOX_SHARDS'];
+  const pop = makePopulation(shape.conversations, shape.stableUsers, undefined, shards === undefined ? undefined : Number(shards));
   const result = await runCheck(poolOf(d, pop.tenantId), pop, shape.check, fault);
   const ok = extraPass(result);
   const lines = extra(result);

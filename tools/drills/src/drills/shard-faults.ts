@@ -109,8 +109,11 @@ export async function admissionDuring(d: Deployment, load: Load, holdMs: number,
   const sends = { sent: 0, accepted: 0, codes: [] as string[] };
   let closed = false;
   const t0 = Date.now();
+  // The probes go to each conversation in turn (not at random), so every shard with a stable member
+  // gets entries during the hold and a check that another shard keeps delivering cannot miss by chance.
+  const conversations = load.conversations;
   while (Date.now() - t0 < holdMs) {
-    const r = await load.probeSend(NO_RETRY);
+    const r = await load.probeSend(NO_RETRY, conversations[sends.sent % conversations.length]);
     sends.sent += 1;
     if (r.code === 'OK') sends.accepted += 1;
     else sends.codes.push(r.code);
