@@ -98,6 +98,12 @@ const depConstraints = [
     sourceTag: 'type:bench',
     onlyDependOnLibsWithTags: ['type:core', 'type:backends', 'type:bus', 'type:service', 'type:runtime', 'type:wire', 'type:client', 'type:harness'],
   },
+  // the checks over both services' configuration (tools/service-config): the two runtimes' schemas side by side, no driver.
+  {
+    sourceTag: 'type:config',
+    onlyDependOnLibsWithTags: ['type:core', 'type:service', 'type:backends', 'type:runtime'],
+    bannedExternalImports: [...drivers, ...httpStack],
+  },
   // the soak (tools/soak) runs the real store and worker code in-process: stores only through libs/backends (the test
   // kits of `@qim/backends/testing`, with their inspection seams), no driver.
   {

@@ -21,7 +21,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { systemClock } from '@qim/store-core';
 import type { DispatchPage, DispatchRecord, Id128, MailboxStore } from '@qim/store-core';
-import { DEFAULT_MAILBOX_PAGE_RECORDS } from '@qim/service-kit';
+import { DEFAULT_MAILBOX_PAGE_RECORDS } from '@qim/mailbox-runtime';
 import type { Cluster, Redis } from 'ioredis';
 import { backendConfigFromEnv, connectRawRedis, openTestStores } from '@qim/backends/testing';
 import { flag } from './in-flight';

@@ -32,7 +32,7 @@ import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { composeMailboxSeq, dayOf, encodeMailboxEntry, entryExpiry, epochStartSeq, systemClock } from '@qim/store-core';
 import type { DispatchPage, DispatchRecord, Id128 } from '@qim/store-core';
-import { DEFAULT_MAILBOX_PAGE_RECORDS } from '@qim/service-kit';
+import { DEFAULT_MAILBOX_PAGE_RECORDS } from '@qim/mailbox-runtime';
 import type { MailboxStore } from '@qim/store-core';
 import type { Redis } from 'ioredis';
 import type { RedisInspection } from '@qim/backends/testing';

@@ -212,6 +212,31 @@ const cases: readonly { name: string; filePath: string; code: string; forbidden:
     code: "import { BACKEND_MODULES } from '@qim/backends';\nexport const x = BACKEND_MODULES;\n",
     forbidden: true,
   },
+  // Each service's configuration lives in its runtime; the checks over both live in tools/service-config.
+  {
+    name: 'the backends registry imports a runtime (for a service schema)',
+    filePath: 'libs/backends/src/zz-probe.ts',
+    code: "import { writerEnvSchema } from '@qim/writer-runtime';\nexport const x = writerEnvSchema;\n",
+    forbidden: true,
+  },
+  {
+    name: 'the writer runtime imports the mailbox runtime’s schema',
+    filePath: 'libs/writer-runtime/src/zz-probe.ts',
+    code: "import { mailboxEnvShape } from '@qim/mailbox-runtime';\nexport const x = mailboxEnvShape;\n",
+    forbidden: true,
+  },
+  {
+    name: 'the configuration checks read both runtimes’ schemas',
+    filePath: 'tools/service-config/src/zz-probe.ts',
+    code: "import { writerEnvShape } from '@qim/writer-runtime';\nimport { mailboxEnvShape } from '@qim/mailbox-runtime';\nexport const x = [writerEnvShape, mailboxEnvShape];\n",
+    forbidden: false,
+  },
+  {
+    name: 'the configuration checks import a driver',
+    filePath: 'tools/service-config/src/zz-probe.ts',
+    code: "import Redis from 'ioredis';\nexport const x = Redis;\n",
+    forbidden: true,
+  },
   {
     name: 'the backends registry imports a driver',
     filePath: 'libs/backends/src/zz-probe.ts',

@@ -1,8 +1,7 @@
 import { ConfigError } from '@qim/service-kit';
-import { mailboxEnvSchema, parseServiceEnv } from '@qim/backends';
-import { resetMailboxOffsets } from '@qim/mailbox-runtime';
-import type { MailboxConfig } from '@qim/service-kit';
-import type { ShardOffsetReset } from '@qim/mailbox-runtime';
+import { parseServiceEnv } from '@qim/backends';
+import { mailboxEnvSchema, resetMailboxOffsets } from '@qim/mailbox-runtime';
+import type { MailboxConfig, ShardOffsetReset } from '@qim/mailbox-runtime';
 import type { Output } from './output';
 import { messageOf } from './output';
 

@@ -1,7 +1,7 @@
 import { ConfigError, listenWithSignals, serviceServerOptions } from '@qim/service-kit';
-import { mailboxEnvSchema, parseServiceEnv } from '@qim/backends';
-import { createTopicsStep, startMailboxRuntime } from '@qim/mailbox-runtime';
-import type { MailboxConfig } from '@qim/service-kit';
+import { parseServiceEnv } from '@qim/backends';
+import { createTopicsStep, mailboxEnvSchema, startMailboxRuntime } from '@qim/mailbox-runtime';
+import type { MailboxConfig } from '@qim/mailbox-runtime';
 import fastify from 'fastify';
 import { mailboxApp } from './app';
 

@@ -1,5 +1,6 @@
 import { DEFAULT_SEND_TIMEOUT_MS } from '@qim/client';
-import { parseServiceEnv, writerEnvSchema } from '@qim/backends';
+import { parseServiceEnv } from '@qim/backends';
+import { writerEnvSchema } from '@qim/writer-runtime';
 
 /**
  * The client's default bound of one send attempt must outlast the longest a writer with default

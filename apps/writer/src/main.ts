@@ -1,7 +1,7 @@
 import { ConfigError, ReadBudget, listenWithSignals, serviceServerOptions } from '@qim/service-kit';
-import { parseServiceEnv, writerEnvSchema } from '@qim/backends';
-import { startWriterRuntime } from '@qim/writer-runtime';
-import type { WriterConfig } from '@qim/service-kit';
+import { parseServiceEnv } from '@qim/backends';
+import { startWriterRuntime, writerEnvSchema } from '@qim/writer-runtime';
+import type { WriterConfig } from '@qim/writer-runtime';
 import fastify from 'fastify';
 import { writerApp } from './app';
 

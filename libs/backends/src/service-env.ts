@@ -1,5 +1,4 @@
-import type { MailboxConfig, WriterConfig } from '@qim/service-kit';
-import { mailboxEnvSchemaOver, parseEnv, qimVariables, writerEnvSchemaOver } from '@qim/service-kit';
+import { parseEnv, qimVariables } from '@qim/service-kit';
 import type { QimEnv } from '@qim/store-core';
 import { qimEnvShape } from '@qim/store-core';
 import type { ScyllaBackendConfig } from '@qim/store-scylla';
@@ -7,24 +6,15 @@ import { resolveScylla, scyllaEnvShape } from '@qim/store-scylla';
 import { z } from 'zod';
 import { BACKEND_ENV } from './backend-env';
 
-/** The writer's environment schema, with every registered backend's variables. */
-export const writerEnvSchema = writerEnvSchemaOver(BACKEND_ENV);
-/** The mailbox's environment schema, with every registered backend's variables. */
-export const mailboxEnvSchema = mailboxEnvSchemaOver(BACKEND_ENV);
-/** Every QIM_* variable a service reads (an env file may serve both services). */
+/**
+ * Every QIM_* variable a service reads (an env file may serve both services). The services' own
+ * schemas live in their runtimes (`writerEnvSchema`, `mailboxEnvSchema`), over `BACKEND_ENV`.
+ */
 export const QIM_VARIABLES: ReadonlySet<string> = qimVariables(BACKEND_ENV);
 
 /** Parses a service's (or tool's) variables; an unknown QIM_* name is refused (`ConfigError`). */
 export function parseServiceEnv<S extends z.ZodType>(schema: S, env: Readonly<Record<string, string | undefined>>): z.output<S> {
   return parseEnv(schema, env, QIM_VARIABLES);
-}
-
-export function parseWriterEnv(env: Readonly<Record<string, string | undefined>>): WriterConfig {
-  return parseServiceEnv(writerEnvSchema, env);
-}
-
-export function parseMailboxEnv(env: Readonly<Record<string, string | undefined>>): MailboxConfig {
-  return parseServiceEnv(mailboxEnvSchema, env);
 }
 
 /** What a Scylla-only tool (the operator CLI) needs: the cluster and the environment. */

@@ -1,3 +1,4 @@
+export * from './config/mailbox-config';
 export * from './mailbox-metrics';
 export * from './mailbox-reader';
 export * from './shard-status';

@@ -12,7 +12,8 @@ import {
 import type { MailboxStore } from '@qim/store-core';
 import { ReadBudget, ShutdownStack, TerminalFailure, isDevelopmentEnv, kafkaReadiness } from '@qim/service-kit';
 import { openMailboxBackend } from '@qim/backends';
-import type { MailboxConfig, ReadinessCheck } from '@qim/service-kit';
+import type { ReadinessCheck } from '@qim/service-kit';
+import type { MailboxConfig } from './config/mailbox-config';
 import type { MailboxBackend, StartupLog } from '@qim/backends';
 import { FrontierBoard } from './frontier-board';
 import { MailboxMetrics } from './mailbox-metrics';

@@ -1,7 +1,7 @@
 import { GroupOffsetsReader, createKafka } from '@qim/bus';
 import { InvalidInputError } from '@qim/store-core';
 import { openMailboxBackend } from '@qim/backends';
-import type { MailboxConfig } from '@qim/service-kit';
+import type { MailboxConfig } from './config/mailbox-config';
 import type { StartupLog } from '@qim/backends';
 
 /** What `resetMailboxOffsets` did for one shard. */

@@ -1,6 +1,6 @@
 import type { DeliveryLag, WatchedGroup, createKafka } from '@qim/bus';
 import { DeliveryLagProbe, GroupOffsetsReader, MailboxGroupFinder } from '@qim/bus';
-import type { WriterConfig } from '@qim/service-kit';
+import type { WriterConfig } from './config/writer-config';
 import { AdmissionGate, admissionDrainAfterMs, effectiveLagMs } from './admission';
 import { DeliveryAlarms, admissionProbeTimings } from './delivery-alarms';
 import type { WriterMetrics } from './writer-metrics';

@@ -1,3 +1,4 @@
+export * from './config/writer-config';
 export * from './identity/hybrid-clock';
 export * from './identity/message-id-source';
 export * from './identity/lease-keeper';

@@ -5,7 +5,8 @@ import type { HistoryAuthorizer, MembershipDirectory, MessageReads } from '@qim/
 import { DurableMessageCommitter, RecoveryRunner, systemClock } from '@qim/store-core';
 import { PeriodicTask, ShutdownStack, TerminalFailure, isDevelopmentEnv, kafkaReadiness } from '@qim/service-kit';
 import { openMessageBackend } from '@qim/backends';
-import type { ReadinessCheck, WriterConfig } from '@qim/service-kit';
+import type { ReadinessCheck } from '@qim/service-kit';
+import type { WriterConfig } from './config/writer-config';
 import type { StartupLog } from '@qim/backends';
 import type { AdmissionGate } from './admission';
 import { AdmissionSender } from './admission';

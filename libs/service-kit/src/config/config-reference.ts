@@ -54,7 +54,7 @@ export function renderConfigReference(docs: readonly EnvVariableDoc[]): string {
     `belong to the test gates and the client CLI's own (${[...CLIENT_QIM_VARIABLES].map((v) => `\`${v}\``).join(', ')}) are`,
     'ignored by the services.',
     '',
-    'This file is generated from the schemas: `QIM_WRITE_CONFIG_DOC=1 npx jest -c libs/backends/jest.config.js',
+    'This file is generated from the schemas: `QIM_WRITE_CONFIG_DOC=1 npx jest -c tools/service-config/jest.config.js',
     'config-reference` rewrites it, and the same spec fails while it disagrees with them.',
     '',
     '| variable | service | default | meaning |',

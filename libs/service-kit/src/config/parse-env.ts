@@ -2,12 +2,12 @@ import type { z } from 'zod';
 import type { ConfigIssue } from './config-error';
 import { ConfigError } from './config-error';
 import type { BackendEnv } from '@qim/store-core';
-import { mailboxEnvShape } from './mailbox-config';
-import { writerEnvShape } from './writer-config';
+import { commonEnvShape } from './service-env';
+import { MAILBOX_VARIABLES, WRITER_VARIABLES } from './service-variables';
 
 /** Every QIM_* variable either service reads, the backends' included. `QIM_TEST_*` belong to test gates and are not listed. */
 export function qimVariables(backends: BackendEnv): ReadonlySet<string> {
-  return new Set([...Object.keys(writerEnvShape), ...Object.keys(mailboxEnvShape), ...Object.keys(backends.shape)]);
+  return new Set([...Object.keys(commonEnvShape), ...WRITER_VARIABLES, ...MAILBOX_VARIABLES, ...Object.keys(backends.shape)]);
 }
 
 /**

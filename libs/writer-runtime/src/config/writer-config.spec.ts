@@ -1,5 +1,7 @@
 import { ConfigError } from '@qim/service-kit';
-import { parseServiceEnv, writerEnvSchema } from '../service-env';
+import { parseServiceEnv } from '@qim/backends';
+import { WRITER_VARIABLES, commonEnvShape } from '@qim/service-kit';
+import { writerEnvSchema, writerEnvShape } from './writer-config';
 
 const base = {
   QIM_SERVICE_TOKEN: 'a-long-enough-service-token',
@@ -96,5 +98,15 @@ describe('writer batch sends', () => {
     });
     expect(refusal({ ...base, QIM_SEND_BATCH_MAX: '0' }).issues.map((i) => i.variable)).toEqual(['QIM_SEND_BATCH_MAX']);
     expect(refusal({ ...base, QIM_SEND_BATCH_BODY_LIMIT_BYTES: '10' }).issues.map((i) => i.variable)).toEqual(['QIM_SEND_BATCH_BODY_LIMIT_BYTES']);
+  });
+});
+
+describe('WRITER_VARIABLES (service-kit’s list of the names, for refusing unknown variables)', () => {
+  it('is exactly the writer schema’s own variables', () => {
+    expect([...WRITER_VARIABLES].sort()).toEqual(
+      Object.keys(writerEnvShape)
+        .filter((k) => !(k in commonEnvShape))
+        .sort(),
+    );
   });
 });

@@ -1,5 +1,7 @@
 import { ConfigError } from '@qim/service-kit';
-import { mailboxEnvSchema, parseServiceEnv, scyllaEnvSchema, writerEnvSchema } from '../service-env';
+import { parseServiceEnv, scyllaEnvSchema } from '@qim/backends';
+import { writerEnvSchema } from '@qim/writer-runtime';
+import { mailboxEnvSchema } from '@qim/mailbox-runtime';
 
 const base = {
   QIM_SERVICE_TOKEN: 'a-long-enough-service-token',

@@ -1,9 +1,9 @@
 import type { BackendEnv, BackendSelection } from '@qim/store-core';
 import { intField, optionalString } from '@qim/store-core';
 import { z } from 'zod';
-import type { CommonConfig } from './service-env';
-import { backendEnvContext, commonConfigOf, commonEnvShape, resolveBackend } from './service-env';
-import { serviceTokensOf } from './service-tokens';
+import { BACKEND_ENV } from '@qim/backends';
+import type { CommonConfig } from '@qim/service-kit';
+import { backendEnvContext, commonConfigOf, commonEnvShape, resolveBackend, serviceTokensOf } from '@qim/service-kit';
 
 /** The writer's variables besides the backends' (`BackendEnv.shape`). */
 export const writerEnvShape = {
@@ -210,3 +210,6 @@ export function writerEnvSchemaOver(backends: BackendEnv) {
     };
   });
 }
+
+/** The writer's environment schema, with every registered backend's variables (parse with `parseServiceEnv`). */
+export const writerEnvSchema = writerEnvSchemaOver(BACKEND_ENV);

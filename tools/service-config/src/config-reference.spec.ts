@@ -1,11 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { envVariableDocs, mailboxEnvShape, renderConfigReference, writerEnvShape } from '@qim/service-kit';
+import { envVariableDocs, renderConfigReference } from '@qim/service-kit';
+import { mailboxEnvShape } from '@qim/mailbox-runtime';
+import { writerEnvShape } from '@qim/writer-runtime';
 import { intField } from '@qim/store-core';
-import { BACKEND_ENV } from '../backend-env';
+import { BACKEND_ENV } from '@qim/backends';
 
-const DOC = join(__dirname, '..', '..', '..', '..', 'docs', 'configuration.md');
+const DOC = join(__dirname, '..', '..', '..', 'docs', 'configuration.md');
 
 describe('configuration reference (docs/configuration.md)', () => {
   it('is what the schemas generate', () => {

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { QIM_VARIABLES, mailboxEnvSchema, parseServiceEnv, writerEnvSchema } from '../service-env';
+import { QIM_VARIABLES, parseServiceEnv } from '@qim/backends';
+import { writerEnvSchema } from '@qim/writer-runtime';
+import { mailboxEnvSchema } from '@qim/mailbox-runtime';
 
 /**
  * Static validation of docker/ (there is no Docker engine on CI machines): the compose file parses,
@@ -9,7 +11,7 @@ import { QIM_VARIABLES, mailboxEnvSchema, parseServiceEnv, writerEnvSchema } fro
  * service's zod schema (so the required ones are present too). The Dockerfiles are multi-stage,
  * ship only their project's build output, run as non-root and health-check /readyz.
  */
-const dockerDir = path.resolve(__dirname, '../../../../docker');
+const dockerDir = path.resolve(__dirname, '../../../docker');
 const compose = YAML.parse(fs.readFileSync(path.join(dockerDir, 'compose.yaml'), 'utf8'), { merge: true }) as {
   services: Record<
     string,

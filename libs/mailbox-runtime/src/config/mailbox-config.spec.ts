@@ -1,6 +1,8 @@
 import { maxRetentionDays } from '@qim/store-core';
 import { ConfigError } from '@qim/service-kit';
-import { mailboxEnvSchema, parseServiceEnv } from '../service-env';
+import { parseServiceEnv } from '@qim/backends';
+import { MAILBOX_VARIABLES, commonEnvShape } from '@qim/service-kit';
+import { mailboxEnvSchema, mailboxEnvShape } from './mailbox-config';
 
 const env = {
   QIM_SERVICE_TOKEN: 'a-long-enough-service-token',
@@ -46,5 +48,15 @@ describe('mailbox clock-skew allowance and retention bound (issue 10 items 3, 4)
     expect(refusal({ ...env, QIM_CLOCK_SKEW_MS: '0', QIM_MAILBOX_RETENTION_DAYS: '32' }).issues[0]!.message).toMatch(/at most 31 days/);
     // the old upper bound (3650) is refused too, not silently accepted
     expect(refusal({ ...env, QIM_MAILBOX_RETENTION_DAYS: '3650' }).issues.map((i) => i.variable)).toEqual(['QIM_MAILBOX_RETENTION_DAYS']);
+  });
+});
+
+describe('MAILBOX_VARIABLES (service-kit’s list of the names, for refusing unknown variables)', () => {
+  it('is exactly the mailbox schema’s own variables', () => {
+    expect([...MAILBOX_VARIABLES].sort()).toEqual(
+      Object.keys(mailboxEnvShape)
+        .filter((k) => !(k in commonEnvShape))
+        .sort(),
+    );
   });
 });

@@ -1,5 +1,7 @@
 import { ConfigError } from '@qim/service-kit';
-import { mailboxEnvSchema, parseServiceEnv, writerEnvSchema } from '../service-env';
+import { parseServiceEnv } from '@qim/backends';
+import { writerEnvSchema } from '@qim/writer-runtime';
+import { mailboxEnvSchema } from '@qim/mailbox-runtime';
 
 const base = { QIM_SERVICE_TOKEN: 'a-long-enough-service-token', QIM_KAFKA_BROKERS: '127.0.0.1:19092' };
 const nodes = '127.0.0.1:17001,127.0.0.1:17002';

@@ -1,9 +1,9 @@
 import type { BackendEnv } from '@qim/store-core';
 import { checkMailboxRetention, intField, maxRetentionDays } from '@qim/store-core';
 import { z } from 'zod';
-import type { CommonConfig } from './service-env';
-import { commonConfigOf, commonEnvShape, resolveBackend } from './service-env';
-import { serviceTokensOf } from './service-tokens';
+import { BACKEND_ENV } from '@qim/backends';
+import type { CommonConfig } from '@qim/service-kit';
+import { commonConfigOf, commonEnvShape, resolveBackend, serviceTokensOf } from '@qim/service-kit';
 
 const DAY_MS = 86_400_000;
 
@@ -142,3 +142,6 @@ export function mailboxEnvSchemaOver(backends: BackendEnv) {
     };
   });
 }
+
+/** The mailbox's environment schema, with every registered backend's variables (parse with `parseServiceEnv`). */
+export const mailboxEnvSchema = mailboxEnvSchemaOver(BACKEND_ENV);

@@ -1,0 +1,5 @@
+module.exports = {
+  ...require('../../jest.preset.js'),
+  displayName: 'service-config',
+  rootDir: __dirname,
+};
