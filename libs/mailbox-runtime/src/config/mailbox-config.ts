@@ -14,10 +14,13 @@ export const DEFAULT_MAILBOX_PAGE_RECORDS = 500;
 export const mailboxEnvShape = {
   ...commonEnvShape,
   QIM_MAILBOX_RETENTION_DAYS: intField(1, 3_650, 30).describe(
-    'mailbox entry retention in days after the end of its creation day; at most 31 − one per started day of `QIM_CLOCK_SKEW_MS` (30 with the default), else refused at start-up',
+    'mailbox entry retention in days after the end of its creation day; at most 31 − one per started day ' +
+      'of `QIM_CLOCK_SKEW_MS` (30 with the default), else refused at start-up',
   ),
   QIM_CLOCK_SKEW_MS: intField(0, 60_000, 1_000).describe(
-    'bound of the clock skew between services and database servers (ms, 0…60 000): a reader treats an entry as possibly gone 1 s + twice this before its expiry (`CURSOR_EXPIRED`, never a silent skip); writers take a fast path into a day only while it lives past now + this + 1 h',
+    'bound of the clock skew between services and database servers (ms, 0…60 000): a reader treats an ' +
+      'entry as possibly gone 1 s + twice this before its expiry (`CURSOR_EXPIRED`, never a silent skip); ' +
+      'writers take a fast path into a day only while it lives past now + this + 1 h',
   ),
   QIM_DISPATCH_DEDUPE_MS: intField(60_000, 365 * DAY_MS, 8 * DAY_MS).describe(
     "how long a dispatch id is remembered to recognise a duplicate (ms, from its `created_at`); must exceed the topics' retention",
@@ -29,17 +32,20 @@ export const mailboxEnvShape = {
   QIM_SYNC_MAX_LIMIT: intField(1, 10_000, 500).describe('largest `limit` of a sync page'),
   QIM_SYNC_MAX_WAIT_MS: intField(0, 300_000, 30_000).describe('largest `wait_ms` of a long-polling sync (ms; above → 400); 0 turns long polls off'),
   QIM_SYNC_REPEAT_HOLD_MS: intField(0, 60_000, 250).describe(
-    'a sync that finds nothing after the cursor an answer gave the user within this long is held until then (woken by an entry); at most `QIM_SYNC_MAX_WAIT_MS`; 0 = off',
+    'a sync that finds nothing after the cursor an answer gave the user within this long is held until ' +
+      'then (woken by an entry); at most `QIM_SYNC_MAX_WAIT_MS`; 0 = off',
   ),
   QIM_KAFKA_COMMIT_INTERVAL_MS: intField(0, 10_000, 100).describe(
-    'least time (ms) between two OffsetCommit requests of one consumer (router, shard worker); a crash re-reads up to this much, recognised as duplicates; 0 = as soon as the previous ended',
+    'least time (ms) between two OffsetCommit requests of one consumer (router, shard worker); a crash ' +
+      're-reads up to this much, recognised as duplicates; 0 = as soon as the previous ended',
   ),
   QIM_KAFKA_FETCH_MIN_BYTES: intField(1, 10 * 1024 * 1024, 1).describe(
     "mailbox consumers' fetch: the broker answers once this many bytes are there or after `QIM_KAFKA_FETCH_MAX_WAIT_MS`; 1 answers at the first record",
   ),
   QIM_KAFKA_FETCH_MAX_WAIT_MS: intField(1, 1_000, 100).describe('longest a fetch waits at the broker for `QIM_KAFKA_FETCH_MIN_BYTES` (ms)'),
   QIM_KAFKA_FETCH_PACE_MS: intField(0, 1_000, 10).describe(
-    'after a fetch that emptied its partitions, the next starts no sooner than this after the previous hand-over (ms); idle or lagging consumers are never paced; 0 = off',
+    'after a fetch that emptied its partitions, the next starts no sooner than this after the previous ' +
+      'hand-over (ms); idle or lagging consumers are never paced; 0 = off',
   ),
 } as const;
 

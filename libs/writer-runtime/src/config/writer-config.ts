@@ -9,7 +9,9 @@ import { backendEnvContext, commonConfigOf, commonEnvShape, resolveBackend, serv
 export const writerEnvShape = {
   ...commonEnvShape,
   QIM_MAX_FANOUT: intField(1, 1_000_000, 10_000).describe(
-    "largest conversation (members) a send or a membership change accepts; a send is also refused (422 `FANOUT_LIMIT`, nothing written) when its outbox event exceeds the messages topic's `max.message.bytes` (read at start-up; about 61,000 members at 1 MiB)",
+    'largest conversation (members) a send or a membership change accepts; a send is also refused (422 ' +
+      "`FANOUT_LIMIT`, nothing written) when its outbox event exceeds the messages topic's " +
+      '`max.message.bytes` (read at start-up; about 61,000 members at 1 MiB)',
   ),
   QIM_SEND_DEADLINE_MS: intField(100, 600_000, 10_000).describe(
     'most time a send may take before `503 UNAVAILABLE` (ms); the commit goes on in the background or in recovery; also the life of a recovery claim',
@@ -34,7 +36,12 @@ export const writerEnvShape = {
   QIM_HOUSEKEEPING_BATCH: intField(1, 100_000, 1_000).describe('housekeeping: facts examined per pass kind per round'),
   QIM_INSTANCE_NAME: optionalString().describe('writer instance name in logs (default `writer-<pid>`)'),
   QIM_ADMISSION_MAX_LAG_MS: intField(0, 3_600_000, 10_000).describe(
-    "admission (ADR-0023): every `QIM_ADMISSION_POLL_MS` the writer reads from the broker how far the mailbox's consumer groups are behind; while that exceeds this bound (ms) a send waits before its first commit step (nothing written) until delivery is down to half, or `QIM_ADMISSION_WAIT_MS`, then 503 (retry with the same `client_message_id`); the writer finds the mailbox's live groups on the broker (no epoch of its own); partitions that are stalled, refused or replaying an older epoch's log are left out (their own metrics); a lag unreadable for 3 polls opens the gate; 0 = off",
+    'admission (ADR-0023): every `QIM_ADMISSION_POLL_MS` the writer reads from the broker how far the ' +
+      "mailbox's consumer groups are behind; while that exceeds this bound (ms) a send waits before its " +
+      'first commit step (nothing written) until delivery is down to half, or `QIM_ADMISSION_WAIT_MS`, ' +
+      "then 503 (retry with the same `client_message_id`); the writer finds the mailbox's live groups on " +
+      'the broker (no epoch of its own); partitions that are stalled, refused or replaying an older ' +
+      "epoch's log are left out (their own metrics); a lag unreadable for 3 polls opens the gate; 0 = off",
   ),
   QIM_ADMISSION_POLL_MS: intField(100, 60_000, 500).describe("admission: how often the writer reads the mailbox groups' lag from the broker (ms)"),
   QIM_ADMISSION_WAIT_MS: intField(0, 600_000, 1_000).describe(
@@ -44,13 +51,19 @@ export const writerEnvShape = {
     "admission: the mailbox's Kafka client id, which names its groups (default: `QIM_KAFKA_CLIENT_ID`, else `qim-mailbox`)",
   ),
   QIM_ADMISSION_STALL_MS: intField(0, 3_600_000, 0).describe(
-    'admission: a mailbox partition whose position has not moved this long (ms) while records wait is stalled and not counted for admission; 0 = half of `QIM_ADMISSION_MAX_LAG_MS`',
+    'admission: a mailbox partition whose position has not moved this long (ms) while records wait is ' +
+      'stalled and not counted for admission; 0 = half of `QIM_ADMISSION_MAX_LAG_MS`',
   ),
   QIM_ADMISSION_LIGHT_FANOUT: intField(0, 1_000_000, 20).describe(
-    'admission (ADR-0023 decision 10): a send to a conversation of at most this many members is light: while the gate is closed it passes at once (its member count read then, one O(1) Redis read), within `QIM_ADMISSION_LIGHT_ENTRIES_PER_S`; only heavier sends wait and are refused; 0 = every send waits at a closed gate',
+    'admission (ADR-0023 decision 10): a send to a conversation of at most this many members is light: ' +
+      'while the gate is closed it passes at once (its member count read then, one O(1) Redis read), ' +
+      'within `QIM_ADMISSION_LIGHT_ENTRIES_PER_S`; only heavier sends wait and are refused; 0 = every send ' +
+      'waits at a closed gate',
   ),
   QIM_ADMISSION_LIGHT_ENTRIES_PER_S: intField(1, 10_000_000, 2_000).describe(
-    'admission: mailbox entries (one per member) a second that light sends may add while the gate is closed, per writer (also the burst); beyond it light sends wait like the others. Keep it well below what the mailbox applies a second, so a backlog still drains; at least `QIM_ADMISSION_LIGHT_FANOUT`',
+    'admission: mailbox entries (one per member) a second that light sends may add while the gate is ' +
+      'closed, per writer (also the burst); beyond it light sends wait like the others. Keep it well below ' +
+      'what the mailbox applies a second, so a backlog still drains; at least `QIM_ADMISSION_LIGHT_FANOUT`',
   ),
 } as const;
 
@@ -167,7 +180,9 @@ function checkTimeBounds(raw: WriterRaw, ctx: Ctx): void {
     ctx.addIssue({
       code: 'custom',
       path: ['QIM_KAFKA_PRODUCE_PACE_MS'],
-      message: `must be shorter than QIM_SEND_DEADLINE_MS (${raw.QIM_KAFKA_PRODUCE_PACE_MS} ≥ ${send} ms): a paced publication could not be produced within its send's deadline`,
+      message:
+        `must be shorter than QIM_SEND_DEADLINE_MS (${raw.QIM_KAFKA_PRODUCE_PACE_MS} ≥ ${send} ms): ` +
+        "a paced publication could not be produced within its send's deadline",
     });
   }
 }
@@ -186,7 +201,9 @@ export function writerEnvSchemaOver(backends: BackendEnv) {
       ctx.addIssue({
         code: 'custom',
         path: ['QIM_ADMISSION_LIGHT_ENTRIES_PER_S'],
-        message: `must be at least QIM_ADMISSION_LIGHT_FANOUT (${raw.QIM_ADMISSION_LIGHT_ENTRIES_PER_S} < ${raw.QIM_ADMISSION_LIGHT_FANOUT}): the largest light send would never fit the budget`,
+        message:
+          `must be at least QIM_ADMISSION_LIGHT_FANOUT (${raw.QIM_ADMISSION_LIGHT_ENTRIES_PER_S} < ${raw.QIM_ADMISSION_LIGHT_FANOUT}): ` +
+          'the largest light send would never fit the budget',
       });
     }
     if (backend === null || coordination === null) return z.NEVER;
