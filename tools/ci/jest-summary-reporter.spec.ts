@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -44,6 +44,30 @@ describe('jest-summary-reporter', () => {
     const closing = spawnSync(process.execPath, [path.join(root, 'tools/ci/summarize-jest.mjs'), report], { encoding: 'utf8' });
     expect(closing.status).toBe(1);
     expect(closing.stdout).toContain('jest: 1 passed, 1 failed, 0 skipped');
+  });
+
+  it('is found the way test-all.sh names it, from a root config whose projects live in subfolders', () => {
+    // test-all.sh runs the root jest.config.js (projects in libs/*, apps/*, tools/*): Jest resolves a
+    // relative reporter path against each project's rootDir, so the script must give an absolute one.
+    const line = readFileSync(path.join(root, 'tools/ci/test-all.sh'), 'utf8').match(/^reporters="(.*)"$/m);
+    expect(line).not.toBeNull();
+    const args = (line as RegExpMatchArray)[1].replaceAll('$root', root).split(' ');
+    mkdirSync(path.join(dir, 'sub'));
+    writeFileSync(
+      path.join(dir, 'sub', 'jest.config.js'),
+      "module.exports = { displayName: 'sub', testEnvironment: 'node', testMatch: ['**/*.check.js'], transform: {} };\n",
+    );
+    writeFileSync(path.join(dir, 'sub', 'ok.check.js'), "test('passes', () => { expect(2n).toBe(2n); });\n");
+    writeFileSync(path.join(dir, 'root.config.js'), "module.exports = { projects: ['<rootDir>/sub'] };\n");
+    const report = path.join(dir, 'projects.json');
+    const run = spawnSync(process.execPath, [jestBin, '-c', path.join(dir, 'root.config.js'), ...args], {
+      cwd: dir,
+      env: { ...process.env, QIM_JEST_SUMMARY_FILE: report },
+      encoding: 'utf8',
+    });
+    expect(run.stderr).not.toContain('Could not resolve a module for a custom reporter');
+    expect(run.status).toBe(0);
+    expect(JSON.parse(readFileSync(report, 'utf8'))).toMatchObject({ numPassedTests: 1, numFailedTests: 0, success: true });
   });
 
   it('Jest’s own --json loses that report (why the reporter exists)', () => {

@@ -39,7 +39,7 @@ npx jest -c libs/store-core/jest.config.js --coverage --coverageReporters=text-s
 mkdir -p .infra/reports
 rm -f .infra/reports/*.json
 # Each pass writes its counts through our reporter (Jest's --json loses the report on a bigint).
-reporters="--reporters=default --reporters=./tools/ci/jest-summary-reporter.cjs"
+reporters="--reporters=default --reporters=$root/tools/ci/jest-summary-reporter.cjs"
 set +e
 step "all test projects but e2e (2 workers)"
 QIM_JEST_SUMMARY_FILE=.infra/reports/projects.json npx jest -c jest.config.js --ignoreProjects e2e --maxWorkers=2 $reporters
