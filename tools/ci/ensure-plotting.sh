@@ -8,7 +8,8 @@ importable && exit 0
 if [[ $(id -u) -eq 0 ]] && command -v apt-get > /dev/null; then
   echo "[ci] matplotlib is not importable by /usr/bin/python3: installing python3-matplotlib (apt-get)"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y -q python3-matplotlib > /dev/null 2>&1 || { apt-get update -q > /dev/null 2>&1 && apt-get install -y -q python3-matplotlib > /dev/null 2>&1; }
+  apt-get install -y -q python3-matplotlib > /dev/null 2>&1 \
+    || { apt-get update -q > /dev/null 2>&1 && apt-get install -y -q python3-matplotlib > /dev/null 2>&1; }
   importable && { echo "[ci] matplotlib installed"; exit 0; }
 fi
 echo "[ci] FAIL: the soak chart needs matplotlib for /usr/bin/python3 and it could not be installed here (apt-get install python3-matplotlib)" >&2

@@ -51,7 +51,7 @@ describe('jest-summary-reporter', () => {
     // relative reporter path against each project's rootDir, so the script must give an absolute one.
     const line = readFileSync(path.join(root, 'tools/ci/test-all.sh'), 'utf8').match(/^reporters="(.*)"$/m);
     expect(line).not.toBeNull();
-    const args = (line as RegExpMatchArray)[1].replaceAll('$root', root).split(' ');
+    const args = (line as RegExpMatchArray)[1]!.replaceAll('$root', root).split(' ');
     mkdirSync(path.join(dir, 'sub'));
     writeFileSync(
       path.join(dir, 'sub', 'jest.config.js'),

@@ -228,7 +228,9 @@ const cases: readonly { name: string; filePath: string; code: string; forbidden:
   {
     name: 'the configuration checks read both runtimes’ schemas',
     filePath: 'tools/service-config/src/zz-probe.ts',
-    code: "import { writerEnvShape } from '@qim/writer-runtime';\nimport { mailboxEnvShape } from '@qim/mailbox-runtime';\nexport const x = [writerEnvShape, mailboxEnvShape];\n",
+    code:
+      "import { writerEnvShape } from '@qim/writer-runtime';\nimport { mailboxEnvShape } from '@qim/mailbox-runtime';\n" +
+      'export const x = [writerEnvShape, mailboxEnvShape];\n',
     forbidden: false,
   },
   {

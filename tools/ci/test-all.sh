@@ -8,7 +8,14 @@ cd "$root"
 export NX_DAEMON=false NX_NO_CLOUD=true NX_TUI=false
 export QIM_ENV=${QIM_ENV:-test}
 
-stop_infra() { [ "${QIM_KEEP_INFRA:-}" = 1 ] || { tools/infra/infra kafka-fault down; tools/infra/infra down; } || true; }
+# The servers are stopped quietly (their log in .infra/reports/infra-down.log) so that the tail of a
+# CI log ends with the verdicts, not with a page of stop lines.
+stop_infra() {
+  [ "${QIM_KEEP_INFRA:-}" = 1 ] && return 0
+  mkdir -p .infra/reports
+  { tools/infra/infra kafka-fault down; tools/infra/infra down; } > .infra/reports/infra-down.log 2>&1 || true
+  echo "[ci] servers stopped ($(grep -c 'stopping' .infra/reports/infra-down.log) processes; .infra/reports/infra-down.log)"
+}
 trap stop_infra EXIT
 
 step() { printf '\n=== %s (%s)\n' "$1" "$(date -u +%H:%M:%S)"; }
@@ -30,7 +37,8 @@ export SERVICE_NODE=${SERVICE_NODE:-$(tools/infra/infra service-node)}
 echo "services run on node $("$SERVICE_NODE" --version); tools on node $(node --version)"
 
 step "format (prettier --check), lint + typecheck"
-npx prettier --check . > /dev/null || { npx prettier --list-different .; echo "format: the files above differ from prettier's format (npm run format)"; exit 1; }
+npx prettier --check . > /dev/null \
+  || { npx prettier --list-different .; echo "format: the files above differ from prettier's format (npm run format)"; exit 1; }
 npx nx run-many -t lint typecheck --output-style=static --skip-nx-cache
 
 step "store-core line coverage (threshold 90%)"

@@ -16,6 +16,10 @@ cd "$root"
 cluster_was_up=0
 tools/infra/infra status cassandra3 > /dev/null 2>&1 && cluster_was_up=1
 t0=$(date +%s)
+# Each drill's output is also kept in .infra/reports/drills/<drill>.log; a failed drill's verdict
+# lines are printed again after the summary, where a CI log's tail shows them.
+logs=.infra/reports/drills
+mkdir -p "$logs"
 failed=()
 summary=()
 drills=${QIM_DRILLS:-$(tools/drills/run list)}
@@ -41,7 +45,7 @@ for drill in $drills; do
   s=$(date +%s)
   if grep -qx -- "$drill" <<< "$needs_cluster" && [[ $cluster != up ]]; then
     result=FAIL; failed+=("$drill")
-  elif timeout --kill-after=60 "${QIM_DRILL_TIMEOUT_S:-900}" tools/drills/run "$drill" --short "$@"; then
+  elif timeout --kill-after=60 "${QIM_DRILL_TIMEOUT_S:-900}" tools/drills/run "$drill" --short "$@" 2>&1 | tee "$logs/$drill.log"; then
     result=PASS
   else
     result=FAIL; failed+=("$drill")
@@ -56,5 +60,13 @@ fi
 echo "== drill pass (short) =="
 printf '%s\n' "${summary[@]}"
 echo "total $(( $(date +%s) - t0 ))s"
-if (( ${#failed[@]} > 0 )); then echo "FAIL: ${failed[*]}"; exit 1; fi
+if (( ${#failed[@]} > 0 )); then
+  for drill in "${failed[@]}"; do
+    [[ -f "$logs/$drill.log" ]] || continue
+    echo "== $drill: its last lines ($logs/$drill.log) =="
+    tail -n 15 "$logs/$drill.log" | cut -c1-400
+  done
+  echo "FAIL: ${failed[*]}"
+  exit 1
+fi
 echo "PASS: all short drills"

@@ -31,7 +31,9 @@ const DRILLS: readonly Drill[] = [
 
 function usage(): never {
   process.stderr.write(
-    `usage: tools/drills/run <drill|list> [--short] [--no-build]\n       tools/drills/run serve <${SERVE_MODES.join('|')}> [--no-build]   (services for tools/bench/e2e)\n\n${DRILLS.map((d) => `  ${d.name.padEnd(23)} [${d.needs}] ${d.summary}`).join('\n')}\n`,
+    'usage: tools/drills/run <drill|list> [--short] [--no-build]\n' +
+      `       tools/drills/run serve <${SERVE_MODES.join('|')}> [--no-build]   (services for tools/bench/e2e)\n\n` +
+      `${DRILLS.map((d) => `  ${d.name.padEnd(23)} [${d.needs}] ${d.summary}`).join('\n')}\n`,
   );
   process.exit(2);
 }

@@ -85,9 +85,9 @@ export async function serve(ctx: DrillContext, mode: ServeMode): Promise<number>
       `export WRITER_URL=${w.url}\nexport MAILBOX_URL=${m.url}\nexport WRITER_URLS=${urls('writer')}\nexport MAILBOX_URLS=${urls('mailbox')}\n`,
     );
     process.stdout.write(`export QIM_SERVICE_TOKEN=${DRILL_TOKEN}\nexport QIM_STORE_BACKEND=${d.env['QIM_STORE_BACKEND']}\n`);
-    ctx.log(
-      `ready (${mode}${d.env['QIM_SCYLLA_HOSTS'] ? `: ${d.env['QIM_SCYLLA_HOSTS']} RF ${d.env['QIM_SCYLLA_RF']}, keyspace ${d.env['QIM_SCYLLA_KEYSPACE']}` : ''}); SIGINT/SIGTERM stops it`,
-    );
+    const hosts = d.env['QIM_SCYLLA_HOSTS'];
+    const cluster = hosts ? `: ${hosts} RF ${d.env['QIM_SCYLLA_RF']}, keyspace ${d.env['QIM_SCYLLA_KEYSPACE']}` : '';
+    ctx.log(`ready (${mode}${cluster}); SIGINT/SIGTERM stops it`);
     await stop;
     return 0;
   } finally {

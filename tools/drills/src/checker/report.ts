@@ -10,8 +10,10 @@ export function formatReport(drill: string, result: CheckResult, extra: readonly
   const lines = [
     `drill ${drill}`,
     `  attempted ${c.attempted}  acknowledged ${c.acknowledged}  failed-cleanly ${c.failedClean} (repeated after quiescence)  refused-as-expected ${c.refused}`,
-    `  duplicate answers ${c.duplicateSends}  conflict probes ${c.conflictProbes}  membership calls given up ${c.membershipFailures}  device resyncs ${c.deviceResyncs}  device sync failures ${c.deviceFailures}`,
-    `  load ${(c.loadMs / 1000).toFixed(1)} s  quiescence ${(c.quiescenceMs / 1000).toFixed(1)} s  send→answer p50 ${c.sendMs.p50} ms p99 ${c.sendMs.p99} ms max ${c.sendMs.max} ms`,
+    `  duplicate answers ${c.duplicateSends}  conflict probes ${c.conflictProbes}  membership calls given up ${c.membershipFailures}` +
+      `  device resyncs ${c.deviceResyncs}  device sync failures ${c.deviceFailures}`,
+    `  load ${(c.loadMs / 1000).toFixed(1)} s  quiescence ${(c.quiescenceMs / 1000).toFixed(1)} s` +
+      `  send→answer p50 ${c.sendMs.p50} ms p99 ${c.sendMs.p99} ms max ${c.sendMs.max} ms`,
     `  errors surfaced after the client's retries: ${
       Object.entries(c.surfacedErrors)
         .map(([k, n]) => `${k} ${n}`)

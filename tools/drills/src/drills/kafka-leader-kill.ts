@@ -174,7 +174,10 @@ export const kafkaLeaderKill: Drill = {
         ...rounds.map((r, i) => {
           const ms = r.flowMs.map((v) => (v === null ? `> ${FLOW_BOUND_MS / 1000} s` : `${(v / 1000).toFixed(1)} s`));
           const worst = r.flowMs.some((v) => v === null) ? `> ${FLOW_BOUND_MS / 1000} s` : `${(Math.max(...(r.flowMs as number[])) / 1000).toFixed(1)} s`;
-          return `kill ${i + 1}: broker ${r.victim} (led ${describeLed(r.led)}); sends flow again after ${worst} (per conversation: ${ms.join(', ')}); leaders then ${r.movedTo}; restart in sync after ${(r.restartMs / 1000).toFixed(1)} s`;
+          return (
+            `kill ${i + 1}: broker ${r.victim} (led ${describeLed(r.led)}); sends flow again after ${worst} (per conversation: ${ms.join(', ')}); ` +
+            `leaders then ${r.movedTo}; restart in sync after ${(r.restartMs / 1000).toFixed(1)} s`
+          );
         }),
         `killed broker led a messages and a dispatch partition: ${ledBoth() ? 'yes' : 'NO'}`,
       ];

@@ -236,6 +236,9 @@ async function writerLeases(d: Deployment): Promise<WriterLease[]> {
   return now;
 }
 
+const leaseLine = (l: WriterLease): string =>
+  `${l.name} ${l.running ? 'running' : 'EXITED'}, writer id ${l.writerId ?? '?'}, held ${l.held}, losses ${l.losses}`;
+
 const leasesClean = (ls: readonly WriterLease[]): boolean =>
   ls.every((l) => l.running && l.held === 1 && l.writerId !== null) && new Set(ls.map((l) => l.writerId)).size === ls.length;
 
@@ -263,12 +266,16 @@ const describeKill = (k: Kill, i: number): string => {
       .map(([c, n]) => `${c} ${n}`)
       .join(', ') || 'none';
   const f = k.frontier
-    ? `; shard ${k.frontier.shard}'s frontier ${k.frontier.before} on the old primary just before the kill, ${k.frontier.onPromoted} on the promoted replica right after its promotion`
+    ? `; shard ${k.frontier.shard}'s frontier ${k.frontier.before} on the old primary just before the kill, ` +
+      `${k.frontier.onPromoted} on the promoted replica right after its promotion`
     : '';
   return (
-    `kill ${i + 1} at ${Math.round(k.at * 100)} % of sends: primary 127.0.0.1:${k.victim} (${k.holds}); replica ${k.promotedPort} promoted after ${(k.promotedMs / 1000).toFixed(1)} s; ` +
-    `old primary started at ${(k.startedMs / 1000).toFixed(1)} s, cluster whole at ${(k.wholeMs / 1000).toFixed(1)} s (rejoined as a replica: ${k.rejoinedAsReplica ? 'yes' : 'NO'}); ` +
-    `sends flow again after ${worst} (per conversation: ${flows.map((v) => (v === null ? '—' : `${(v / 1000).toFixed(1)} s`)).join(', ')}; ${k.flow.probes} probes without retries, refused: ${refused})${f}`
+    `kill ${i + 1} at ${Math.round(k.at * 100)} % of sends: primary 127.0.0.1:${k.victim} (${k.holds}); ` +
+    `replica ${k.promotedPort} promoted after ${(k.promotedMs / 1000).toFixed(1)} s; ` +
+    `old primary started at ${(k.startedMs / 1000).toFixed(1)} s, cluster whole at ${(k.wholeMs / 1000).toFixed(1)} s ` +
+    `(rejoined as a replica: ${k.rejoinedAsReplica ? 'yes' : 'NO'}); ` +
+    `sends flow again after ${worst} (per conversation: ${flows.map((v) => (v === null ? '—' : `${(v / 1000).toFixed(1)} s`)).join(', ')}; ` +
+    `${k.flow.probes} probes without retries, refused: ${refused})${f}`
   );
 };
 
@@ -427,7 +434,7 @@ function failoverDrill(name: string, variant: Variant, summary: string): Drill {
         const refusedAnswered = (): number => (seen.load === null ? 0 : refusedThenAnswered(seen.load.sends).length);
         const lines = (r: CheckResult): string[] => [
           ...kills.map(describeKill),
-          `writer leases after the failover(s): ${leases.map((l) => `${l.name} ${l.running ? 'running' : 'EXITED'}, writer id ${l.writerId ?? '?'}, held ${l.held}, losses ${l.losses}`).join('; ')} — ${leasesClean(leases) ? 'handed over cleanly' : 'NOT CLEAN'}`,
+          `writer leases after the failover(s): ${leases.map(leaseLine).join('; ')} — ${leasesClean(leases) ? 'handed over cleanly' : 'NOT CLEAN'}`,
           `sends refused during the failover (503/transport) and answered when repeated: ${refusedAnswered()}`,
           `shard stalls with a frontier gap (qim_shard_stalls_total, every mailbox): ${stallsTotal}`,
           `CURSOR_EXPIRED: device resyncs ${r.counts.deviceResyncs}`,

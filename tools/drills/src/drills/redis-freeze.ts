@@ -92,7 +92,8 @@ export const redisFreeze: Drill = {
           const during = await probeSync(d);
           probeOk = during.outcome.startsWith('503') && during.ms <= PROBE_WAIT_MS + SYNC_STORE_BOUND_MS + PROBE_SLACK_MS;
           notes.push(
-            `sync (wait_ms ${PROBE_WAIT_MS}) during the freeze: ${during.outcome} in ${during.ms} ms (bound ${PROBE_WAIT_MS + SYNC_STORE_BOUND_MS + PROBE_SLACK_MS} ms) ${probeOk ? 'ok' : 'FAILED'}`,
+            `sync (wait_ms ${PROBE_WAIT_MS}) during the freeze: ${during.outcome} in ${during.ms} ms ` +
+              `(bound ${PROBE_WAIT_MS + SYNC_STORE_BOUND_MS + PROBE_SLACK_MS} ms) ${probeOk ? 'ok' : 'FAILED'}`,
           );
           ctx.log(notes.at(-1)!);
           await sleep(Math.max(0, frozenMs - (Date.now() - t0)));

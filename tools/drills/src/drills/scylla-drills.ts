@@ -87,7 +87,9 @@ export const nodeDown: Drill = {
         shapeOf(ctx.size),
         fault,
         (r) => [
-          `one node down: every send and sync must succeed within the client's retries (failed-cleanly 0, membership given up 0, device sync failures 0, no error but the expected 403s); unexpected: ${unexpected(r).join(', ') || 'none'}`,
+          "one node down: every send and sync must succeed within the client's retries " +
+            '(failed-cleanly 0, membership given up 0, device sync failures 0, no error but the expected 403s); ' +
+            `unexpected: ${unexpected(r).join(', ') || 'none'}`,
           `slowest send ${r.counts.sendMs.max} ms (must be ≤ ${MAX_SEND_MS_ONE_NODE_DOWN} ms)`,
         ],
         (r) => r.counts.failedClean === 0 && r.counts.membershipFailures === 0 && r.counts.deviceFailures === 0 && unexpected(r).length === 0 && slowest(r),
@@ -126,7 +128,8 @@ export const twoNodesDown: Drill = {
         const codes = [...new Set(all.map((p) => p.code))].join(',');
         probesOk = all.every((p) => p.code === 'UNAVAILABLE' && p.ms <= 15_000) && late.every((p) => p.ms <= 3_000);
         notes.push(
-          `outage probes (no retry): ${all.length} answered ${codes}; max ${Math.max(...all.map((p) => p.ms))} ms, last three ≤ ${Math.max(...late.map((p) => p.ms))} ms (need UNAVAILABLE, ≤ 15 s, converged ≤ 3 s)`,
+          `outage probes (no retry): ${all.length} answered ${codes}; max ${Math.max(...all.map((p) => p.ms))} ms, ` +
+            `last three ≤ ${Math.max(...late.map((p) => p.ms))} ms (need UNAVAILABLE, ≤ 15 s, converged ≤ 3 s)`,
         );
         ctx.log(notes.at(-1)!);
         notes.push(...(await nodes.restartAll()));
@@ -222,7 +225,8 @@ export const rfDcFaults: Drill = {
             .slice(-1)[0]
             ?.slice(0, 220) ?? '(no reason found in output)';
         rows.push(
-          `${ok ? 'ok  ' : 'FAIL'} ${c.name} / ${kind}: exit ${r.code ?? r.signal} after ${((Date.now() - t0) / 1000).toFixed(1)} s, reason named ${named}, keyspace ${after === null ? 'absent' : JSON.stringify(after)} (unaltered ${unaltered})\n       ${why}`,
+          `${ok ? 'ok  ' : 'FAIL'} ${c.name} / ${kind}: exit ${r.code ?? r.signal} after ${((Date.now() - t0) / 1000).toFixed(1)} s, ` +
+            `reason named ${named}, keyspace ${after === null ? 'absent' : JSON.stringify(after)} (unaltered ${unaltered})\n       ${why}`,
         );
         ctx.log(rows.at(-1)!);
       }

@@ -128,7 +128,8 @@ export async function admissionDuring(d: Deployment, load: Load, holdMs: number,
 
 /** One line about `admissionDuring`'s outcome. */
 export const admissionLine = (a: AdmissionWhileStalled): string =>
-  `${a.sends.accepted}/${a.sends.sent} probe sends accepted${a.sends.codes.length > 0 ? ` (refused: ${a.sends.codes.join(', ')})` : ''}; admission gate ${a.gateClosed ? 'CLOSED' : 'stayed open'}; qim_delivery_stalled_partitions ${a.stalledPartitions}`;
+  `${a.sends.accepted}/${a.sends.sent} probe sends accepted${a.sends.codes.length > 0 ? ` (refused: ${a.sends.codes.join(', ')})` : ''}; ` +
+  `admission gate ${a.gateClosed ? 'CLOSED' : 'stayed open'}; qim_delivery_stalled_partitions ${a.stalledPartitions}`;
 
 /**
  * The shard drills' deployment: redis mode, one writer and one mailbox, and a Redis client on the

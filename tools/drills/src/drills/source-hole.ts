@@ -115,7 +115,8 @@ async function oneHole(ctx: DrillContext, d: Deployment, redis: Redis, load: Loa
 export const sourceHole: Drill = {
   name: 'source-hole',
   summary:
-    'the mailbox store loses its last frontier writes under a running mailbox: the shard stalls at the hole while sends go on being admitted, the operator action resolves it',
+    'the mailbox store loses its last frontier writes under a running mailbox: ' +
+    'the shard stalls at the hole while sends go on being admitted, the operator action resolves it',
   needs: 'redis',
   run: (ctx) =>
     withShardDrill(ctx, async (d, redis) => {
@@ -135,7 +136,10 @@ export const sourceHole: Drill = {
       const lines = (): string[] =>
         rounds.map(
           (r) =>
-            `shard ${r.shard}: frontier ${r.from} set back to ${r.rewoundTo} → stalled at page ${r.stallOffset} ("${r.stallReason}"); frontier held ${r.frontierHeld} (partition end ${r.endGrew}); during the stall ${r.admission ? admissionLine(r.admission) : '—'}; reset: ${r.resetOutput}; past the hole (frontier ${r.resumedTo}) ${((r.resolvedMs ?? 0) / 1000).toFixed(1)} s after the action — ${r.ok ? 'ok' : 'FAIL'}`,
+            `shard ${r.shard}: frontier ${r.from} set back to ${r.rewoundTo} → stalled at page ${r.stallOffset} ("${r.stallReason}"); ` +
+            `frontier held ${r.frontierHeld} (partition end ${r.endGrew}); during the stall ${r.admission ? admissionLine(r.admission) : '—'}; ` +
+            `reset: ${r.resetOutput}; past the hole (frontier ${r.resumedTo}) ` +
+            `${((r.resolvedMs ?? 0) / 1000).toFixed(1)} s after the action — ${r.ok ? 'ok' : 'FAIL'}`,
         );
       const { pass } = await checkWith(
         ctx,
