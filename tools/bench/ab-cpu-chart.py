@@ -31,7 +31,15 @@ def parse_rc(text):
     if not m:
         return None
     load = re.search(r'load ([\d.]+)', text)
-    return {'commits': int(m[1]), 'client': int(m[2]), 'server': int(m[3]), 'raw': max(int(m[4]), int(m[5])), 'ratio': float(m[6]), 'ratio_ioredis': float(m[7]), 'load': load[1] if load else '?'}
+    return {
+        'commits': int(m[1]),
+        'client': int(m[2]),
+        'server': int(m[3]),
+        'raw': max(int(m[4]), int(m[5])),
+        'ratio': float(m[6]),
+        'ratio_ioredis': float(m[7]),
+        'load': load[1] if load else '?',
+    }
 
 
 def main():
@@ -52,7 +60,10 @@ def main():
     print('|---|---|---|---|---|---|---|')
     for label, r in e2e:
         s = r['writer'][0] + r['mailbox'][0] + r['redis'][0]
-        print(f"| {label} | {r['accepted']} | {r['writer'][0]} / {r['writer'][1]} | {r['mailbox'][0]} / {r['mailbox'][1]} | {r['redis'][0]} / {r['redis'][1]} | {r['kafka'][0]} / {r['kafka'][1]} | {s} |")
+        print(
+            f"| {label} | {r['accepted']} | {r['writer'][0]} / {r['writer'][1]} | {r['mailbox'][0]} / {r['mailbox'][1]} "
+            f"| {r['redis'][0]} / {r['redis'][1]} | {r['kafka'][0]} / {r['kafka'][1]} | {s} |"
+        )
     print()
     print('| run | load (1 min) | commits/s at 64 | client / redis-server CPU µs per commit | raw EVALSHA/s (best) | commit ÷ raw (best; ioredis) |')
     print('|---|---|---|---|---|---|')

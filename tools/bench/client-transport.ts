@@ -60,7 +60,8 @@ async function main(): Promise<void> {
       const h = got['node:http']!,
         f = got['fetch']!;
       console.log(
-        `round ${r} ${kind}: node:http ${h.usPerCall.toFixed(0)} µs (${h.perSecond.toFixed(0)}/s)  fetch ${f.usPerCall.toFixed(0)} µs (${f.perSecond.toFixed(0)}/s)  ratio ${(h.usPerCall / f.usPerCall).toFixed(2)}  load ${load}`,
+        `round ${r} ${kind}: node:http ${h.usPerCall.toFixed(0)} µs (${h.perSecond.toFixed(0)}/s)  ` +
+          `fetch ${f.usPerCall.toFixed(0)} µs (${f.perSecond.toFixed(0)}/s)  ratio ${(h.usPerCall / f.usPerCall).toFixed(2)}  load ${load}`,
       );
     }
   }

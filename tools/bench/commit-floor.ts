@@ -26,7 +26,8 @@ type Arg = string | Buffer;
 export const FLOOR_SCRIPTS = {
   claim: "redis.call('HSET', KEYS[1], 'identity', ARGV[1], 'state', 'CLAIMED', 'request', ARGV[2]) redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4]) return {0}",
   seqRecord:
-    "local n = redis.call('INCR', KEYS[1]) redis.call('SET', KEYS[2] .. n, ARGV[1]) redis.call('ZADD', KEYS[3], 0, string.format('%016x', n) .. ARGV[2]) return {0, n}",
+    "local n = redis.call('INCR', KEYS[1]) redis.call('SET', KEYS[2] .. n, ARGV[1]) " +
+    "redis.call('ZADD', KEYS[3], 0, string.format('%016x', n) .. ARGV[2]) return {0, n}",
   commit: "redis.call('HSET', KEYS[1], 'state', 'COMMITTED', 'intent', ARGV[1]) redis.call('ZREM', KEYS[2], ARGV[2]) return {0}",
 } as const;
 

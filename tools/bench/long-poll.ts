@@ -229,7 +229,8 @@ async function ab(ref: string): Promise<void> {
       await new Promise((r) => setTimeout(r, 100));
     }
     console.log(
-      `# long-poll A/B: before = ${ref} (${refCommit}), after = this tree (${hereCommit}${dirty ? ', uncommitted changes in libs' : ''}); private redis-server :${port}`,
+      `# long-poll A/B: before = ${ref} (${refCommit}), ` +
+        `after = this tree (${hereCommit}${dirty ? ', uncommitted changes in libs' : ''}); private redis-server :${port}`,
     );
     const all: Result[] = [];
     for (let round = 1; round <= rounds; round++) {

@@ -132,7 +132,8 @@ async function main(): Promise<void> {
       const r = await drive(inFlight, t.raw);
       rows.push({ round, target: t.name, commits: c.perSecond, p50: c.p50, p99: c.p99, raw: r.perSecond });
       console.log(
-        `${round} | ${t.name} | ${c.perSecond.toFixed(0)} | ${c.p50.toFixed(2)} | ${c.p99.toFixed(2)} | ${r.perSecond.toFixed(0)} | ${(c.perSecond / r.perSecond).toFixed(3)}`,
+        `${round} | ${t.name} | ${c.perSecond.toFixed(0)} | ${c.p50.toFixed(2)} | ${c.p99.toFixed(2)} | ` +
+          `${r.perSecond.toFixed(0)} | ${(c.perSecond / r.perSecond).toFixed(3)}`,
       );
     }
   }

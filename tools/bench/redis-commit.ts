@@ -198,10 +198,13 @@ async function main(): Promise<void> {
       .join(' ')}; redis ${version}, ${aof}; node ${process.version}`,
   );
   console.log(
-    `# Redis commit path vs raw EVALSHA (${SECONDS}s each, same server ${where}, one connection (or cluster client) each; raw = the faster of ioredis' script command (auto-pipelined) and pre-encoded bytes (corked))`,
+    `# Redis commit path vs raw EVALSHA (${SECONDS}s each, same server ${where}, one connection (or cluster client) each; ` +
+      "raw = the faster of ioredis' script command (auto-pipelined) and pre-encoded bytes (corked))",
   );
   console.log(
-    'in-flight | commits/s | p50 ms | p99 ms | CPU µs/commit client / redis-server | raw EVALSHA/s ioredis / pre-encoded | raw p50 ms | raw p99 ms | commit/raw throughput (best raw; ioredis raw) | p50 ratio | floor commits/s (CPU µs client / redis-server) | commit ÷ floor | floor ÷ raw (best; ioredis)',
+    'in-flight | commits/s | p50 ms | p99 ms | CPU µs/commit client / redis-server | raw EVALSHA/s ioredis / pre-encoded | ' +
+      'raw p50 ms | raw p99 ms | commit/raw throughput (best raw; ioredis raw) | p50 ratio | ' +
+      'floor commits/s (CPU µs client / redis-server) | commit ÷ floor | floor ÷ raw (best; ioredis)',
   );
   const fmt = (v: number | null, digits: number): string => (v === null ? 'n/a' : v.toFixed(digits));
   for (const inFlight of IN_FLIGHT) {
@@ -226,7 +229,13 @@ async function main(): Promise<void> {
       floorServerUs = (floorServer * 1e6) / f.ops;
     }
     console.log(
-      `${inFlight} | ${c.perSecond.toFixed(0)} | ${c.p50.toFixed(2)} | ${c.p99.toFixed(2)} | ${((cpu.user + cpu.system) / c.ops).toFixed(0)} / ${((server * 1e6) / c.ops).toFixed(0)} | ${driver.perSecond.toFixed(0)} / ${fmt(encoded?.perSecond ?? null, 0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(c.perSecond / r.perSecond).toFixed(3)}; ${(c.perSecond / driver.perSecond).toFixed(3)} | ${(c.p50 / r.p50).toFixed(1)}× | ${fmt(f?.perSecond ?? null, 0)} (${fmt(floorCpuUs, 0)} / ${fmt(floorServerUs, 0)}) | ${fmt(f === null ? null : c.perSecond / f.perSecond, 3)} | ${fmt(f === null ? null : f.perSecond / r.perSecond, 3)}; ${fmt(f === null ? null : f.perSecond / driver.perSecond, 3)}`,
+      `${inFlight} | ${c.perSecond.toFixed(0)} | ${c.p50.toFixed(2)} | ${c.p99.toFixed(2)} | ` +
+        `${((cpu.user + cpu.system) / c.ops).toFixed(0)} / ${((server * 1e6) / c.ops).toFixed(0)} | ` +
+        `${driver.perSecond.toFixed(0)} / ${fmt(encoded?.perSecond ?? null, 0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ` +
+        `${(c.perSecond / r.perSecond).toFixed(3)}; ${(c.perSecond / driver.perSecond).toFixed(3)} | ${(c.p50 / r.p50).toFixed(1)}× | ` +
+        `${fmt(f?.perSecond ?? null, 0)} (${fmt(floorCpuUs, 0)} / ${fmt(floorServerUs, 0)}) | ` +
+        `${fmt(f === null ? null : c.perSecond / f.perSecond, 3)} | ` +
+        `${fmt(f === null ? null : f.perSecond / r.perSecond, 3)}; ${fmt(f === null ? null : f.perSecond / driver.perSecond, 3)}`,
     );
   }
 
@@ -248,7 +257,8 @@ async function main(): Promise<void> {
   const serverTotal = deltas.reduce((s, [, d]) => s + d, 0) / COUNTED;
   console.log(`\n# Redis commands per commit (${COUNTED} sequential commits)`);
   console.log(
-    `client round trips (socket writes) per commit: ${fmt(roundTrips, 2)}; commands sent per commit: ${clientCalls.toFixed(2)}; server commands per commit (incl. inside scripts): ${serverTotal.toFixed(2)}`,
+    `client round trips (socket writes) per commit: ${fmt(roundTrips, 2)}; commands sent per commit: ${clientCalls.toFixed(2)}; ` +
+      `server commands per commit (incl. inside scripts): ${serverTotal.toFixed(2)}`,
   );
   console.log(
     deltas
@@ -257,7 +267,8 @@ async function main(): Promise<void> {
       .join(' '),
   );
   console.log(
-    `CPU per commit: client ${((clientCpu.user + clientCpu.system) / COUNTED).toFixed(0)} µs, redis-server ${((serverCpu * 1e6) / COUNTED).toFixed(0)} µs (INFO cpu delta; exact only while nothing else uses the server)`,
+    `CPU per commit: client ${((clientCpu.user + clientCpu.system) / COUNTED).toFixed(0)} µs, ` +
+      `redis-server ${((serverCpu * 1e6) / COUNTED).toFixed(0)} µs (INFO cpu delta; exact only while nothing else uses the server)`,
   );
 
   await stores.close(); // deletes the namespace's keys (every primary of a cluster)

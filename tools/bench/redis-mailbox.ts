@@ -231,7 +231,10 @@ function profile(m: Map<string, { calls: number; usec: number }>, entries: numbe
   if (scripts.length === 0) return `${sum(rows).toFixed(1)} µs/entry: ${list}`;
   // commandstats counts a script's inner commands again under their own names: with plain commands
   // beside the scripts (the warm users' plain path) the two totals overlap by those inner commands
-  return `scripts ${sum(scripts).toFixed(1)} µs/entry, commands ${sum(rows.filter(([k]) => !/^eval/.test(k))).toFixed(1)} µs/entry (the scripts' inner commands are in both): ${list}`;
+  return (
+    `scripts ${sum(scripts).toFixed(1)} µs/entry, commands ${sum(rows.filter(([k]) => !/^eval/.test(k))).toFixed(1)} µs/entry ` +
+    `(the scripts' inner commands are in both): ${list}`
+  );
 }
 
 const PLAIN_PATH = process.env['QIM_BENCH_PLAIN_PATH'] !== '0';
@@ -264,10 +267,13 @@ async function main(): Promise<void> {
       .join(' ')}; redis ${version}, ${aof}; node ${process.version}`,
   );
   console.log(
-    `# applyPage vs raw pipelined ZADD (entry into its day index) + ZADD GT (bucket proof) of the same keys (${SECONDS}s each side, alternating rounds, same server ${stores.where.replace(/ namespace .*$/, '')}, ${CONCURRENCY ?? "the store's default"} append calls in flight, warm users' plain path ${PLAIN_PATH ? 'on' : 'off'})`,
+    '# applyPage vs raw pipelined ZADD (entry into its day index) + ZADD GT (bucket proof) of the same keys ' +
+      `(${SECONDS}s each side, alternating rounds, same server ${stores.where.replace(/ namespace .*$/, '')}, ` +
+      `${CONCURRENCY ?? "the store's default"} append calls in flight, warm users' plain path ${PLAIN_PATH ? 'on' : 'off'})`,
   );
   console.log(
-    'shape | cold entries/s | warm entries/s | raw entries/s | warm/raw | cold/raw | client calls/page | server cmds/entry | CPU µs/entry client / server: warm | raw',
+    'shape | cold entries/s | warm entries/s | raw entries/s | warm/raw | cold/raw | client calls/page | server cmds/entry | ' +
+      'CPU µs/entry client / server: warm | raw',
   );
   try {
     for (const shape of [oneBigDispatch(), manySmallDispatches(100), manySmallDispatches(DEFAULT_MAILBOX_PAGE_RECORDS)]) {
@@ -295,10 +301,12 @@ async function main(): Promise<void> {
       }
       const ratio = (t: Tally): string => (t.perSecond / raw.perSecond).toFixed(2);
       console.log(
-        `${shape.name} | ${cold.perSecond.toFixed(0)} | ${warm.perSecond.toFixed(0)} | ${raw.perSecond.toFixed(0)} | ${ratio(warm)} | ${ratio(cold)} | ${(calls / warm.pages).toFixed(1)} | ${(totalCalls(warmStats) / warm.entries).toFixed(1)} | ${warm.cpu()} | ${raw.cpu()}`,
+        `${shape.name} | ${cold.perSecond.toFixed(0)} | ${warm.perSecond.toFixed(0)} | ${raw.perSecond.toFixed(0)} | ${ratio(warm)} | ${ratio(cold)} | ` +
+          `${(calls / warm.pages).toFixed(1)} | ${(totalCalls(warmStats) / warm.entries).toFixed(1)} | ${warm.cpu()} | ${raw.cpu()}`,
       );
       console.log(
-        `#   apply → visible (applyPage call → its frontier written: every entry of the page readable), warm: ${warm.pageLatency()}; cold: ${cold.pageLatency()}`,
+        '#   apply → visible (applyPage call → its frontier written: every entry of the page readable), ' +
+          `warm: ${warm.pageLatency()}; cold: ${cold.pageLatency()}`,
       );
       console.log(`#   server profile, warm: ${profile(warmStats, warm.entries)}`);
       console.log(`#   server profile, raw:  ${profile(rawStats, raw.entries)}`);

@@ -39,9 +39,12 @@ async function main(): Promise<void> {
         const o = await measureInFlight(ours, calls, inFlight);
         const d = await measureInFlight(driver, calls, inFlight);
         console.log(
-          `round ${r}, ${String(inFlight).padStart(2)} in flight: ours ${o.usPerCall.toFixed(1)} µs (${o.perSecond.toFixed(0)}/s)  raw ${d.usPerCall.toFixed(1)} µs (${d.perSecond.toFixed(0)}/s)  ours ÷ raw: calls/s ${(o.perSecond / d.perSecond).toFixed(2)}, CPU ${(o.usPerCall / d.usPerCall).toFixed(2)}  load ${loadavg()
-            .map((l) => l.toFixed(1))
-            .join(' ')}`,
+          `round ${r}, ${String(inFlight).padStart(2)} in flight: ours ${o.usPerCall.toFixed(1)} µs (${o.perSecond.toFixed(0)}/s)  ` +
+            `raw ${d.usPerCall.toFixed(1)} µs (${d.perSecond.toFixed(0)}/s)  ` +
+            `ours ÷ raw: calls/s ${(o.perSecond / d.perSecond).toFixed(2)}, CPU ${(o.usPerCall / d.usPerCall).toFixed(2)}  ` +
+            `load ${loadavg()
+              .map((l) => l.toFixed(1))
+              .join(' ')}`,
         );
       }
     }

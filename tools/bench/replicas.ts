@@ -117,7 +117,8 @@ async function main(): Promise<void> {
     `applied ${Math.round(acked / (appliedMs / 1000))}/s${drained ? '' : ' (NOT drained in 120 s)'}`,
     `acked ${acked}`,
     `errors ${[...errors].map(([k, v]) => `${k}=${v}`).join(' ') || 0}`,
-    `CPU µs/msg writers ${perMsg(names.filter((n) => n.startsWith('writer')))} mailboxes ${perMsg(names.filter((n) => n.startsWith('mailbox')))} redis ${perMsg(names.filter((n) => n.startsWith('redis')))} kafka ${perMsg(['kafka'])} client ${perMsg(['bench-client'])}`,
+    `CPU µs/msg writers ${perMsg(names.filter((n) => n.startsWith('writer')))} mailboxes ${perMsg(names.filter((n) => n.startsWith('mailbox')))} ` +
+      `redis ${perMsg(names.filter((n) => n.startsWith('redis')))} kafka ${perMsg(['kafka'])} client ${perMsg(['bench-client'])}`,
     `machine ${Math.round(busy)} % of 2 cores busy`,
   ];
   process.stdout.write(`${line.join(' | ')}\n`);

@@ -125,10 +125,12 @@ async function main(): Promise<void> {
         .join(' ')}; ${inspect.dialect} at ${cfg.hosts.join(',')} RF ${cfg.replicationFactor}; node ${process.version}`,
     );
     console.log(
-      `# ${SECONDS}s per measurement; one session; commit = committer.send: reserve+putRecord+markPublishedAndCommitted (no Kafka); errors = operations that threw`,
+      `# ${SECONDS}s per measurement; one session; commit = committer.send: reserve+putRecord+markPublishedAndCommitted (no Kafka); ` +
+        'errors = operations that threw',
     );
     console.log(
-      'in-flight | scenario | ops/s | p50 ms | p99 ms | errors | LWT/op | statements/op | seq CAS rounds/op | seqs per won CAS | vs raw INSERT (ops/s ratio) | vs raw LWT (ops/s ratio) | load',
+      'in-flight | scenario | ops/s | p50 ms | p99 ms | errors | LWT/op | statements/op | seq CAS rounds/op | seqs per won CAS | ' +
+        'vs raw INSERT (ops/s ratio) | vs raw LWT (ops/s ratio) | load',
     );
     for (const inFlight of IN_FLIGHT) {
       const raw = await drive(inFlight, rawInsert);
@@ -142,7 +144,8 @@ async function main(): Promise<void> {
       ] as const) {
         const m = await lwtsOf(inFlight, op);
         console.log(
-          `${inFlight} | ${name} | ${fmt(m.r)} | ${m.lwt.toFixed(2)} | ${m.stmts.toFixed(2)} | ${m.seqRounds.toFixed(2)} | ${m.group.toFixed(1)} | ${(m.r.perSecond / raw.perSecond).toFixed(3)} | ${(m.r.perSecond / lwt.perSecond).toFixed(3)} | ${load()}`,
+          `${inFlight} | ${name} | ${fmt(m.r)} | ${m.lwt.toFixed(2)} | ${m.stmts.toFixed(2)} | ${m.seqRounds.toFixed(2)} | ${m.group.toFixed(1)} | ` +
+            `${(m.r.perSecond / raw.perSecond).toFixed(3)} | ${(m.r.perSecond / lwt.perSecond).toFixed(3)} | ${load()}`,
         );
         if (op === spreadCommit) spreadRate = m.r.perSecond;
         else console.log(`# ${inFlight} in flight: hot ÷ spread = ${(m.r.perSecond / Math.max(1, spreadRate)).toFixed(2)}`);

@@ -166,7 +166,11 @@ interface Scenario {
 function row(name: string, label: string, t: Tally): string {
   const storeRate = (t.entries * 1000) / t.storeMs;
   const rawRate = (t.entries * 1000) / t.rawMs;
-  return `| ${name} | ${label} | ${t.entries} | ${storeRate.toFixed(0)} | ${rawRate.toFixed(0)} | ${(storeRate / rawRate).toFixed(2)} | ${(t.lwts / t.dispatches).toFixed(2)} (${(t.trackedLwts / t.dispatches).toFixed(2)}) | ${(t.requests / t.entries).toFixed(2)} | ${(t.storeCpuUs / t.entries).toFixed(0)} / ${(t.rawCpuUs / t.entries).toFixed(0)} |`;
+  return (
+    `| ${name} | ${label} | ${t.entries} | ${storeRate.toFixed(0)} | ${rawRate.toFixed(0)} | ${(storeRate / rawRate).toFixed(2)} | ` +
+    `${(t.lwts / t.dispatches).toFixed(2)} (${(t.trackedLwts / t.dispatches).toFixed(2)}) | ${(t.requests / t.entries).toFixed(2)} | ` +
+    `${(t.storeCpuUs / t.entries).toFixed(0)} / ${(t.rawCpuUs / t.entries).toFixed(0)} |`
+  );
 }
 
 async function scenario(stores: TestStores<ScyllaInspection>, s: Scenario, shard: number): Promise<{ lines: string[]; ratios: number[]; visible: number[] }> {
@@ -219,10 +223,12 @@ async function main(): Promise<void> {
     const results = [];
     for (const [s, shard] of scenarios) results.push({ s, ...(await scenario(stores, s, shard)) });
     console.log(
-      `\nScylla mailbox page benchmark — ${stores.inspect.defaultApplyConcurrency} in flight (raw: single-row INSERTs; store: its bound on requests and on entries), ${ROUNDS} registered rounds, ${cfg.hosts.join(',')}\n`,
+      `\nScylla mailbox page benchmark — ${stores.inspect.defaultApplyConcurrency} in flight ` +
+        `(raw: single-row INSERTs; store: its bound on requests and on entries), ${ROUNDS} registered rounds, ${cfg.hosts.join(',')}\n`,
     );
     console.log(
-      '| scenario | run | entries | store entries/s | raw INSERT rows/s | store ÷ raw | LWT/dispatch (tracker) | requests/entry | client CPU µs/entry store / raw |',
+      '| scenario | run | entries | store entries/s | raw INSERT rows/s | store ÷ raw | LWT/dispatch (tracker) | requests/entry | ' +
+        'client CPU µs/entry store / raw |',
     );
     console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|');
     for (const r of results) for (const l of r.lines) console.log(l);
@@ -230,7 +236,8 @@ async function main(): Promise<void> {
     console.log('|---|---|---|');
     for (const r of results) {
       console.log(
-        `| ${r.s.name} | **${pct(r.ratios, 0.5).toFixed(2)}** [${Math.min(...r.ratios).toFixed(2)} … ${Math.max(...r.ratios).toFixed(2)}] | ${pct(r.visible, 0.5).toFixed(0)} / ${pct(r.visible, 0.99).toFixed(0)} (${r.visible.length} pages) |`,
+        `| ${r.s.name} | **${pct(r.ratios, 0.5).toFixed(2)}** [${Math.min(...r.ratios).toFixed(2)} … ${Math.max(...r.ratios).toFixed(2)}] | ` +
+          `${pct(r.visible, 0.5).toFixed(0)} / ${pct(r.visible, 0.99).toFixed(0)} (${r.visible.length} pages) |`,
       );
     }
     console.log(`\ndriver errors during the run: ${tally.errors.length}${tally.errors.length ? ` (${[...new Set(tally.errors)].join(', ')})` : ''}`);

@@ -43,9 +43,8 @@ async function refusal<E extends Error>(call: Promise<unknown>, expected: new (.
     (error: unknown) => ({ error }),
   );
   if ('error' in outcome && outcome.error instanceof expected) return outcome.error;
-  throw new Error(
-    `expected ${expected.name}, got ${'error' in outcome ? String(outcome.error) : JSON.stringify(outcome.value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`,
-  );
+  const got = 'error' in outcome ? String(outcome.error) : JSON.stringify(outcome.value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+  throw new Error(`expected ${expected.name}, got ${got}`);
 }
 
 async function main(): Promise<void> {

@@ -35,7 +35,10 @@ sed -e 's/scrape_interval: 10s/scrape_interval: 5s/' -e 's/evaluation_interval: 
   docker/monitoring/prometheus.yml > "$state/prometheus.yml"
 prometheus --config.file="$state/prometheus.yml" --storage.tsdb.path="$state/data" --web.listen-address=127.0.0.1:19090 > "$state/prometheus.log" 2>&1 &
 prom_pid=$!
-alerts() { curl -s http://127.0.0.1:19090/api/v1/alerts | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const a=JSON.parse(s).data.alerts.filter(x=>x.labels.alertname==="QimShardStalled");console.log(a.map(x=>`${x.state} shard=${x.labels.shard}`).join(" ")||"none")})'; }
+alerts_js='let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{'
+alerts_js+='const a=JSON.parse(s).data.alerts.filter(x=>x.labels.alertname==="QimShardStalled");'
+alerts_js+='console.log(a.map(x=>`${x.state} shard=${x.labels.shard}`).join(" ")||"none")})'
+alerts() { curl -s http://127.0.0.1:19090/api/v1/alerts | node -e "$alerts_js"; }
 
 shard=0
 key=$(redis-cli -u "$QIM_REDIS_URL" --scan --pattern "$id:{sf:$shard}:mbd-frontier:0" | head -1)
@@ -57,11 +60,15 @@ log "the stalled-shard alert fired ${fired} s after the second scenario run ende
 
 log "resolution: stop the mailbox, reset-mailbox-offsets --shard $shard, start it again"
 kill -TERM "$(cat .infra/scenario/mailbox.pid)"; while kill -0 "$(cat .infra/scenario/mailbox.pid)" 2> /dev/null; do sleep 0.2; done
-( export QIM_ENV=development QIM_STORE_BACKEND=redis QIM_MAILBOX_SHARDS=2 QIM_MAILBOX_EPOCH=0; unset QIM_TEST_SCYLLA_ADDR QIM_TEST_SCYLLA_KEYSPACE QIM_TEST_SCYLLA_DC QIM_TEST_SCYLLA_RF QIM_TEST_SCYLLA3_ADDRS QIM_TEST_SCYLLA3_DC QIM_TEST_SCYLLA3_RF
+( export QIM_ENV=development QIM_STORE_BACKEND=redis QIM_MAILBOX_SHARDS=2 QIM_MAILBOX_EPOCH=0
+  unset QIM_TEST_SCYLLA_ADDR QIM_TEST_SCYLLA_KEYSPACE QIM_TEST_SCYLLA_DC QIM_TEST_SCYLLA_RF QIM_TEST_SCYLLA3_ADDRS QIM_TEST_SCYLLA3_DC QIM_TEST_SCYLLA3_RF
   node dist/apps/admin/main.js reset-mailbox-offsets --shard "$shard" )
 rm -f .infra/scenario/mailbox.pid
 tools/scenario/qim-local up > /dev/null
-frontier() { printf 'authorization: Bearer %s\n' "$QIM_SERVICE_TOKEN" | curl -s -H @- "http://127.0.0.1:18081/v1/shards/$shard/status" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const j=JSON.parse(s);console.log(`${j.frontier} stalled=${j.stalled!==null}`)})'; }
+frontier_js='let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const j=JSON.parse(s);console.log(`${j.frontier} stalled=${j.stalled!==null}`)})'
+frontier() {
+  printf 'authorization: Bearer %s\n' "$QIM_SERVICE_TOKEN" | curl -s -H @- "http://127.0.0.1:18081/v1/shards/$shard/status" | node -e "$frontier_js"
+}
 log "shard $shard after the resolution: frontier $(frontier) (before the hole: $((16#$before)))"
 start=$(date +%s)
 while :; do

@@ -28,7 +28,11 @@ tools/infra/infra up redis kafka > /dev/null
 node24=${SERVICE_NODE:-$(tools/infra/infra service-node)}
 token=local-dev-token-0123456789abcdef
 pids=()
-stop() { for p in "${pids[@]}"; do kill -TERM "$p" 2> /dev/null || true; done; for p in "${pids[@]}"; do while kill -0 "$p" 2> /dev/null; do sleep 0.2; done; done; pids=(); }
+stop() {
+  for p in "${pids[@]}"; do kill -TERM "$p" 2> /dev/null || true; done
+  for p in "${pids[@]}"; do while kill -0 "$p" 2> /dev/null; do sleep 0.2; done; done
+  pids=()
+}
 trap stop EXIT
 wait_ready() {
   for _ in $(seq 1 120); do curl -fsS "http://127.0.0.1:$1/readyz" > /dev/null 2>&1 && return 0; sleep 0.5; done
@@ -61,7 +65,8 @@ for round in $(seq 1 "$rounds"); do
     done
     wait_ready 18680 && wait_ready 18681
     sleep 5 # the mailbox's shards assigned and checked
-    printf '%s\t%s\t%s\t%s\t%s\n' "$round" "$name" "$(git -C "$tree" rev-parse --short HEAD)" "$(cut -d' ' -f1 /proc/loadavg)" "$(date -u +%FT%TZ)" >> "$out/runs.tsv"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$round" "$name" "$(git -C "$tree" rev-parse --short HEAD)" \
+      "$(cut -d' ' -f1 /proc/loadavg)" "$(date -u +%FT%TZ)" >> "$out/runs.tsv"
     WRITER_URL=http://127.0.0.1:18680 MAILBOX_URL=http://127.0.0.1:18681 QIM_SERVICE_TOKEN=$token \
       tools/bench/run.sh e2e --no-start --note "$name ($round)" --out "$out/$name-$round.json" "$@" > "$out/$name-$round.txt" 2>&1 ||
       echo "run $name-$round failed (see $out/$name-$round.txt)" >&2

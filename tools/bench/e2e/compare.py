@@ -78,7 +78,13 @@ def main(dst, sources):
     stage.barh(ys, [v["p50"] or 0 for v in vis], height=0.6, label="mailbox created_at -> visible p50 (bar)")
     stage.plot([v["p99"] or 0 for v in vis], ys, linestyle="none", marker="|", markersize=14, color="black", label="p99 (mark)")
     for y, (_, p) in zip(ys, rows):
-        stage.annotate(f"{p['syncRequestsPerSecond']:.0f} sync req/s", (max(v["p99"] or 0 for v in vis), y), fontsize=8, xytext=(6, -3), textcoords="offset points")
+        stage.annotate(
+            f"{p['syncRequestsPerSecond']:.0f} sync req/s",
+            (max(v["p99"] or 0 for v in vis), y),
+            fontsize=8,
+            xytext=(6, -3),
+            textcoords="offset points",
+        )
     stage.set_yticks(ys)
     stage.set_yticklabels([n for n, _ in rows], fontsize=8)
     stage.invert_yaxis()

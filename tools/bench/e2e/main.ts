@@ -166,7 +166,9 @@ async function main(): Promise<void> {
         };
         phases.push(result);
         say(
-          `${size}m ${result.mode}: ${result.acceptedPerSecond} accepted/s, applied/s ${result.appliedPerSecond ?? '–'} (all applied ${result.applyDrainMs ?? '–'} ms after the last send; entries not applied ${result.entriesNotApplied}), send p99 ${result.send.p99} ms, visible p99 ${result.visible.p99} ms, unseen ${result.notVisibleAfterDrain}`,
+          `${size}m ${result.mode}: ${result.acceptedPerSecond} accepted/s, applied/s ${result.appliedPerSecond ?? '–'} ` +
+            `(all applied ${result.applyDrainMs ?? '–'} ms after the last send; entries not applied ${result.entriesNotApplied}), ` +
+            `send p99 ${result.send.p99} ms, visible p99 ${result.visible.p99} ms, unseen ${result.notVisibleAfterDrain}`,
         );
       }
       await devices.close();
@@ -203,7 +205,8 @@ async function main(): Promise<void> {
     mode?.kind === 'long-poll' ? `long-poll wait_ms=${mode.waitMs}` : `SHORT polling every ${mode?.kind === 'short-poll' ? mode.intervalMs : '?'} ms`;
   const load = (l: number[]): string => l.map((v) => v.toFixed(1)).join(' ');
   process.stdout.write(
-    `${mixed === null ? renderTable(phases, baselines) : renderMixed(mixed)}\n\nsync: ${syncText}; load average before ${load(load0)}, after ${load(meta.loadavgAfter)} (${meta.cores} cores); result: ${out}\n`,
+    `${mixed === null ? renderTable(phases, baselines) : renderMixed(mixed)}\n\n` +
+      `sync: ${syncText}; load average before ${load(load0)}, after ${load(meta.loadavgAfter)} (${meta.cores} cores); result: ${out}\n`,
   );
   if (python && mixed !== null) {
     const png = out.replace(/\.json$/, '') + '.png';
@@ -347,7 +350,8 @@ function findMatplotlib(): string | null {
     if (spawnSync(c, ['-c', 'import matplotlib'], { stdio: 'ignore' }).status === 0) return c;
   }
   say(
-    'matplotlib not found, so no PNG this run. Install it: sudo apt-get install python3-matplotlib (Debian; it is for /usr/bin/python3), or point QIM_BENCH_PYTHON at a python3 that has it.',
+    'matplotlib not found, so no PNG this run. Install it: sudo apt-get install python3-matplotlib ' +
+      '(Debian; it is for /usr/bin/python3), or point QIM_BENCH_PYTHON at a python3 that has it.',
   );
   return null;
 }

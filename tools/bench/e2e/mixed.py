@@ -75,11 +75,43 @@ def main():
     rows = 1 + math.ceil(len(runs) / 2)
     fig = plt.figure(figsize=(15, 4 * rows))
     a = fig.add_subplot(rows, 3, 1)
-    bars(a, labels, [("light accepted", [m["light"]["accepted"] for _, m in runs]), ("light refused 503/429", [m["light"]["refused"] for _, m in runs]), ("light other failures", [m["light"]["attempted"] - m["light"]["accepted"] - m["light"]["refused"] for _, m in runs])], "light sender: sends", "sends")
+    bars(
+        a,
+        labels,
+        [
+            ("light accepted", [m["light"]["accepted"] for _, m in runs]),
+            ("light refused 503/429", [m["light"]["refused"] for _, m in runs]),
+            ("light other failures", [m["light"]["attempted"] - m["light"]["accepted"] - m["light"]["refused"] for _, m in runs]),
+        ],
+        "light sender: sends",
+        "sends",
+    )
     b = fig.add_subplot(rows, 3, 2)
-    bars(b, labels, [("light p50", [ms(m["light"]["send"]["p50"]) for _, m in runs]), ("light p99", [ms(m["light"]["send"]["p99"]) for _, m in runs]), ("flooder p99", [ms(m["heavy"]["send"]["p99"]) for _, m in runs])], "send latency (accepted sends)", "ms", log=True)
+    bars(
+        b,
+        labels,
+        [
+            ("light p50", [ms(m["light"]["send"]["p50"]) for _, m in runs]),
+            ("light p99", [ms(m["light"]["send"]["p99"]) for _, m in runs]),
+            ("flooder p99", [ms(m["heavy"]["send"]["p99"]) for _, m in runs]),
+        ],
+        "send latency (accepted sends)",
+        "ms",
+        log=True,
+    )
     c = fig.add_subplot(rows, 3, 3)
-    bars(c, labels, [("light p50", [ms(m["light"]["visible"]["p50"]) for _, m in runs]), ("light p99", [ms(m["light"]["visible"]["p99"]) for _, m in runs]), ("flooder p99", [ms(m["heavy"]["visible"]["p99"]) for _, m in runs])], "send -> visible", "ms", log=True)
+    bars(
+        c,
+        labels,
+        [
+            ("light p50", [ms(m["light"]["visible"]["p50"]) for _, m in runs]),
+            ("light p99", [ms(m["light"]["visible"]["p99"]) for _, m in runs]),
+            ("flooder p99", [ms(m["heavy"]["visible"]["p99"]) for _, m in runs]),
+        ],
+        "send -> visible",
+        "ms",
+        log=True,
+    )
     for i, (label, m) in enumerate(runs):
         ax = fig.add_subplot(rows, 2, 3 + i)
         timeline(ax, labels[i], m)

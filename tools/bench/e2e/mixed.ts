@@ -185,7 +185,8 @@ export async function mixedPhase(
   await heavyDevices.start(heavySynced);
   await lightDevices.start(lightSynced);
   say(
-    `mixed: flooder ${o.heavy.members} members × ${o.heavy.conversations} (${heavySynced.length} devices), light ${o.light.members} × ${o.light.conversations} (${lightSynced.length} devices)`,
+    `mixed: flooder ${o.heavy.members} members × ${o.heavy.conversations} (${heavySynced.length} devices), ` +
+      `light ${o.light.members} × ${o.light.conversations} (${lightSynced.length} devices)`,
   );
   const heavy = new Sender(endpoints, heavyPop, heavyVis, o.payloadBytes, o.heavy.concurrency + 64, new Set(heavySynced));
   const light = new Sender(endpoints, lightPop, lightVis, o.payloadBytes, 256, new Set(lightSynced));
@@ -260,7 +261,8 @@ export function renderMixed(r: MixedResult): string {
     row(`light ${r.light.members}m ${r.light.mode.replace('fixed ', '')}`, r.light),
     '',
     `errors: flooder ${JSON.stringify(r.heavy.errors)}; light ${JSON.stringify(r.light.errors)}`,
-    `gate closed in ${r.closedShare === null ? '–' : `${Math.round(r.closedShare * 100)} %`} of the samples; admission waits ${JSON.stringify(r.admissionWaits)}; drain ${r.drainMs} ms`,
+    `gate closed in ${r.closedShare === null ? '–' : `${Math.round(r.closedShare * 100)} %`} of the samples; ` +
+      `admission waits ${JSON.stringify(r.admissionWaits)}; drain ${r.drainMs} ms`,
     `CPU: ${cpu}; machine ${r.machineCorePercent === null ? '–' : `${Math.round(r.machineCorePercent)}%`}`,
   ].join('\n');
 }

@@ -89,7 +89,11 @@ def main(src, dst):
         if ax.lines:
             ax.legend(fontsize=7, loc="lower right")
     note = f" - {meta['note']}" if meta.get("note") else ""
-    fig.suptitle(f"QIM end to end{note}, {meta['backend']} backend, {meta['cores']} cores, commit {meta['commit']}{' +changes' if meta.get('uncommittedChanges') else ''}, {meta['date'][:19]}Z", fontsize=11)
+    fig.suptitle(
+        f"QIM end to end{note}, {meta['backend']} backend, {meta['cores']} cores, "
+        f"commit {meta['commit']}{' +changes' if meta.get('uncommittedChanges') else ''}, {meta['date'][:19]}Z",
+        fontsize=11,
+    )
     fig.tight_layout()
     fig.savefig(dst, dpi=110)
 

@@ -26,7 +26,10 @@ export interface PhaseResult {
   /** Fully visible messages per second, over the sending window plus the time to the last one. */
   readonly visiblePerSecond: number;
   readonly notVisibleAfterDrain: number;
-  /** Messages applied by the mailbox per second (its entries written, every member), from phase start until all were; null when they were not by the phase's end. */
+  /**
+   * Messages applied by the mailbox per second (its entries written, every member), from phase start until all were; null when they were not
+   * by the phase's end.
+   */
   readonly appliedPerSecond: number | null;
   /** From the last send's answer until the mailbox had applied every accepted message (ms, to its 100 ms scrapes): the lag left when sending stops. */
   readonly applyDrainMs: number | null;
@@ -106,7 +109,8 @@ function benchShare(p: PhaseResult): string {
 export function renderTable(phases: readonly PhaseResult[], baselines: readonly BaselineResult[]): string {
   const lines: string[] = [];
   lines.push(
-    `${pad('phase', 26)}${pad('accepted/s', 12)}${pad('applied/s', 11)}${pad('apply drain ms', 16)}${pad('send ms p50/p99/p999', 26)}${pad('visible ms p50/p99/p999', 28)}${pad('visible/s', 11)}${pad('unseen', 8)}errors`,
+    `${pad('phase', 26)}${pad('accepted/s', 12)}${pad('applied/s', 11)}${pad('apply drain ms', 16)}${pad('send ms p50/p99/p999', 26)}` +
+      `${pad('visible ms p50/p99/p999', 28)}${pad('visible/s', 11)}${pad('unseen', 8)}errors`,
   );
   for (const p of phases) {
     const errs = { ...p.sendErrors, ...Object.fromEntries(Object.entries(p.syncErrors).map(([k, v]) => [`sync ${k}`, v])) };
@@ -118,35 +122,45 @@ export function renderTable(phases: readonly PhaseResult[], baselines: readonly 
             .join(', ');
     const drainText = p.applyDrainMs === null ? `${p.entriesNotApplied} entries owed` : String(p.applyDrainMs);
     lines.push(
-      `${pad(`${p.size}m ${p.mode}`, 26)}${pad(f(p.acceptedPerSecond), 12)}${pad(f(p.appliedPerSecond), 11)}${pad(drainText, 16)}${pad(tri(p.send), 26)}${pad(tri(p.visible), 28)}${pad(f(p.visiblePerSecond), 11)}${pad(String(p.notVisibleAfterDrain), 8)}${errText}`,
+      `${pad(`${p.size}m ${p.mode}`, 26)}${pad(f(p.acceptedPerSecond), 12)}${pad(f(p.appliedPerSecond), 11)}${pad(drainText, 16)}` +
+        `${pad(tri(p.send), 26)}${pad(tri(p.visible), 28)}${pad(f(p.visiblePerSecond), 11)}${pad(String(p.notVisibleAfterDrain), 8)}${errText}`,
     );
   }
   lines.push('');
   lines.push(
-    'server CPU, % of one core over each phase (sending + drain; a process with its forked children, e.g. a Redis AOF rewrite; machine = every process and the kernel):',
+    'server CPU, % of one core over each phase (sending + drain; a process with its forked children, e.g. a Redis AOF rewrite; ' +
+      'machine = every process and the kernel):',
   );
   const names = [...new Set(phases.flatMap((p) => Object.keys(p.cpu)))];
   lines.push(
-    `${pad('phase', 26)}${names.map((n) => pad(n, 13)).join('')}${pad('machine', 10)}${pad('bench share', 13)}${pad('sync req/s', 12)}event-loop delay ms p99 / max: writer, mailbox, bench client`,
+    `${pad('phase', 26)}${names.map((n) => pad(n, 13)).join('')}${pad('machine', 10)}${pad('bench share', 13)}${pad('sync req/s', 12)}` +
+      'event-loop delay ms p99 / max: writer, mailbox, bench client',
   );
   for (const p of phases) {
     const d = (l: LoopDelay | null | undefined): string => (l ? `${f(l.p99)} / ${f(l.max)}` : '–');
     const loop = `${d(p.serviceLoopDelayMs?.writer)}, ${d(p.serviceLoopDelayMs?.mailbox)}, ${d(p.clientLoopDelayMs)}`;
     const machine = p.machineCorePercent === undefined ? '–' : `${f(p.machineCorePercent)}%`;
     lines.push(
-      `${pad(`${p.size}m ${p.mode}`, 26)}${names.map((n) => pad(p.cpu[n] ? `${f(p.cpu[n]!.corePercent)}%` : '–', 13)).join('')}${pad(machine, 10)}${pad(benchShare(p), 13)}${pad(f(p.syncRequestsPerSecond), 12)}${loop}`,
+      `${pad(`${p.size}m ${p.mode}`, 26)}${names.map((n) => pad(p.cpu[n] ? `${f(p.cpu[n]!.corePercent)}%` : '–', 13)).join('')}` +
+        `${pad(machine, 10)}${pad(benchShare(p), 13)}${pad(f(p.syncRequestsPerSecond), 12)}${loop}`,
     );
   }
   const forked = phases.filter((p) => (p.redisForks ?? 0) > 0);
   if (forked.length > 0) {
     lines.push(
-      `NOTE: Redis forked for an AOF rewrite or RDB save during ${forked.map((p) => `${p.size}m ${p.mode} (${p.redisForks})`).join(', ')}: the child copies the whole dataset (its CPU is in the redis column) and slows the machine; compare such phases with care (tools/scenario/qim-local reset shrinks the dataset).`,
+      `NOTE: Redis forked for an AOF rewrite or RDB save during ${forked.map((p) => `${p.size}m ${p.mode} (${p.redisForks})`).join(', ')}: ` +
+        'the child copies the whole dataset (its CPU is in the redis column) and slows the machine; ' +
+        'compare such phases with care (tools/scenario/qim-local reset shrinks the dataset).',
     );
     for (const p of forked) {
       const windows = (p.redisForkWindowsMs ?? []).map(([a, b]) => `${f(a / 1000)}–${f(b / 1000)} s`).join(', ');
       const clear = p.visibleOutsideRedisForks;
+      const clearText = clear
+        ? `${f(clear.p50)} / ${f(clear.p99)} ms over the ${clear.count} of ${p.visible.count} messages clear of them (±${FORK_SLACK_MS} ms)`
+        : '– clear of them';
       lines.push(
-        `  ${p.size}m ${p.mode}: saves ran ${windows || '(too short for the 200 ms polls to see)'}; send→visible p50 / p99 ${f(p.visible.p50)} / ${f(p.visible.p99)} ms in all, ${clear ? `${f(clear.p50)} / ${f(clear.p99)} ms over the ${clear.count} of ${p.visible.count} messages clear of them (±${FORK_SLACK_MS} ms)` : '– clear of them'}`,
+        `  ${p.size}m ${p.mode}: saves ran ${windows || '(too short for the 200 ms polls to see)'}; ` +
+          `send→visible p50 / p99 ${f(p.visible.p50)} / ${f(p.visible.p99)} ms in all, ${clearText}`,
       );
     }
   }
@@ -173,7 +187,8 @@ export function renderTable(phases: readonly PhaseResult[], baselines: readonly 
   lines.push('');
   lines.push("where delivery time goes, the mailbox's histograms from created_at (writer clock, at reserve), ms p50 / p99:");
   lines.push(
-    `${pad('phase', 26)}${STAGES.map((s) => pad(STAGE_TITLE[s], 26)).join('')}${pad('device sees it (from send start)', 34)}${pad('OffsetCommit req./msg', 23)}sync scans read / skipped per message`,
+    `${pad('phase', 26)}${STAGES.map((s) => pad(STAGE_TITLE[s], 26)).join('')}${pad('device sees it (from send start)', 34)}` +
+      `${pad('OffsetCommit req./msg', 23)}sync scans read / skipped per message`,
   );
   for (const p of phases) {
     const st = (s: Stage): string => {
@@ -183,7 +198,8 @@ export function renderTable(phases: readonly PhaseResult[], baselines: readonly 
     const commits = p.accepted === 0 ? '–' : (p.stages.offsetCommits / p.accepted).toFixed(2);
     const scans = p.accepted === 0 ? '–' : `${(p.stages.syncScans.read / p.accepted).toFixed(2)} / ${(p.stages.syncScans.skipped / p.accepted).toFixed(2)}`;
     lines.push(
-      `${pad(`${p.size}m ${p.mode}`, 26)}${STAGES.map((s) => pad(st(s), 26)).join('')}${pad(`${ms(p.visible.p50)} / ${ms(p.visible.p99)}`, 34)}${pad(commits, 23)}${scans}`,
+      `${pad(`${p.size}m ${p.mode}`, 26)}${STAGES.map((s) => pad(st(s), 26)).join('')}` +
+        `${pad(`${ms(p.visible.p50)} / ${ms(p.visible.p99)}`, 34)}${pad(commits, 23)}${scans}`,
     );
   }
   if (phases.some((p) => p.commitSteps !== null)) {
@@ -211,7 +227,8 @@ export function renderTable(phases: readonly PhaseResult[], baselines: readonly 
     );
     for (const b of baselines) {
       lines.push(
-        `${pad(`${b.payloadBytes} B ${b.mode}`, 26)}${pad(f(b.producedPerSecond), 12)}${pad(tri(b.ack), 26)}${pad(tri(b.endToEnd), 28)}${b.unacknowledged} / ${b.notConsumed}`,
+        `${pad(`${b.payloadBytes} B ${b.mode}`, 26)}${pad(f(b.producedPerSecond), 12)}${pad(tri(b.ack), 26)}${pad(tri(b.endToEnd), 28)}` +
+          `${b.unacknowledged} / ${b.notConsumed}`,
       );
     }
   }

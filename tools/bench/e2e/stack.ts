@@ -3,7 +3,8 @@ import { join } from 'node:path';
 
 async function ready(url: string): Promise<boolean> {
   try {
-    const r = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(10_000) }); // generous: a loaded box answers late, and a false "not ready" would start a second stack
+    // generous: a loaded box answers late, and a false "not ready" would start a second stack
+    const r = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(10_000) });
     return r.ok;
   } catch {
     return false;

@@ -20,7 +20,9 @@ const exposition = (routed: number[], shard0: number[], shard1: number[]): strin
   return lines.join('\n');
 };
 const withCommits = (text: string, router: number, shard: number): string =>
-  `${text}\nqim_kafka_offset_commit_requests_total{role="router",result="ok"} ${router}\nqim_kafka_offset_commit_requests_total{role="shard",result="ok"} ${shard}\nqim_kafka_offset_commit_requests_total{role="shard",result="failed"} 1`;
+  `${text}\nqim_kafka_offset_commit_requests_total{role="router",result="ok"} ${router}\n` +
+  `qim_kafka_offset_commit_requests_total{role="shard",result="ok"} ${shard}\n` +
+  'qim_kafka_offset_commit_requests_total{role="shard",result="failed"} 1';
 
 describe('delivery stages from the mailbox histograms', () => {
   it('takes the difference of two scrapes, sums the shards and interpolates inside the bucket', () => {
@@ -48,7 +50,8 @@ describe('delivery stages from the mailbox histograms', () => {
     const none = parseStages(exposition([0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]));
     expect(none.syncScans).toEqual({ read: 0, skipped: 0 });
     const later = parseStages(
-      `${exposition([0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0])}\nqim_sync_scans_total{result="read",service="mailbox"} 30\nqim_sync_scans_total{result="skipped",service="mailbox"} 12`,
+      `${exposition([0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0])}\nqim_sync_scans_total{result="read",service="mailbox"} 30\n` +
+        'qim_sync_scans_total{result="skipped",service="mailbox"} 12',
     );
     expect(stageDelta(none, later).syncScans).toEqual({ read: 30, skipped: 12 });
     expect(() => stageDelta(later, none)).toThrow('sync scans went down');
@@ -58,7 +61,9 @@ describe('delivery stages from the mailbox histograms', () => {
     const none = parseStages(exposition([0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]));
     expect(none.entriesWritten).toBe(0);
     const later = parseStages(
-      `${exposition([0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0])}\nqim_mailbox_entries_total{shard="0",state="written",service="mailbox"} 30\nqim_mailbox_entries_total{shard="7",state="written"} 12\nqim_mailbox_entries_total{shard="7",state="expired"} 5`,
+      `${exposition([0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0])}\nqim_mailbox_entries_total{shard="0",state="written",service="mailbox"} 30\n` +
+        'qim_mailbox_entries_total{shard="7",state="written"} 12\n' +
+        'qim_mailbox_entries_total{shard="7",state="expired"} 5',
     );
     expect(later.entriesWritten).toBe(42);
     expect(stageDelta(none, later).entriesWritten).toBe(42);

@@ -26,7 +26,9 @@ def points(paths):
                 continue
             clear = p.get("visibleOutsideRedisForks") or p["visible"]
             stalls = sum(e["sumMs"] for e in (p.get("redisLatency") or []))
-            out.append((p["offeredPerSecond"], p["visible"]["p50"], p["visible"]["p99"], clear["p99"], p["machineCorePercent"], stalls, p.get("redisForks") or 0))
+            out.append(
+                (p["offeredPerSecond"], p["visible"]["p50"], p["visible"]["p99"], clear["p99"], p["machineCorePercent"], stalls, p.get("redisForks") or 0)
+            )
     if not out:
         sys.exit("sweep.py: no fixed-rate phase in the results")
     return sorted(out)

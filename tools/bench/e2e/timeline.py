@@ -45,7 +45,11 @@ def main(dst, sources):
         ax.set_ylabel("ms")
         clear = p.get("visibleOutsideRedisForks")
         extra = f"; clear of saves {fmt(clear['p50'])} / {fmt(clear['p99'])} ms ({clear['count']} of {p['visible']['count']})" if clear else ""
-        ax.set_title(f"{label} — send→visible p50 / p99 {fmt(p['visible']['p50'])} / {fmt(p['visible']['p99'])} ms{extra}, machine {p['machineCorePercent']:.0f} %", fontsize=9)
+        ax.set_title(
+            f"{label} — send→visible p50 / p99 {fmt(p['visible']['p50'])} / {fmt(p['visible']['p99'])} ms{extra}, "
+            f"machine {p['machineCorePercent']:.0f} %",
+            fontsize=9,
+        )
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7, loc="upper left")
     axes[-1, 0].set_xlabel("second of the phase (send start)")

@@ -121,7 +121,8 @@ port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 require_port_free() {
   local host=$1 port=$2 what=$3
   if port_open "$host" "$port"; then
-    die "$what: $host:$port is already in use by another process (ss -ltnp | grep :$port). Free it or set the port through the environment (see tools/infra/README.md)."
+    local hint="Free it or set the port through the environment (see tools/infra/README.md)."
+    die "$what: $host:$port is already in use by another process (ss -ltnp | grep :$port). $hint"
   fi
 }
 
@@ -152,7 +153,8 @@ find_java17() {
 JAVA_BIN=""
 require_java17() {
   [[ -n "$JAVA_BIN" ]] && return 0
-  JAVA_BIN="$(find_java17)" || die "no Java 17 found (Cassandra 5.0 needs 11 or 17). Install openjdk-17-jre-headless or set QIM_INFRA_JAVA=/path/to/java17/bin/java."
+  JAVA_BIN="$(find_java17)" ||
+    die "no Java 17 found (Cassandra 5.0 needs 11 or 17). Install openjdk-17-jre-headless or set QIM_INFRA_JAVA=/path/to/java17/bin/java."
 }
 
 # ---- node helpers (readiness probes use the drivers from the repo's node_modules) ----------

@@ -105,7 +105,8 @@ redis_cluster_create_once() {
   done < <(redis_cluster_ports)
   (( fresh == 0 )) && return 0
   if (( fresh != total )); then
-    die "redis-cluster: $fresh of $total nodes belong to no cluster while the others do; reset it: tools/infra/infra down redis-cluster && rm -rf ${REDIS_CLUSTER_ROOT#"$REPO_ROOT"/}"
+    local reset="tools/infra/infra down redis-cluster && rm -rf ${REDIS_CLUSTER_ROOT#"$REPO_ROOT"/}"
+    die "redis-cluster: $fresh of $total nodes belong to no cluster while the others do; reset it: $reset"
   fi
   local -a addrs
   mapfile -t addrs < <(redis_cluster_ports | sed 's/^/127.0.0.1:/')

@@ -188,7 +188,10 @@ describe('mailbox environment', () => {
     expect(variables(refusal(mailboxEnvSchema, { ...base, ...mailbox, ...bad }))).toEqual(Object.keys(bad).sort());
   });
 
-  it('holds sends while delivery is more than 10 s behind by default, finding the mailbox groups of its client id on the broker (no epoch of its own); 0 turns it off; range-checked', () => {
+  const admissionTitle =
+    'holds sends while delivery is more than 10 s behind by default, finding the mailbox groups of its client id on the broker ' +
+    '(no epoch of its own); 0 turns it off; range-checked';
+  it(admissionTitle, () => {
     expect(parseServiceEnv(writerEnvSchema, base).admission).toEqual({
       maxLagMs: 10_000,
       pollMs: 500,

@@ -143,7 +143,8 @@ async function main(): Promise<number> {
   for (const backend of a.backends) {
     const plan = planFor(backend, a);
     console.log(
-      `\n-- ${backend}: ${plan.days} simulated days, ${plan.users} users, ${plan.conversations} conversations, ${plan.sendsPerDay} sends/day, ${plan.shards} shards, seed ${plan.seed}`,
+      `\n-- ${backend}: ${plan.days} simulated days, ${plan.users} users, ${plan.conversations} conversations, ` +
+        `${plan.sendsPerDay} sends/day, ${plan.shards} shards, seed ${plan.seed}`,
     );
     for (const [k, v] of Object.entries(describeLifetimes(plan))) console.log(`   ${k}: ${v}`);
     const tag = `${process.pid}_${stamp.replace('T', '_')}`;
@@ -177,8 +178,10 @@ async function main(): Promise<number> {
     console.log(storageTable(result));
     const t = result.totals;
     console.log(
-      `   ${backend} totals: acked ${t['acked']}, replays ${t['replays']}, publish failures ${t['publishFailures']} (recovered by the loop ${t['recovered']}), syncs ${t['syncs']}, CURSOR_EXPIRED ${t['cursorExpired']}, EPOCH_MISMATCH ${t['epochMismatch']}, ` +
-        `router redeliveries ${t['routerRedeliveries']}, shard redeliveries ${t['shardRedeliveries']}, housekeeping reclaimed ${t['housekeepingReclaimed']}, membership changes ${t['membershipChanges']}`,
+      `   ${backend} totals: acked ${t['acked']}, replays ${t['replays']}, publish failures ${t['publishFailures']} ` +
+        `(recovered by the loop ${t['recovered']}), syncs ${t['syncs']}, CURSOR_EXPIRED ${t['cursorExpired']}, EPOCH_MISMATCH ${t['epochMismatch']}, ` +
+        `router redeliveries ${t['routerRedeliveries']}, shard redeliveries ${t['shardRedeliveries']}, ` +
+        `housekeeping reclaimed ${t['housekeepingReclaimed']}, membership changes ${t['membershipChanges']}`,
     );
     console.log(
       `   wall ms by phase: ${Object.entries(t)

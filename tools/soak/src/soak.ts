@@ -150,15 +150,19 @@ export function describeLifetimes(plan: SoakPlan): Record<string, string> {
     memory:
       'none: expired rows stay in the maps until the store sweeps them (time-throttled, from appendBatch/applyPage); the census counts the maps as they are',
     redis:
-      'not accelerated (Redis expires keys by its own clock). The census counts a key until its own absolute expiry (PEXPIRETIME, written from the store clock) passes on the simulated clock: what a Redis server living at the simulated time would hold',
+      'not accelerated (Redis expires keys by its own clock). The census counts a key until its own absolute expiry ' +
+      '(PEXPIRETIME, written from the store clock) passes on the simulated clock: what a Redis server living at the simulated time would hold',
     scylla:
-      'not accelerated (Cassandra TTLs run on server time). The census counts a TTL row until the expiry the store derived its TTL from passes on the simulated clock (entry: its expiresAt; dispatch index: createdAt + dedupe; record: createdAt + ephemeral TTL; commit facts: created_at + aux lifetime; released bucket proof: the release TTL after the census first saw it released); rows without TTL always',
+      'not accelerated (Cassandra TTLs run on server time). The census counts a TTL row until the expiry the store derived its TTL from ' +
+      'passes on the simulated clock (entry: its expiresAt; dispatch index: createdAt + dedupe; record: createdAt + ephemeral TTL; ' +
+      'commit facts: created_at + aux lifetime; released bucket proof: the release TTL after the census first saw it released); rows without TTL always',
   };
   return {
     'time model': `a ManualClock moved by the soak (1 simulated day = ${DAY} ms of the stores' clock), hourly steps`,
     'server TTLs': ttl[plan.backend],
     'why not scaled lifetimes':
-      'mailbox entries expire at end of their UTC creation day + retention (store-core DAY_MS, a constant), so shrinking the retention setting cannot shrink a day',
+      'mailbox entries expire at end of their UTC creation day + retention (store-core DAY_MS, a constant), ' +
+      'so shrinking the retention setting cannot shrink a day',
     'mailbox entry retention': days(l.gc.entryRetentionMs),
     'dispatch dedupe window': days(l.gc.dispatchDedupeMs),
     'commit aux lifetime': `${days(l.commitAuxTtlMs)} (production 2 h)`,
@@ -515,13 +519,15 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
         await advanceTo(t0 + BigInt(day - 1) * dayMs + BigInt(step) * stepMs);
         if (day === plan.lostWritesDay && step === STEPS_PER_DAY - 1 && backend.lostWrites) {
           progress(
-            `${plan.backend} day ${String(day).padStart(2)}: 11 p.m. snapshot of the mailbox's ${await backend.lostWrites.snapshot()} keys (the writes after it will be lost)`,
+            `${plan.backend} day ${String(day).padStart(2)}: 11 p.m. snapshot of the mailbox's ${await backend.lostWrites.snapshot()} keys ` +
+              '(the writes after it will be lost)',
           );
         }
         if (day === plan.retentionDecrease?.fromDay && step === STEPS_PER_DAY / 4) {
           shorter = { ...life.gc, entryRetentionMs: BigInt(plan.retentionDecrease.toDays) * dayMs };
           progress(
-            `${plan.backend} day ${String(day).padStart(2)}: retention decrease at 6 a.m.: stores with ${plan.retentionDecrease.toDays} days run beside those with ${plan.retentionDays}`,
+            `${plan.backend} day ${String(day).padStart(2)}: retention decrease at 6 a.m.: ` +
+              `stores with ${plan.retentionDecrease.toDays} days run beside those with ${plan.retentionDays}`,
           );
         }
         if (plan.retentionDecrease && day === plan.retentionDecrease.fromDay + 1 && step === STEPS_PER_DAY / 4) {
@@ -597,7 +603,8 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
         const keys = await backend.lostWrites.restore(plan.sabotage === 'lost-writes');
         const reset = await restartAfterLoss();
         progress(
-          `${plan.backend} day ${String(day).padStart(2)}: after the syncs, Redis lost the mailbox's writes since 11 p.m. (${keys} keys of the snapshot put back); mailbox restarted, ${reset} shard position(s) reset to the frontier`,
+          `${plan.backend} day ${String(day).padStart(2)}: after the syncs, Redis lost the mailbox's writes since 11 p.m. ` +
+            `(${keys} keys of the snapshot put back); mailbox restarted, ${reset} shard position(s) reset to the frontier`,
         );
       }
       violations.push(...health.failures.splice(0));
@@ -606,11 +613,11 @@ export async function runSoak(plan: SoakPlan, open: OpenBackend, progress: (line
       const line: DayLine = { day, ...counters, violations: violations.length - before, wallMs: Date.now() - dayStarted };
       daily.push(line);
       progress(
-        `${plan.backend} day ${String(day).padStart(2)}: acked ${line.acked} replays ${line.replays} publish-fail ${line.publishFailures} recovered ${line.recovered} syncs ${line.syncs} cursor-expired ${line.cursorExpired} epoch-mismatch ${line.epochMismatch} violations ${line.violations} (${line.wallMs} ms: ${Object.entries(
-          phaseMs,
-        )
-          .map(([k, v]) => `${k} ${v - (phasesBefore[k] ?? 0)}`)
-          .join(', ')})`,
+        `${plan.backend} day ${String(day).padStart(2)}: acked ${line.acked} replays ${line.replays} publish-fail ${line.publishFailures} ` +
+          `recovered ${line.recovered} syncs ${line.syncs} cursor-expired ${line.cursorExpired} epoch-mismatch ${line.epochMismatch} ` +
+          `violations ${line.violations} (${line.wallMs} ms: ${Object.entries(phaseMs)
+            .map(([k, v]) => `${k} ${v - (phasesBefore[k] ?? 0)}`)
+            .join(', ')})`,
       );
     }
     // the end: devices that never synced do a first sync (owed: everything still retained)
