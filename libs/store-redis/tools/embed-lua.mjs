@@ -92,7 +92,9 @@ export function renderModule() {
     .sort();
   const entries = files.map((file) => {
     const m = SCRIPT_FILE.exec(file);
-    if (!m) throw new Error(`${file}: a script file must be named <kebab-name>-v<version>-<numKeys>.lua`);
+    if (!m) {
+      throw new Error(`${file}: a script file must be named <kebab-name>-v<version>-<numKeys>.lua`);
+    }
     const source = readFileSync(join(luaDir, file), 'utf8');
     if (!source.startsWith('--[[')) throw new Error(`${file}: a script must open with a --[[ docblock ]]`);
     const lua = inline(source, file, new Set());
