@@ -85,7 +85,8 @@ describe('qim send --file (in process, against a real HTTP server)', () => {
       `line 1: sent #1 message ${hex(0x301)} (client id ${sent[0]!.client_message_id})`,
       `line 3: already sent #2 message ${hex(0x302)} (client id ${hex(0xd1)})`,
       `line 4: sent #3 message ${hex(0x303)} (client id ${sent[2]!.client_message_id})`,
-      `line 5: CONFLICT (409, request ${writer.requests[1]!.headers['x-request-id']}): client id reused with other content — retry with client_message_id ${hex(0xd2)}`,
+      `line 5: CONFLICT (409, request ${writer.requests[1]!.headers['x-request-id']}): ` +
+        `client id reused with other content — retry with client_message_id ${hex(0xd2)}`,
     ]);
     expect([r.code, r.err]).toEqual([1, ['qim: 1 of 4 sends failed']]);
 

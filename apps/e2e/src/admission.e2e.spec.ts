@@ -68,53 +68,57 @@ function frozenMailboxCase(env: Record<string, string>) {
 describe('admission by delivery lag (redis backend, kafka)', () => {
   const { stack, send, sent, entriesOf, metric, members, LIGHT } = frozenMailboxCase({ QIM_ADMISSION_STALL_MS: '600000' });
 
-  it('holds and refuses heavy sends while the mailbox is behind, lets light ones through, admits all again once it caught up, and delivers every accepted one once', async () => {
-    // Caught up: the mailbox has committed positions (with their record timestamps).
-    sent.push((await send()).messageId);
-    await eventually('the first message delivered', async () => (await entriesOf(members[1]!)).length === 1, 30_000);
-    expect(await metric('qim_admission_closed')).toBe(0);
+  it(
+    'holds and refuses heavy sends while the mailbox is behind, lets light ones through, ' +
+      'admits all again once it caught up, and delivers every accepted one once',
+    async () => {
+      // Caught up: the mailbox has committed positions (with their record timestamps).
+      sent.push((await send()).messageId);
+      await eventually('the first message delivered', async () => (await entriesOf(members[1]!)).length === 1, 30_000);
+      expect(await metric('qim_admission_closed')).toBe(0);
 
-    stack.mailbox!.signal('SIGSTOP');
-    let refused: unknown = null;
-    const t0 = Date.now();
-    while (refused === null && Date.now() - t0 < 20_000) {
-      try {
-        sent.push((await send()).messageId);
-      } catch (err) {
-        refused = err;
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(refused).toBeInstanceOf(QimUnavailableError);
-    expect((refused as QimUnavailableError).message).toMatch(/not admitted: message delivery is \d+ s behind.*nothing was written/);
-    expect(await metric('qim_admission_closed')).toBe(1);
-    expect(await metric('qim_admission_waits_total')).toBeGreaterThanOrEqual(1);
-    // Accepted before the gate closed: at least one message waited behind the frozen mailbox.
-    expect(sent.length).toBeGreaterThan(1);
-    // The gate is still closed, yet a send to the 2-member conversation passes it at once: light.
-    sent.push((await send(LIGHT)).messageId);
-    expect(await metric('qim_admission_closed')).toBe(1);
-    expect(await writerMetricWith(stack, 'qim_admission_waits_total', 'outcome="light"')).toBe(1);
-
-    stack.mailbox!.signal('SIGCONT');
-    // A send held at the gate when it opens is let in (no 503): retried until the gate has opened.
-    await eventually(
-      'sends admitted again',
-      async () => {
+      stack.mailbox!.signal('SIGSTOP');
+      let refused: unknown = null;
+      const t0 = Date.now();
+      while (refused === null && Date.now() - t0 < 20_000) {
         try {
           sent.push((await send()).messageId);
-          return true;
         } catch (err) {
-          if (!(err instanceof QimUnavailableError)) throw err;
-          return false;
+          refused = err;
         }
-      },
-      60_000,
-    );
-    expect(await metric('qim_admission_closed')).toBe(0);
-    await eventually('every accepted message delivered', async () => (await entriesOf(members[1]!)).length === sent.length, 60_000);
-    expect((await entriesOf(members[1]!)).sort()).toEqual([...sent].sort());
-  });
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(refused).toBeInstanceOf(QimUnavailableError);
+      expect((refused as QimUnavailableError).message).toMatch(/not admitted: message delivery is \d+ s behind.*nothing was written/);
+      expect(await metric('qim_admission_closed')).toBe(1);
+      expect(await metric('qim_admission_waits_total')).toBeGreaterThanOrEqual(1);
+      // Accepted before the gate closed: at least one message waited behind the frozen mailbox.
+      expect(sent.length).toBeGreaterThan(1);
+      // The gate is still closed, yet a send to the 2-member conversation passes it at once: light.
+      sent.push((await send(LIGHT)).messageId);
+      expect(await metric('qim_admission_closed')).toBe(1);
+      expect(await writerMetricWith(stack, 'qim_admission_waits_total', 'outcome="light"')).toBe(1);
+
+      stack.mailbox!.signal('SIGCONT');
+      // A send held at the gate when it opens is let in (no 503): retried until the gate has opened.
+      await eventually(
+        'sends admitted again',
+        async () => {
+          try {
+            sent.push((await send()).messageId);
+            return true;
+          } catch (err) {
+            if (!(err instanceof QimUnavailableError)) throw err;
+            return false;
+          }
+        },
+        60_000,
+      );
+      expect(await metric('qim_admission_closed')).toBe(0);
+      await eventually('every accepted message delivered', async () => (await entriesOf(members[1]!)).length === sent.length, 60_000);
+      expect((await entriesOf(members[1]!)).sort()).toEqual([...sent].sort());
+    },
+  );
 });
 
 /**

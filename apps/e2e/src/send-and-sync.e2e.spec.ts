@@ -161,25 +161,28 @@ describe('send → history → mailbox sync (redis backend, kafka)', () => {
     expect((await heldSoFar()) - before).toBe(1);
   });
 
-  it("counts every Kafka request by client and API in /metrics: the outbox's produces, the router's and shards' fetches and commits, the dispatch produces", async () => {
-    const requests = async (url: string): Promise<Map<string, number>> => {
-      const text = await (await fetch(`${url}/metrics`)).text();
-      return new Map([...text.matchAll(/^qim_kafka_requests_total\{([^}]*)\} (\d+)$/gm)].map((m) => [m[1]!.replace(/,?service="[^"]*"/, ''), Number(m[2])]));
-    };
-    await send(alice, 40);
-    const writer = await requests(stack.writerUrl);
-    expect(writer.get('client="outbox",api="Produce"')).toBeGreaterThanOrEqual(1);
-    await eventually('the mailbox routed, dispatched and committed', async () => {
-      const mailbox = await requests(stack.mailboxUrl);
-      return [
-        'client="router",api="Fetch"',
-        'client="shards",api="Fetch"',
-        'client="dispatch",api="Produce"',
-        'client="router",api="OffsetCommit"',
-        'client="shards",api="OffsetCommit"',
-      ].every((k) => (mailbox.get(k) ?? 0) >= 1);
-    });
-  });
+  it(
+    'counts every Kafka request by client and API in /metrics: ' + "the outbox's produces, the router's and shards' fetches and commits, the dispatch produces",
+    async () => {
+      const requests = async (url: string): Promise<Map<string, number>> => {
+        const text = await (await fetch(`${url}/metrics`)).text();
+        return new Map([...text.matchAll(/^qim_kafka_requests_total\{([^}]*)\} (\d+)$/gm)].map((m) => [m[1]!.replace(/,?service="[^"]*"/, ''), Number(m[2])]));
+      };
+      await send(alice, 40);
+      const writer = await requests(stack.writerUrl);
+      expect(writer.get('client="outbox",api="Produce"')).toBeGreaterThanOrEqual(1);
+      await eventually('the mailbox routed, dispatched and committed', async () => {
+        const mailbox = await requests(stack.mailboxUrl);
+        return [
+          'client="router",api="Fetch"',
+          'client="shards",api="Fetch"',
+          'client="dispatch",api="Produce"',
+          'client="router",api="OffsetCommit"',
+          'client="shards",api="OffsetCommit"',
+        ].every((k) => (mailbox.get(k) ?? 0) >= 1);
+      });
+    },
+  );
 
   it('runs both services on the service runtime (SERVICE_NODE: the pinned Node 24 under the test command)', async () => {
     const expected = execFileSync(serviceNode(), ['--version']).toString().trim();

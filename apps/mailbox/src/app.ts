@@ -19,7 +19,8 @@ export async function mailboxApp(app: FastifyInstance, opts: MailboxAppOptions):
     tokens: opts.serviceTokens,
     metrics: opts.metrics,
     readinessSummary:
-      'Backend readiness, Kafka, consumers (503 when not ready); each assigned shard in the detail (a refused or stalled shard does not make the process unready)',
+      'Backend readiness, Kafka, consumers (503 when not ready); ' +
+      'each assigned shard in the detail (a refused or stalled shard does not make the process unready)',
   });
   // Closing: long-polling syncs answer at once instead of holding the drain for their whole wait.
   app.addHook('preClose', async () => opts.reader.board.close());

@@ -135,7 +135,8 @@ describe('writer: errors say the right thing', () => {
     const body = JSON.stringify({ members: [ALICE] });
     const received = new Promise((r) => t.app.server.once('request', r));
     socket.write(
-      `PUT ${membersUrl} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${TOKEN}\r\nx-qim-tenant: ${T}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+      `PUT ${membersUrl} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${TOKEN}\r\nx-qim-tenant: ${T}\r\n` +
+        `content-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
     );
     // The moments are observed, not slept for: the server has the request's head, then it is closing.
     await received;

@@ -9,7 +9,8 @@ const shape: EnvShape = Object.freeze(
   Object.assign(
     {
       QIM_STORE_BACKEND: choice(STORE_BACKENDS, STORE_BACKENDS[0]).describe(
-        `${STORE_BACKENDS.map((k) => `\`${k}\``).join(' | ')} (${notDurable.join(', ')} only with \`QIM_ENV=development|test\`); any other value is refused, never a fallback`,
+        `${STORE_BACKENDS.map((k) => `\`${k}\``).join(' | ')} (${notDurable.join(', ')} only with \`QIM_ENV=development|test\`); ` +
+          `any other value is refused, never a fallback`,
       ),
     },
     ...BACKEND_MODULES.map((m) => m.envShape),

@@ -161,7 +161,8 @@ describe('DeliveryLagProbe (real Kafka)', () => {
     });
 
     it('bounds a lag read by the read timeout, and fails the next one at once while the first still hangs', async () => {
-      // The connection is accepted, the first request never answered: unbounded, this read takes the request timeout (5 s here, 30 s by default, more with retries).
+      // The connection is accepted, the first request never answered: unbounded, this read takes the
+      // request timeout (5 s here, 30 s by default, more with retries).
       const silent = new GroupOffsetsReader(
         createKafka({
           brokers: [`127.0.0.1:${(server.address() as AddressInfo).port}`],

@@ -103,38 +103,42 @@ describe('mailbox groups found on the broker', () => {
     });
   });
 
-  it('watches the router and the shard groups that have members, each replay-judged against the older epochs; with none live, the newest; says when that changes', async () => {
-    const { state, source } = world();
-    const seen: string[][] = [];
-    const finder = new MailboxGroupFinder(source, naming);
-    state.groups.set('mb-router', { members: 1, partitions: [] });
-    state.groups.set('mb-shards-e0', { members: 1, partitions: [] });
-    expect(await finder.find()).toEqual([
-      { groupId: 'mb-router', topic: 'm' },
-      { groupId: 'mb-shards-e0', topic: 'd', replayOf: [] },
-    ]);
-    // The runbook's bump: every mailbox stopped, the epoch raised, started again.
-    state.groups.set('mb-shards-e0', { members: 0, partitions: [] });
-    state.groups.set('mb-shards-e1', { members: 2, partitions: [] });
-    expect(await finder.find()).toEqual([
-      { groupId: 'mb-router', topic: 'm' },
-      { groupId: 'mb-shards-e1', topic: 'd', replayOf: ['mb-shards-e0'] },
-    ]);
-    // Every mailbox stopped: the newest epoch's group (which counts for nothing without members).
-    state.groups.set('mb-shards-e1', { members: 0, partitions: [] });
-    expect((await finder.find()).map((g) => g.groupId)).toEqual(['mb-router', 'mb-shards-e1']);
-    // The probe re-reads the groups every rediscoverMs and reports each change once.
-    const probe = new DeliveryLagProbe(source, finder, () => state.now, { rediscoverMs: 5_000, onWatch: (g) => seen.push(g.map((x) => x.groupId)) });
-    await probe.read();
-    state.groups.set('mb-shards-e2', { members: 1, partitions: [] });
-    state.now += 4_999;
-    await probe.read();
-    state.now += 1;
-    await probe.read();
-    await probe.read();
-    expect(seen).toEqual([
-      ['mb-router', 'mb-shards-e1'],
-      ['mb-router', 'mb-shards-e2'],
-    ]);
-  });
+  it(
+    'watches the router and the shard groups that have members, each replay-judged against the older epochs; ' +
+      'with none live, the newest; says when that changes',
+    async () => {
+      const { state, source } = world();
+      const seen: string[][] = [];
+      const finder = new MailboxGroupFinder(source, naming);
+      state.groups.set('mb-router', { members: 1, partitions: [] });
+      state.groups.set('mb-shards-e0', { members: 1, partitions: [] });
+      expect(await finder.find()).toEqual([
+        { groupId: 'mb-router', topic: 'm' },
+        { groupId: 'mb-shards-e0', topic: 'd', replayOf: [] },
+      ]);
+      // The runbook's bump: every mailbox stopped, the epoch raised, started again.
+      state.groups.set('mb-shards-e0', { members: 0, partitions: [] });
+      state.groups.set('mb-shards-e1', { members: 2, partitions: [] });
+      expect(await finder.find()).toEqual([
+        { groupId: 'mb-router', topic: 'm' },
+        { groupId: 'mb-shards-e1', topic: 'd', replayOf: ['mb-shards-e0'] },
+      ]);
+      // Every mailbox stopped: the newest epoch's group (which counts for nothing without members).
+      state.groups.set('mb-shards-e1', { members: 0, partitions: [] });
+      expect((await finder.find()).map((g) => g.groupId)).toEqual(['mb-router', 'mb-shards-e1']);
+      // The probe re-reads the groups every rediscoverMs and reports each change once.
+      const probe = new DeliveryLagProbe(source, finder, () => state.now, { rediscoverMs: 5_000, onWatch: (g) => seen.push(g.map((x) => x.groupId)) });
+      await probe.read();
+      state.groups.set('mb-shards-e2', { members: 1, partitions: [] });
+      state.now += 4_999;
+      await probe.read();
+      state.now += 1;
+      await probe.read();
+      await probe.read();
+      expect(seen).toEqual([
+        ['mb-router', 'mb-shards-e1'],
+        ['mb-router', 'mb-shards-e2'],
+      ]);
+    },
+  );
 });

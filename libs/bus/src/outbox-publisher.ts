@@ -51,7 +51,8 @@ export class KafkaOutboxPublisher implements OutboxPublisher {
     const max = this.maxEventBytes();
     if (max !== null && value.length > max) {
       throw new FanoutLimitError(
-        `the message event is ${value.length} bytes (${intent.recipients.length} recipients); topic ${this.topic} takes at most ${max} (max.message.bytes ${this.limit})`,
+        `the message event is ${value.length} bytes (${intent.recipients.length} recipients); ` +
+          `topic ${this.topic} takes at most ${max} (max.message.bytes ${this.limit})`,
       );
     }
     let coordinates;

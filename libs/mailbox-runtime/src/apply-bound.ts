@@ -52,7 +52,9 @@ export class ApplyBound {
     void settled.then(() => {
       if (this.late.get(shard) === settled) this.late.delete(shard);
     });
-    const message = `shard ${shard}: applyPage of offsets ${page.fromOffset}…${page.toOffset} did not end within ${this.timeoutMs} ms (the store does not answer); the page is retried`;
+    const message =
+      `shard ${shard}: applyPage of offsets ${page.fromOffset}…${page.toOffset} did not end within ${this.timeoutMs} ms ` +
+      `(the store does not answer); the page is retried`;
     this.log.error({ shard, fromOffset: page.fromOffset.toString(), applyTimeoutMs: this.timeoutMs }, message);
     throw new ApplyTimeoutError(message);
   }

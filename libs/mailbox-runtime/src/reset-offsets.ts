@@ -74,7 +74,8 @@ export async function resetMailboxOffsets(config: MailboxConfig, only: number | 
         await offsets.setOffsets(config.shardGroup, config.kafka.dispatchTopic, moves);
       } catch (err) {
         throw new Error(
-          `Kafka refused to move the offsets of group ${config.shardGroup} (stop every mailbox process first): ${err instanceof Error ? err.message : String(err)}`,
+          `Kafka refused to move the offsets of group ${config.shardGroup} (stop every mailbox process first): ` +
+            `${err instanceof Error ? err.message : String(err)}`,
         );
       }
     }

@@ -26,7 +26,9 @@ export const resetCommandFor = (shard: number): string =>
   `node dist/apps/admin/main.js reset-mailbox-offsets --shard ${shard} (with the mailbox's environment, every mailbox process stopped)`;
 
 const newEpoch = (epoch: number): string =>
-  `start a new mailbox epoch: stop every mailbox, set QIM_MAILBOX_EPOCH=${epoch + 1} (a new shard group and new frontiers over the topic as it is now), start again; the old epoch's entries stay readable until they expire`;
+  `start a new mailbox epoch: stop every mailbox, set QIM_MAILBOX_EPOCH=${epoch + 1} ` +
+  `(a new shard group and new frontiers over the topic as it is now), start again; ` +
+  `the old epoch's entries stay readable until they expire`;
 
 /**
  * Compares the store's progress on a shard with Kafka's (ADR-0022 §1; issue 11 items 4 and 11), so
@@ -54,7 +56,9 @@ export function judgeShard(p: ShardPositions): ShardRefusal | null {
   if (f !== null && p.low > f + 1n) {
     return {
       kind: 'records-lost',
-      reason: `${at}: the dispatch partition starts at offset ${p.low} but the store's frontier is ${f}: records ${f + 1n}…${p.low - 1n} were deleted before they were applied`,
+      reason:
+        `${at}: the dispatch partition starts at offset ${p.low} but the store's frontier is ${f}: ` +
+        `records ${f + 1n}…${p.low - 1n} were deleted before they were applied`,
       resolve: newEpoch(p.epoch),
     };
   }
@@ -62,7 +66,9 @@ export function judgeShard(p: ShardPositions): ShardRefusal | null {
   if (p.committed !== null && p.committed > next) {
     return {
       kind: 'group-ahead',
-      reason: `${at}: the shard group committed offset ${p.committed} but the store has applied up to ${f ?? 'nothing'} (next ${next}): the group is ahead of the store`,
+      reason:
+        `${at}: the shard group committed offset ${p.committed} ` +
+        `but the store has applied up to ${f ?? 'nothing'} (next ${next}): the group is ahead of the store`,
       resolve: resetCommandFor(p.shard),
     };
   }

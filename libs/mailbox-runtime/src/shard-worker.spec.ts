@@ -183,21 +183,25 @@ describe('ShardWorker guard (store frontier against Kafka offsets)', () => {
     return { ...s, worker };
   }
 
-  it('refuses a shard whose group is ahead of the store: the process stays ready (detail and metric name the shard and the command), pages refused, nothing written', async () => {
-    const { worker, store, logged, metrics } = await guarded({ low: 0n, end: 10n, committed: 4n });
-    await worker.onAssigned([0]);
-    expect(worker.stateOf(0).refusal).toMatchObject({ kind: 'group-ahead' });
-    const r = await worker.readiness();
-    expect(r.ok).toBe(true);
-    expect(r.detail).toMatchObject({ assigned: [0], refused: [0] });
-    expect(JSON.stringify(r.detail)).toContain('reset-mailbox-offsets --shard 0');
-    const text = await metrics.registry.metrics();
-    expect(text).toMatch(/qim_shard_refused\{shard="0"[^}]*\} 1/);
-    expect(text).not.toMatch(/qim_shard_stalled\{shard="0"[^}]*\} 1/);
-    await expect(worker.handlePage(page([rec(4n, dispatch(1n))]))).rejects.toThrow(/group is ahead of the store; to resolve: node dist\/apps\/admin/);
-    expect((await store.frontier()).offset).toBeNull();
-    expect(logged.filter((l) => l.msg.startsWith('shard refused'))).toHaveLength(1);
-  });
+  it(
+    'refuses a shard whose group is ahead of the store: the process stays ready ' +
+      '(detail and metric name the shard and the command), pages refused, nothing written',
+    async () => {
+      const { worker, store, logged, metrics } = await guarded({ low: 0n, end: 10n, committed: 4n });
+      await worker.onAssigned([0]);
+      expect(worker.stateOf(0).refusal).toMatchObject({ kind: 'group-ahead' });
+      const r = await worker.readiness();
+      expect(r.ok).toBe(true);
+      expect(r.detail).toMatchObject({ assigned: [0], refused: [0] });
+      expect(JSON.stringify(r.detail)).toContain('reset-mailbox-offsets --shard 0');
+      const text = await metrics.registry.metrics();
+      expect(text).toMatch(/qim_shard_refused\{shard="0"[^}]*\} 1/);
+      expect(text).not.toMatch(/qim_shard_stalled\{shard="0"[^}]*\} 1/);
+      await expect(worker.handlePage(page([rec(4n, dispatch(1n))]))).rejects.toThrow(/group is ahead of the store; to resolve: node dist\/apps\/admin/);
+      expect((await store.frontier()).offset).toBeNull();
+      expect(logged.filter((l) => l.msg.startsWith('shard refused'))).toHaveLength(1);
+    },
+  );
 
   it('is green only after the check passed, and runs pages of a consistent shard', async () => {
     const positions = { low: 0n, end: 10n, committed: null as bigint | null };

@@ -20,7 +20,8 @@ writeFileSync(
 );
 writeFileSync(
   command,
-  `console.log('first line'); console.log('x'.repeat(100)); console.error('last line ' + process.argv.slice(2).join(' ')); process.exit(Number(process.env.EXIT_CODE));`,
+  `console.log('first line'); console.log('x'.repeat(100)); ` +
+    `console.error('last line ' + process.argv.slice(2).join(' ')); process.exit(Number(process.env.EXIT_CODE));`,
 );
 
 const envOf = async (url: string): Promise<Record<string, string>> => (await fetch(`${url}/env`)).json() as Promise<Record<string, string>>;

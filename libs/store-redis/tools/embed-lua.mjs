@@ -77,22 +77,39 @@ function embedScript(stem, fn, file, seen) {
   return `-- begin script ${stem}\nlocal function ${fn}(KEYS, ARGV)\n${body}\nend\n-- end script ${stem}`;
 }
 
+/**
+ * A script's Lua as a TypeScript expression: one JSON string per Lua line, joined with '\n' at
+ * runtime (the same string as one literal would give, but the generated lines stay short).
+ */
+function renderLua(lua) {
+  const lines = lua.split('\n').map((line) => `      ${JSON.stringify(line)},`);
+  return ['[', ...lines, "    ].join('\\n')"].join('\n');
+}
+
 export function renderModule() {
   const files = readdirSync(luaDir)
     .filter((f) => f.endsWith('.lua'))
     .sort();
   const entries = files.map((file) => {
     const m = SCRIPT_FILE.exec(file);
-    if (!m) throw new Error(`${file}: a script file must be named <kebab-name>-v<version>-<numKeys>.lua`);
+    if (!m) {
+      throw new Error(`${file}: a script file must be named <kebab-name>-v<version>-<numKeys>.lua`);
+    }
     const source = readFileSync(join(luaDir, file), 'utf8');
     if (!source.startsWith('--[[')) throw new Error(`${file}: a script must open with a --[[ docblock ]]`);
     const lua = inline(source, file, new Set());
     return { key: camel(m[1]), file, numberOfKeys: m[2] === 'n' ? null : Number(m[2]), lua };
   });
   const body = entries
-    .map(
-      (e) =>
-        `  ${e.key}: {\n    name: ${JSON.stringify(e.key)},\n    file: ${JSON.stringify(e.file)},\n    numberOfKeys: ${e.numberOfKeys},\n    lua: ${JSON.stringify(e.lua)},\n  },`,
+    .map((e) =>
+      [
+        `  ${e.key}: {`,
+        `    name: ${JSON.stringify(e.key)},`,
+        `    file: ${JSON.stringify(e.file)},`,
+        `    numberOfKeys: ${e.numberOfKeys},`,
+        `    lua: ${renderLua(e.lua)},`,
+        '  },',
+      ].join('\n'),
     )
     .join('\n');
   return [

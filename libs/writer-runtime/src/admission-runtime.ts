@@ -72,14 +72,16 @@ export function admissionGate(
         if (c.stalled.length > c.was.stalled.length || c.stalled.some((p) => !c.was.stalled.includes(p))) {
           log.warn(
             detail,
-            `delivery stalled on partitions ${c.stalled.join(', ')} of ${c.groupId} (position unmoved while records wait: a refused or failing consumer; not counted for admission, see the mailbox's shard status)`,
+            `delivery stalled on partitions ${c.stalled.join(', ')} of ${c.groupId} ` +
+              `(position unmoved while records wait: a refused or failing consumer; not counted for admission, see the mailbox's shard status)`,
           );
         } else if (c.replaying.length > 0 && c.replaying.join() !== c.was.replaying.join()) {
           log.info(detail, `${c.groupId} replays what an older epoch delivered on partitions ${c.replaying.join(', ')} (not counted for admission)`);
         } else {
           log.info(
             detail,
-            `${c.groupId}: stalled [${c.stalled.join(', ')}], replaying [${c.replaying.join(', ')}] (was stalled [${c.was.stalled.join(', ')}], replaying [${c.was.replaying.join(', ')}])`,
+            `${c.groupId}: stalled [${c.stalled.join(', ')}], replaying [${c.replaying.join(', ')}] ` +
+              `(was stalled [${c.was.stalled.join(', ')}], replaying [${c.was.replaying.join(', ')}])`,
           );
         }
       }

@@ -101,7 +101,9 @@ export class AdmissionRefusedError extends UnavailableError implements PublicFai
   readonly publicMessage: string;
   constructor(lagMs: number, maxLagMs: number, waitMs: number) {
     super(`send not admitted: delivery is ${lagMs} ms behind (bound ${maxLagMs} ms), waited ${waitMs} ms`);
-    this.publicMessage = `not admitted: message delivery is ${Math.round(lagMs / 1000)} s behind (QIM_ADMISSION_MAX_LAG_MS ${maxLagMs} ms); nothing was written: retry later with the same client_message_id`;
+    this.publicMessage =
+      `not admitted: message delivery is ${Math.round(lagMs / 1000)} s behind (QIM_ADMISSION_MAX_LAG_MS ${maxLagMs} ms); ` +
+      `nothing was written: retry later with the same client_message_id`;
   }
 }
 

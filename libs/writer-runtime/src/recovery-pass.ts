@@ -56,7 +56,8 @@ export async function recoveryPass(runner: RecoveryRunner, metrics: WriterMetric
         metrics.recoveryActions.inc({ result: 'unpublishable' });
         log.error(
           { key: f.key, err: f.error },
-          'commit can never be published (its event exceeds the messages topic record limit): left out of recovery until restart; raise the topic max.message.bytes, then restart a writer',
+          'commit can never be published (its event exceeds the messages topic record limit): left out of recovery until restart; ' +
+            'raise the topic max.message.bytes, then restart a writer',
         );
       }
       continue;

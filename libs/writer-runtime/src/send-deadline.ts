@@ -12,7 +12,9 @@ export class SendDeadlineError extends UnavailableError implements PublicFailure
   readonly publicMessage: string;
   constructor(deadlineMs: number) {
     super(`send not finished within ${deadlineMs} ms`);
-    this.publicMessage = `send not finished within ${deadlineMs} ms (QIM_SEND_DEADLINE_MS); it completes in the background or by recovery: retry with the same client_message_id`;
+    this.publicMessage =
+      `send not finished within ${deadlineMs} ms (QIM_SEND_DEADLINE_MS); ` +
+      `it completes in the background or by recovery: retry with the same client_message_id`;
   }
 }
 

@@ -15,7 +15,9 @@ export function registerMailboxRoutes(app: FastifyInstance, opts: MailboxAppOpti
     {
       schema: {
         summary:
-          "Sync the acting user's own mailbox after a cursor, up to the shard frontier; with wait_ms, long-poll until entries arrive; a repeat of an answer's cursor within QIM_SYNC_REPEAT_HOLD_MS of it waits out the hold unless entries arrive (410 CURSOR_EXPIRED / EPOCH_MISMATCH → resync)",
+          "Sync the acting user's own mailbox after a cursor, up to the shard frontier; with wait_ms, long-poll until entries arrive; " +
+          "a repeat of an answer's cursor within QIM_SYNC_REPEAT_HOLD_MS of it waits out the hold unless entries arrive " +
+          '(410 CURSOR_EXPIRED / EPOCH_MISMATCH → resync)',
         security: BEARER,
         headers: actingHeaders,
         params: userParams,

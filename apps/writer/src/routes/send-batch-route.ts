@@ -29,7 +29,9 @@ export function registerSendBatchRoute(app: FastifyInstance, opts: WriterAppOpti
     {
       bodyLimit,
       schema: {
-        summary: `Send several messages as the acting user, each answered on its own as POST /v1/messages would answer it (at most QIM_SEND_BATCH_MAX sends, ${maxItems} here)`,
+        summary:
+          `Send several messages as the acting user, each answered on its own as POST /v1/messages would answer it ` +
+          `(at most QIM_SEND_BATCH_MAX sends, ${maxItems} here)`,
         security: BEARER,
         headers: actingHeaders,
         body: sendBatchBodySchema(maxItems),

@@ -27,7 +27,9 @@ export const commonEnvShape = {
   QIM_MESSAGES_PARTITIONS: intField(1, 10_000, 12).describe('partitions of the messages topic (created, or verified at start-up)'),
   QIM_KAFKA_REPLICATION: intField(1, 15, 1).describe('replication factor of the topics the services create (`min.insync.replicas` 2 from 3 on)'),
   QIM_KAFKA_PRODUCE_PACE_MS: intField(0, 100, 5).describe(
-    "writer outbox and router dispatch producer: least time (ms, 0…100) between the starts of two produce requests, so a busy stream shares requests; a record after a quiet spell goes at once; counts toward a send's deadline; 0 = off",
+    'writer outbox and router dispatch producer: least time (ms, 0…100) between the starts of two produce requests, ' +
+      'so a busy stream shares requests; a record after a quiet spell goes at once; ' +
+      "counts toward a send's deadline; 0 = off",
   ),
   QIM_MAILBOX_SHARDS: optionalIntField(1, 65_536).describe('mailbox (required): shard count = partitions of the dispatch topic'),
   QIM_MAILBOX_EPOCH: optionalIntField(0, 65_535).describe('mailbox (required): mailbox epoch (0…65 535); a change of the shard count is an epoch change'),
@@ -39,7 +41,9 @@ export const commonEnvShape = {
     'most time a client may take to send one whole request (Fastify `requestTimeout`, ms)',
   ),
   QIM_READ_BUDGET_BYTES: intField(1024 * 1024, 16 * 1024 * 1024 * 1024, 64 * 1024 * 1024).describe(
-    'bytes of pages (mailbox sync, writer history) one process reads at once (1 MiB…16 GiB): each read holds its `max_bytes` (at most this) while the store reads; beyond it a read waits `QIM_READ_BUDGET_WAIT_MS`, then `503 UNAVAILABLE` with `Retry-After`',
+    'bytes of pages (mailbox sync, writer history) one process reads at once (1 MiB…16 GiB): ' +
+      'each read holds its `max_bytes` (at most this) while the store reads; ' +
+      'beyond it a read waits `QIM_READ_BUDGET_WAIT_MS`, then `503 UNAVAILABLE` with `Retry-After`',
   ),
   QIM_READ_BUDGET_WAIT_MS: intField(0, 10_000, 200).describe(
     'most time a page read waits for room in `QIM_READ_BUDGET_BYTES` before `503` with `Retry-After` (ms; 0 = refuse at once)',

@@ -83,7 +83,8 @@ function publicMessageOf(err: unknown): string | null {
 /**
  * Maps any thrown value to `{status, {code, message}}`. Store errors keep their code (a code
  * outside `ErrorCode` is INTERNAL); zod errors, route-schema validation failures and framework
- * request errors become INVALID_INPUT (or their specific code); anything else is INTERNAL 500. A 4xx keeps its message (it describes the caller's request). A 5xx never carries
+ * request errors become INVALID_INPUT (or their specific code); anything else is INTERNAL 500.
+ * A 4xx keeps its message (it describes the caller's request). A 5xx never carries
  * the error's message (driver text, CQL, host names): it says the error's `publicMessage` or a
  * generic text, plus `request_id` when given.
  */

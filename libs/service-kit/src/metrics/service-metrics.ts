@@ -20,7 +20,9 @@ export class ServiceMetrics {
   /** Kafka requests a broker answered, per client of this service (outbox, dispatch, router, shards) and API. */
   readonly kafkaRequests = new Counter({
     name: 'qim_kafka_requests_total',
-    help: 'Kafka requests answered by a broker, per client of this service (outbox, dispatch, router, shards) and API (Produce, Fetch, OffsetCommit, Heartbeat, ...)',
+    help:
+      'Kafka requests answered by a broker, per client of this service ' +
+      '(outbox, dispatch, router, shards) and API (Produce, Fetch, OffsetCommit, Heartbeat, ...)',
     labelNames: ['client', 'api'] as const,
     registers: [this.registry],
   });

@@ -109,7 +109,10 @@ export interface DispatchPage {
 export interface DispatchOutcome {
   readonly offset: bigint;
   readonly dispatchId: Id128;
-  /** `applied`: entries written at this offset's seq; `duplicate`: already applied at `canonicalOffset`; `conflict`: same id, other content (nothing written). */
+  /**
+   * `applied`: entries written at this offset's seq; `duplicate`: already applied at `canonicalOffset`;
+   * `conflict`: same id, other content (nothing written).
+   */
   readonly outcome: 'applied' | 'duplicate' | 'conflict';
   /** The lowest offset of this dispatch id (its entries live at that offset's mailbox seq). */
   readonly canonicalOffset: bigint;

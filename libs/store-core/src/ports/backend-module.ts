@@ -59,7 +59,10 @@ export interface MailboxBinding {
   readonly gc: MailboxGcConfig;
   /** Store statements one shard's `applyPage` keeps in flight (`QIM_MAILBOX_APPLY_CONCURRENCY`). */
   readonly applyConcurrency: number;
-  /** `QIM_CLOCK_SKEW_MS`: how far service and database clocks may disagree (Scylla readers keep 1 s + this from an expiry; every fast path, Redis too, this + 1 h). Default 0. */
+  /**
+   * `QIM_CLOCK_SKEW_MS`: how far service and database clocks may disagree (Scylla readers keep 1 s + this
+   * from an expiry; every fast path, Redis too, this + 1 h). Default 0.
+   */
   readonly clockSkewAllowanceMs?: bigint;
 }
 

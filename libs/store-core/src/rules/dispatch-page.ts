@@ -78,7 +78,8 @@ export function planPage(page: DispatchPage, shardEpoch: ShardEpoch, frontier: b
 export function pageDecision(range: Pick<DispatchPage, 'fromOffset' | 'toOffset'>, shardEpoch: ShardEpoch, frontier: bigint | null): 'behind' | 'apply' {
   if (frontier !== null && range.fromOffset > frontier + 1n) {
     throw new FrontierGapError(
-      `shard ${shardEpoch.shard} epoch ${shardEpoch.epoch}: page starts at offset ${range.fromOffset}, frontier is ${frontier} (offsets ${frontier + 1n}…${range.fromOffset - 1n} missing)`,
+      `shard ${shardEpoch.shard} epoch ${shardEpoch.epoch}: page starts at offset ${range.fromOffset}, ` +
+        `frontier is ${frontier} (offsets ${frontier + 1n}…${range.fromOffset - 1n} missing)`,
     );
   }
   return frontier !== null && range.toOffset <= frontier ? 'behind' : 'apply';
@@ -121,7 +122,10 @@ export function entriesOfDispatch(record: DispatchRecord, epoch: number, canonic
   }));
 }
 
-/** A dispatch index row as the store read it (after writing the page's sights, or on CQL before — ADR-0022 §4): the id's lowest offset and that record's digest. */
+/**
+ * A dispatch index row as the store read it (after writing the page's sights, or on CQL before —
+ * ADR-0022 §4): the id's lowest offset and that record's digest.
+ */
 export interface IndexedDispatch {
   readonly offset: bigint;
   readonly digest: Uint8Array;

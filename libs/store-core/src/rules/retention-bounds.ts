@@ -52,7 +52,8 @@ export function checkMailboxRetention(entryRetentionMs: bigint, clockSkewAllowan
   const days = maxRetentionDays(clockSkewAllowanceMs);
   if (entryRetentionMs < 0n || entryRetentionMs > BigInt(days) * DAY_MS) {
     throw new InvalidInputError(
-      `mailbox retention ${entryRetentionMs} ms is longer than the 32-item active ledger holds: at most ${days} days with a clock-skew allowance of ${clockSkewAllowanceMs} ms`,
+      `mailbox retention ${entryRetentionMs} ms is longer than the 32-item active ledger holds: ` +
+        `at most ${days} days with a clock-skew allowance of ${clockSkewAllowanceMs} ms`,
     );
   }
 }

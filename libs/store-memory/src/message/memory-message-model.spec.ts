@@ -39,16 +39,19 @@ describe('MemoryMessageStore model', () => {
     expect(setup().store.commitAuxTtlMs).toBe(COMMIT_AUX_TTL_MS);
   });
 
-  it('gcCommittedAuxiliary physically drops expired commit rows with their recovery rows and seq claims, bounded and counted per commit, never live ones', async () => {
-    const { clock, backend, store, tenant, conv } = setup();
-    for (let i = 0; i < 3; i++) await store.reserve({ request: request(tenant, conv), messageId: id(), createdAt: clock.nowMs(), recipients: [] });
-    expect(await store.gcCommittedAuxiliary(clock.nowMs() + 3n * HOUR, 100)).toEqual({ examined: 0, reclaimed: 0, more: false });
-    clock.advance(2n * HOUR);
-    expect(await store.gcCommittedAuxiliary(clock.nowMs(), 2)).toEqual({ examined: 2, reclaimed: 2, more: true });
-    expect(await store.gcCommittedAuxiliary(clock.nowMs(), 100)).toEqual({ examined: 1, reclaimed: 1, more: false });
-    expect(await store.gcCommittedAuxiliary(clock.nowMs(), 100)).toEqual({ examined: 0, reclaimed: 0, more: false });
-    expect([backend.commits, backend.recovery, backend.seqClaims].map((t) => t.sweep(clock.nowMs() + 3n * HOUR, 100).dropped)).toEqual([0, 0, 0]);
-  });
+  it(
+    'gcCommittedAuxiliary physically drops expired commit rows with their recovery rows and seq claims, ' + 'bounded and counted per commit, never live ones',
+    async () => {
+      const { clock, backend, store, tenant, conv } = setup();
+      for (let i = 0; i < 3; i++) await store.reserve({ request: request(tenant, conv), messageId: id(), createdAt: clock.nowMs(), recipients: [] });
+      expect(await store.gcCommittedAuxiliary(clock.nowMs() + 3n * HOUR, 100)).toEqual({ examined: 0, reclaimed: 0, more: false });
+      clock.advance(2n * HOUR);
+      expect(await store.gcCommittedAuxiliary(clock.nowMs(), 2)).toEqual({ examined: 2, reclaimed: 2, more: true });
+      expect(await store.gcCommittedAuxiliary(clock.nowMs(), 100)).toEqual({ examined: 1, reclaimed: 1, more: false });
+      expect(await store.gcCommittedAuxiliary(clock.nowMs(), 100)).toEqual({ examined: 0, reclaimed: 0, more: false });
+      expect([backend.commits, backend.recovery, backend.seqClaims].map((t) => t.sweep(clock.nowMs() + 3n * HOUR, 100).dropped)).toEqual([0, 0, 0]);
+    },
+  );
 
   it('gcExpiredHistory drops expired ephemeral records and their index rows only, counted per message', async () => {
     const { clock, store, tenant, conv } = setup();

@@ -126,7 +126,13 @@ export const redisEnvShape = {
         .optional(),
     )
     .describe(
-      'writer: required in redis and scylla modes (leases, membership); mailbox: required in redis mode. `redis://` or `rediss://` (TLS) URL, or `unix:///absolute/path` for a Redis on the same host. The server must run `appendonly yes` outside development/test and `appendfsync always` with `QIM_ENV=production` and, outside development/test, `maxmemory-policy noeviction` and `no-appendfsync-on-rewrite no` (start-up and readiness refuse otherwise, naming the setting): under `everysec` an OS crash can roll back an acknowledged send, an evicting policy can drop the retention meta of a user (entries then skipped without `CURSOR_EXPIRED`), and `yes` suspends the fsync during AOF rewrites (libs/store-redis/README.md, "Durability")',
+      'writer: required in redis and scylla modes (leases, membership); mailbox: required in redis mode. ' +
+        '`redis://` or `rediss://` (TLS) URL, or `unix:///absolute/path` for a Redis on the same host. ' +
+        'The server must run `appendonly yes` outside development/test and `appendfsync always` with `QIM_ENV=production` and, ' +
+        'outside development/test, `maxmemory-policy noeviction` and `no-appendfsync-on-rewrite no` ' +
+        '(start-up and readiness refuse otherwise, naming the setting): ' +
+        'under `everysec` an OS crash can roll back an acknowledged send, an evicting policy can drop the retention meta of a user ' +
+        '(entries then skipped without `CURSOR_EXPIRED`), and `yes` suspends the fsync during AOF rewrites (libs/store-redis/README.md, "Durability")',
     ),
   QIM_REDIS_NAMESPACE: z
     .string()

@@ -94,56 +94,60 @@ describe('physical clean-up of the Redis backends', () => {
     expect(await redis.zscore(c.registry, c.member)).toBeNull();
   });
 
-  it('mailbox: a day index (holding the entries) gets its expiry once, a replay never renews it, a later entry raises it; a live day’s proof has none until its day is consumed', async () => {
-    const store = new RedisMailboxStore({
-      redis,
-      namespace,
-      clock,
-      physicalGraceMs: GRACE,
-      ownsConnection: false,
-      shardEpoch: { shard: 3, epoch: 4 },
-      gc: { entryRetentionMs: DAY_MS, dispatchDedupeMs: DAY_MS },
-    });
-    const tenantId = rid();
-    const userId = rid();
-    const createdAt = clock.nowMs();
-    const entry = { tenantId, userId, mailboxSeq: composeMailboxSeq(4, 10n), createdAt, events: [{ ordinal: 0, eventId: rid(), payload: Buffer.from('p') }] };
-    await store.appendBatch([entry]);
-    const u = store.keys.user(tenantId, userId);
-    const day = u.dayIndex(4, dayOf(createdAt));
-    const expiry = entryExpiry(createdAt, DAY_MS);
-    expect(await pexpiretime(day)).toBe(Number(expiry + GRACE));
-    expect(await redis.pttl(u.proof(dayOf(createdAt)))).toBe(-1);
-    clock.advance(3_600_000n);
-    await store.appendBatch([entry]);
-    expect(await pexpiretime(day)).toBe(Number(expiry + GRACE));
-    expect(await redis.zcard(day)).toBe(1);
+  it(
+    'mailbox: a day index (holding the entries) gets its expiry once, a replay never renews it, a later entry raises it; ' +
+      'a live day’s proof has none until its day is consumed',
+    async () => {
+      const store = new RedisMailboxStore({
+        redis,
+        namespace,
+        clock,
+        physicalGraceMs: GRACE,
+        ownsConnection: false,
+        shardEpoch: { shard: 3, epoch: 4 },
+        gc: { entryRetentionMs: DAY_MS, dispatchDedupeMs: DAY_MS },
+      });
+      const tenantId = rid();
+      const userId = rid();
+      const createdAt = clock.nowMs();
+      const entry = { tenantId, userId, mailboxSeq: composeMailboxSeq(4, 10n), createdAt, events: [{ ordinal: 0, eventId: rid(), payload: Buffer.from('p') }] };
+      await store.appendBatch([entry]);
+      const u = store.keys.user(tenantId, userId);
+      const day = u.dayIndex(4, dayOf(createdAt));
+      const expiry = entryExpiry(createdAt, DAY_MS);
+      expect(await pexpiretime(day)).toBe(Number(expiry + GRACE));
+      expect(await redis.pttl(u.proof(dayOf(createdAt)))).toBe(-1);
+      clock.advance(3_600_000n);
+      await store.appendBatch([entry]);
+      expect(await pexpiretime(day)).toBe(Number(expiry + GRACE));
+      expect(await redis.zcard(day)).toBe(1);
 
-    // A store with a longer retention writes a later-expiring entry into the same day: the key lives to it.
-    const longer = new RedisMailboxStore({
-      redis,
-      namespace,
-      clock,
-      physicalGraceMs: GRACE,
-      ownsConnection: false,
-      shardEpoch: { shard: 3, epoch: 4 },
-      gc: { entryRetentionMs: 2n * DAY_MS, dispatchDedupeMs: DAY_MS },
-    });
-    await longer.appendBatch([{ ...entry, mailboxSeq: composeMailboxSeq(4, 11n), createdAt: createdAt + 1n }]);
-    const later = entryExpiry(createdAt + 1n, 2n * DAY_MS);
-    expect(await pexpiretime(day)).toBe(Number(later + GRACE));
-    await store.appendBatch([{ ...entry, mailboxSeq: composeMailboxSeq(4, 12n), createdAt: createdAt + 2n }]);
-    expect(await pexpiretime(day)).toBe(Number(later + GRACE));
+      // A store with a longer retention writes a later-expiring entry into the same day: the key lives to it.
+      const longer = new RedisMailboxStore({
+        redis,
+        namespace,
+        clock,
+        physicalGraceMs: GRACE,
+        ownsConnection: false,
+        shardEpoch: { shard: 3, epoch: 4 },
+        gc: { entryRetentionMs: 2n * DAY_MS, dispatchDedupeMs: DAY_MS },
+      });
+      await longer.appendBatch([{ ...entry, mailboxSeq: composeMailboxSeq(4, 11n), createdAt: createdAt + 1n }]);
+      const later = entryExpiry(createdAt + 1n, 2n * DAY_MS);
+      expect(await pexpiretime(day)).toBe(Number(later + GRACE));
+      await store.appendBatch([{ ...entry, mailboxSeq: composeMailboxSeq(4, 12n), createdAt: createdAt + 2n }]);
+      expect(await pexpiretime(day)).toBe(Number(later + GRACE));
 
-    clock.set(expiry);
-    const top = composeMailboxSeq(4, 100n);
-    await expect(store.rangeScan(tenantId, userId, epochStartSeq(4), top, 10)).rejects.toMatchObject({
-      code: 'CURSOR_EXPIRED',
-      boundary: composeMailboxSeq(4, 12n),
-    });
-    expect(await pexpiretime(u.proof(dayOf(createdAt)))).toBe(Number(expiry + GRACE));
-    expect(await redis.exists(day)).toBe(1);
-  });
+      clock.set(expiry);
+      const top = composeMailboxSeq(4, 100n);
+      await expect(store.rangeScan(tenantId, userId, epochStartSeq(4), top, 10)).rejects.toMatchObject({
+        code: 'CURSOR_EXPIRED',
+        boundary: composeMailboxSeq(4, 12n),
+      });
+      expect(await pexpiretime(u.proof(dayOf(createdAt)))).toBe(Number(expiry + GRACE));
+      expect(await redis.exists(day)).toBe(1);
+    },
+  );
 
   it('dispatch index: physical expiry at createdAt + dedupe + grace, never renewed by a later sight; the frontier has none', async () => {
     const dedupe = 10_000n;

@@ -68,29 +68,33 @@ describe('RedisMailboxStore after lost writes', () => {
     return (await store.rangeScan(tenantId, user, epochStartSeq(shardEpoch.epoch), seq(offset), 100)).entries.map((e) => e.mailboxSeq);
   }
 
-  it('a server restored from a backup between the entries and the frontier write: the page fails, the frontier stays; applied again, every entry is there', async () => {
-    let restoreFrom: string | null = null;
-    const faults: MailboxFaults = {
-      beforeFrontierWrite: async () => {
-        if (restoreFrom === null) return;
-        const from = restoreFrom;
-        restoreFrom = null;
-        await server.restore(from);
-      },
-    };
-    const { store, clock } = world(faults);
-    const u = rid();
-    await store.applyPage(pageOf(0n, 0n, [[0n, record(clock, [u])]]));
-    const backup = server.backup();
-    backups.push(backup);
-    restoreFrom = backup;
-    const page1 = pageOf(1n, 1n, [[1n, record(clock, [u])]]);
-    await expect(store.applyPage(page1)).rejects.toThrow(/restarted|run id/);
-    expect(await store.frontier()).toEqual({ offset: 0n });
-    expect(await visible(store, u)).toEqual([seq(0n)]);
-    await store.applyPage(page1);
-    expect(await visible(store, u)).toEqual([seq(0n), seq(1n)]);
-  }, 60_000);
+  it(
+    'a server restored from a backup between the entries and the frontier write: the page fails, the frontier stays; ' + 'applied again, every entry is there',
+    async () => {
+      let restoreFrom: string | null = null;
+      const faults: MailboxFaults = {
+        beforeFrontierWrite: async () => {
+          if (restoreFrom === null) return;
+          const from = restoreFrom;
+          restoreFrom = null;
+          await server.restore(from);
+        },
+      };
+      const { store, clock } = world(faults);
+      const u = rid();
+      await store.applyPage(pageOf(0n, 0n, [[0n, record(clock, [u])]]));
+      const backup = server.backup();
+      backups.push(backup);
+      restoreFrom = backup;
+      const page1 = pageOf(1n, 1n, [[1n, record(clock, [u])]]);
+      await expect(store.applyPage(page1)).rejects.toThrow(/restarted|run id/);
+      expect(await store.frontier()).toEqual({ offset: 0n });
+      expect(await visible(store, u)).toEqual([seq(0n)]);
+      await store.applyPage(page1);
+      expect(await visible(store, u)).toEqual([seq(0n), seq(1n)]);
+    },
+    60_000,
+  );
 
   it('the frontier and the page’s keys removed behind the store mid-page: the frontier never jumps the hole, on this attempt or the next', async () => {
     let removeUser: Id128 | null = null;
@@ -117,52 +121,62 @@ describe('RedisMailboxStore after lost writes', () => {
     expect(await visible(w.store, u)).toEqual([]);
   }, 60_000);
 
-  it('a warm user whose keys were removed behind the store (meta included): its group goes through the script before the frontier moves, so the new entry is read', async () => {
-    const w = world();
-    const u = rid();
-    await w.store.applyPage(pageOf(0n, 0n, [[0n, record(w.clock, [u])]]));
-    await w.store.applyPage(pageOf(1n, 1n, [[1n, record(w.clock, [u])]]));
-    const user = new RedisKeys(w.namespace).user(tenantId, u);
-    const keys = (await w.admin.keys(`${w.namespace}:*`)).filter((key) => key.startsWith(user.prefix));
-    expect(keys).toContain(user.meta);
-    await w.admin.del(...keys);
-    await w.store.applyPage(pageOf(2n, 2n, [[2n, record(w.clock, [u])]]));
-    // a device that had read through offset 1 must get the entry at 2 (the keys of 0 and 1 were removed by hand)
-    const page = await w.store.rangeScan(tenantId, u, seq(1n), seq((await w.store.frontier()).offset!), 100);
-    expect(page.entries.map((e) => e.mailboxSeq)).toEqual([seq(2n)]);
-    expect(await w.admin.exists(user.meta)).toBe(1);
-  }, 60_000);
+  it(
+    'a warm user whose keys were removed behind the store (meta included): ' +
+      'its group goes through the script before the frontier moves, so the new entry is read',
+    async () => {
+      const w = world();
+      const u = rid();
+      await w.store.applyPage(pageOf(0n, 0n, [[0n, record(w.clock, [u])]]));
+      await w.store.applyPage(pageOf(1n, 1n, [[1n, record(w.clock, [u])]]));
+      const user = new RedisKeys(w.namespace).user(tenantId, u);
+      const keys = (await w.admin.keys(`${w.namespace}:*`)).filter((key) => key.startsWith(user.prefix));
+      expect(keys).toContain(user.meta);
+      await w.admin.del(...keys);
+      await w.store.applyPage(pageOf(2n, 2n, [[2n, record(w.clock, [u])]]));
+      // a device that had read through offset 1 must get the entry at 2 (the keys of 0 and 1 were removed by hand)
+      const page = await w.store.rangeScan(tenantId, u, seq(1n), seq((await w.store.frontier()).offset!), 100);
+      expect(page.entries.map((e) => e.mailboxSeq)).toEqual([seq(2n)]);
+      expect(await w.admin.exists(user.meta)).toBe(1);
+    },
+    60_000,
+  );
 
-  it('a restart under appendfsync everysec in the middle of a warm user’s page (kill -9, AOF replayed): the page fails, the frontier stays, applied again every entry is there', async () => {
-    const everysec = await RedisServerProcess.start(['--appendonly', 'yes', '--appendfsync', 'everysec']);
-    opened.push({ close: () => everysec.stop() });
-    let restart = false;
-    const redis = client(everysec.url);
-    const clock = new ManualClock(BigInt(Date.now()));
-    const store = new RedisMailboxStore({
-      redis,
-      namespace: 'restart',
-      clock,
-      shardEpoch,
-      gc: SPEC_GC,
-      ownsConnection: true,
-      faults: {
-        beforeFrontierWrite: async () => {
-          if (!restart) return;
-          restart = false;
-          await everysec.restart();
+  it(
+    'a restart under appendfsync everysec in the middle of a warm user’s page (kill -9, AOF replayed): ' +
+      'the page fails, the frontier stays, applied again every entry is there',
+    async () => {
+      const everysec = await RedisServerProcess.start(['--appendonly', 'yes', '--appendfsync', 'everysec']);
+      opened.push({ close: () => everysec.stop() });
+      let restart = false;
+      const redis = client(everysec.url);
+      const clock = new ManualClock(BigInt(Date.now()));
+      const store = new RedisMailboxStore({
+        redis,
+        namespace: 'restart',
+        clock,
+        shardEpoch,
+        gc: SPEC_GC,
+        ownsConnection: true,
+        faults: {
+          beforeFrontierWrite: async () => {
+            if (!restart) return;
+            restart = false;
+            await everysec.restart();
+          },
         },
-      },
-    });
-    opened.push(store);
-    const u = rid();
-    await store.applyPage(pageOf(0n, 0n, [[0n, record(clock, [u])]]));
-    await store.applyPage(pageOf(1n, 1n, [[1n, record(clock, [u])]]));
-    restart = true;
-    const page2 = pageOf(2n, 2n, [[2n, record(clock, [u])]]);
-    await expect(store.applyPage(page2)).rejects.toThrow(/restarted/);
-    expect(await store.frontier()).toEqual({ offset: 1n });
-    await store.applyPage(page2);
-    expect(await visible(store, u)).toEqual([seq(0n), seq(1n), seq(2n)]);
-  }, 60_000);
+      });
+      opened.push(store);
+      const u = rid();
+      await store.applyPage(pageOf(0n, 0n, [[0n, record(clock, [u])]]));
+      await store.applyPage(pageOf(1n, 1n, [[1n, record(clock, [u])]]));
+      restart = true;
+      const page2 = pageOf(2n, 2n, [[2n, record(clock, [u])]]);
+      await expect(store.applyPage(page2)).rejects.toThrow(/restarted/);
+      expect(await store.frontier()).toEqual({ offset: 1n });
+      await store.applyPage(page2);
+      expect(await visible(store, u)).toEqual([seq(0n), seq(1n), seq(2n)]);
+    },
+    60_000,
+  );
 });

@@ -5,20 +5,25 @@ import { u64ToHex16 } from '../redis/hex64';
 
 /**
  * The one place Redis keys are built. Every key is `<namespace>:{<tag>}:<suffix>`; everything one
- * atomic script touches shares one hash tag, so each script runs on one cluster slot:
+ * atomic script touches shares one hash tag, so each script runs on one cluster slot (per tag: what
+ * it holds → the scripts that touch it):
  *
- * | tag | holds | scripts |
- * |---|---|---|
- * | `cs:<0…63>` commit shard (hash of the commit key) | commit hashes, recovery index, aux-GC index | reserve, state moves, recovery scan, aux GC |
- * | `cv:<tenant><conversation>` | seq counter, seq claims (one per commit key), history index, records, ephemeral expiry index | claim-seq, put_record, history page, summary, history GC |
- * | `eg:<0…15>` | conversations holding ephemeral rows (for `gcExpiredHistory`) | plain ZADD/ZREM |
- * | `mb:<0…255>` mailbox bucket (hash of tenant + user mod 256) | per user `u2:<tenant><user>:`: retention meta, trim, bucket proofs, per-day entry index holding the entries | append (all users of a bucket in one call), inspect, range scan, trim (one user) |
- * | `sf:<shard>` | the shard frontier of each epoch (`mbd-frontier:<epoch>`) and the dispatch index (first sight of each dispatch id) | record-dispatches, advance-frontier, frontier GET |
- * | `writers` | writer-id leases and their HLC floors | lease-acquire, -renew, -reacquire, -release |
- * | `cs:<0…63>` (again) | recovery claims, beside the commit they claim | recovery-claim |
- * | `fence:<n>` | `wait`: the replica-ack fence, a short-lived value SET right before each WAIT (ADR-0038); `n` picks a slot of the primary waited on | plain SET … PX |
+ * - `cs:<0…63>` commit shard (hash of the commit key): commit hashes, recovery index, aux-GC index
+ *   → reserve, state moves, recovery scan, aux GC
+ * - `cv:<tenant><conversation>`: seq counter, seq claims (one per commit key), history index, records,
+ *   ephemeral expiry index → claim-seq, put_record, history page, summary, history GC
+ * - `eg:<0…15>`: conversations holding ephemeral rows (for `gcExpiredHistory`) → plain ZADD/ZREM
+ * - `mb:<0…255>` mailbox bucket (hash of tenant + user mod 256): per user `u2:<tenant><user>:`:
+ *   retention meta, trim, bucket proofs, per-day entry index holding the entries → append (all users
+ *   of a bucket in one call), inspect, range scan, trim (one user)
+ * - `sf:<shard>`: the shard frontier of each epoch (`mbd-frontier:<epoch>`) and the dispatch index
+ *   (first sight of each dispatch id) → record-dispatches, advance-frontier, frontier GET
+ * - `writers`: writer-id leases and their HLC floors → lease-acquire, -renew, -reacquire, -release
+ * - `cs:<0…63>` (again): recovery claims, beside the commit they claim → recovery-claim
+ * - `fence:<n>`: `wait`: the replica-ack fence, a short-lived value SET right before each WAIT
+ *   (ADR-0038); `n` picks a slot of the primary waited on → plain SET … PX
  *
- * One key keeps the layout of the builds before this table, so stored memberships stay readable:
+ * One key keeps the layout of the builds before this list, so stored memberships stay readable:
  * a conversation's member set is `<namespace>:members:{<tenant>:<conversation>}` (one key, one tag).
  *
  * Scripts that address a variable number of keys (one record per seq, one proof per day, …) get

@@ -44,26 +44,30 @@ describe('RedisMailboxStore: an append racing the inspection of its day', () => 
     return { gc, yesterday: todayStart - DAY_MS + 1_000n, expiry: now + 1_000n };
   }
 
-  it('an appender whose clock is just before the expiry writes while the inspector is between its read and its compare-and-set: the entry is returned or the cursor expires', async () => {
-    const { gc, yesterday, expiry } = world();
-    const u = rid();
-    await open(new ManualClock(f.clock.nowMs()), gc).appendBatch([f.entry(u, 10n, yesterday), f.entry(u, 30n, yesterday + DAY_MS)]);
-    const appender = open(new ManualClock(expiry - 1n), gc);
-    let raced = 0;
-    const reader = open(new ManualClock(expiry + 1n), gc, {
-      beforeInspectWrite: async () => {
-        if (raced++ === 0) await appender.appendBatch([f.entry(u, 20n, yesterday)]);
-      },
-    });
-    const outcome = await reader.rangeScan(f.tenantId, u, f.seq(10n), f.top, 10).then(
-      (page) => page.entries.map((e) => e.mailboxSeq),
-      (e: unknown) => e,
-    );
-    expect(raced).toBeGreaterThan(0);
-    // The entry at 20 expired for the reader (its day is past), so the cursor at 10 must expire at ≥ 20.
-    expect(outcome).toBeInstanceOf(CursorExpiredError);
-    expect((outcome as CursorExpiredError).boundary).toBe(f.seq(20n));
-  });
+  it(
+    'an appender whose clock is just before the expiry writes while the inspector is between its read and its compare-and-set: ' +
+      'the entry is returned or the cursor expires',
+    async () => {
+      const { gc, yesterday, expiry } = world();
+      const u = rid();
+      await open(new ManualClock(f.clock.nowMs()), gc).appendBatch([f.entry(u, 10n, yesterday), f.entry(u, 30n, yesterday + DAY_MS)]);
+      const appender = open(new ManualClock(expiry - 1n), gc);
+      let raced = 0;
+      const reader = open(new ManualClock(expiry + 1n), gc, {
+        beforeInspectWrite: async () => {
+          if (raced++ === 0) await appender.appendBatch([f.entry(u, 20n, yesterday)]);
+        },
+      });
+      const outcome = await reader.rangeScan(f.tenantId, u, f.seq(10n), f.top, 10).then(
+        (page) => page.entries.map((e) => e.mailboxSeq),
+        (e: unknown) => e,
+      );
+      expect(raced).toBeGreaterThan(0);
+      // The entry at 20 expired for the reader (its day is past), so the cursor at 10 must expire at ≥ 20.
+      expect(outcome).toBeInstanceOf(CursorExpiredError);
+      expect((outcome as CursorExpiredError).boundary).toBe(f.seq(20n));
+    },
+  );
 
   /**
    * The append script's own fast path (the plan's is unit-tested): within the skew + one hour of its

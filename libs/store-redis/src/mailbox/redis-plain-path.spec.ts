@@ -143,17 +143,21 @@ describe('RedisMailboxStore: plain path of warm users', () => {
     expect([t.scripts, t.plain]).toEqual([2, 2]);
   });
 
-  it('keys removed behind the store’s back: the plain path still gives the re-created day index its physical expiry, and the same page hands the user back to the script', async () => {
-    const { f, store, t, a } = await firstPageOfOneUser();
-    const keys = store.keys.user(f.tenantId, a);
-    const day = dayOf(f.clock.nowMs());
-    await f.admin.del(keys.proof(day), keys.dayIndex(f.shardEpoch.epoch, day));
-    await store.applyPage(pageOf(1n, 1n, [[1n, f.record([a])]]));
-    // the broken premise sends the user's group through the script before the frontier moves (issue 27 item 3)
-    expect([t.scripts, t.plain]).toEqual([2, 3]);
-    const ttl = await f.admin.pttl(keys.dayIndex(f.shardEpoch.epoch, day));
-    expect(ttl).toBeGreaterThan(Number(SPEC_GC.entryRetentionMs - DAY_MS));
-    await store.applyPage(pageOf(2n, 2n, [[2n, f.record([a])]]));
-    expect([t.scripts, t.plain]).toEqual([2, 5]);
-  });
+  it(
+    'keys removed behind the store’s back: the plain path still gives the re-created day index its physical expiry, ' +
+      'and the same page hands the user back to the script',
+    async () => {
+      const { f, store, t, a } = await firstPageOfOneUser();
+      const keys = store.keys.user(f.tenantId, a);
+      const day = dayOf(f.clock.nowMs());
+      await f.admin.del(keys.proof(day), keys.dayIndex(f.shardEpoch.epoch, day));
+      await store.applyPage(pageOf(1n, 1n, [[1n, f.record([a])]]));
+      // the broken premise sends the user's group through the script before the frontier moves (issue 27 item 3)
+      expect([t.scripts, t.plain]).toEqual([2, 3]);
+      const ttl = await f.admin.pttl(keys.dayIndex(f.shardEpoch.epoch, day));
+      expect(ttl).toBeGreaterThan(Number(SPEC_GC.entryRetentionMs - DAY_MS));
+      await store.applyPage(pageOf(2n, 2n, [[2n, f.record([a])]]));
+      expect([t.scripts, t.plain]).toEqual([2, 5]);
+    },
+  );
 });

@@ -16,7 +16,8 @@ import { META_FIELDS, dayProofOf, encodeRetentionMeta, storedMetaOf } from './st
  * the bucket proofs of its expired days, merge each proof's real max seq into the gap boundary
  * (never into trim), and write the new meta under a compare-and-set on the meta and on those proofs
  * as read (a proof raised meanwhile by an append whose clock was still before the expiry would
- * otherwise put its entry above the gap in a consumed day), releasing the consumed days' proofs. Run by `rangeScan` before reading past an expired item, and by an
+ * otherwise put its entry above the gap in a consumed day), releasing the consumed days' proofs.
+ * Run by `rangeScan` before reading past an expired item, and by an
  * append whose ledger must change while an item has expired. Missing or lower proof → `CorruptEntryError`.
  */
 export class RedisRetentionInspector {

@@ -27,7 +27,8 @@ const FSYNC_ALWAYS_ENVS = new Set(['production', '']);
 
 /** Why anything but `appendfsync always` can lose an acknowledged message without a trace. */
 const FSYNC_RISK =
-  'an OS crash or power loss can roll back the seq INCR together with the record after the send was acknowledged: a lost acknowledged message, not detectable afterwards';
+  'an OS crash or power loss can roll back the seq INCR together with the record after the send was acknowledged: ' +
+  'a lost acknowledged message, not detectable afterwards';
 
 /**
  * Settings that lose data without a trace, each with the value required outside development/test
@@ -39,7 +40,9 @@ const SILENT_LOSS = [
     field: 'maxmemoryPolicy',
     name: 'maxmemory-policy',
     required: 'noeviction',
-    risk: "an evicting policy can drop a user's retention meta (the user then reads as clean: every entry skipped without CURSOR_EXPIRED) or a day index (recreated without its expiry: a leak)",
+    risk:
+      "an evicting policy can drop a user's retention meta (the user then reads as clean: every entry skipped without CURSOR_EXPIRED) " +
+      'or a day index (recreated without its expiry: a leak)',
   },
   {
     field: 'noAppendfsyncOnRewrite',

@@ -43,7 +43,8 @@ describe('Lua helpers on the real server', () => {
     ];
     const blob = encodeActiveLedger(items);
     const body =
-      'local l = parseLedger(ARGV[1]); if not l then return false end; local out = {}; for _, i in ipairs(l) do out[#out+1] = {i.day, i.max, i.exp} end; return out';
+      'local l = parseLedger(ARGV[1]); if not l then return false end; ' +
+      'local out = {}; for _, i in ipairs(l) do out[#out+1] = {i.day, i.max, i.exp} end; return out';
     expect(await lua(redis, ['active-ledger'], body, blob)).toEqual(items.map((i) => [i.day, u64ToHex16(i.maxSeq), u64ToHex16(i.expiresAt)]));
     expect(await lua(redis, ['active-ledger'], body, encodeActiveLedger([]))).toEqual([]);
     for (const bad of [blob.subarray(0, blob.length - 1), Buffer.concat([blob, Buffer.from([0])]), Buffer.from('QRL\x02\x00\x00'), Buffer.alloc(0)]) {
@@ -59,7 +60,8 @@ describe('Lua helpers on the real server', () => {
     ];
     const blob = encodeActiveLedger(items);
     const body =
-      "local v = ledgerDayExpiry(ARGV[1], tonumber(ARGV[2])) if v == nil then return 'nil' end if v == false then return 'false' end return string.format('%.0f', v)";
+      "local v = ledgerDayExpiry(ARGV[1], tonumber(ARGV[2])) if v == nil then return 'nil' end " +
+      "if v == false then return 'false' end return string.format('%.0f', v)";
     expect(await lua(redis, ['ledger-day'], body, blob, '19000')).toBe('1700000000123');
     expect(await lua(redis, ['ledger-day'], body, blob, '19001')).toBe(String((1n << 52n) - 1n));
     expect(await lua(redis, ['ledger-day'], body, blob, '19002')).toBe('false');

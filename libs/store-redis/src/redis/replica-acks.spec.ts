@@ -47,35 +47,39 @@ describe('replica acks: a retried step waits for the first attempt’s write', (
     await primary?.stop();
   });
 
-  it('store B’s retry of a membership change store A made fails with UnavailableError while the replica lacks it, and succeeds once the replica has it', async () => {
-    const namespace = `acks-${rid().slice(0, 8)}`;
-    const open = async (owner: string, timeoutMs: number) => {
-      const c = await RedisWriterCoordination.open(primary.url, { namespace, owner, replicaAcks: { min: 1, timeoutMs } });
-      opened.push(c);
-      return c;
-    };
-    // Bounds well above a replica's answer on a loaded machine (the frozen attempts wait them out).
-    const a = await open('a', 1_500);
-    const b = await open('b', 3_000);
-    const [tenant, conv, first, second, third] = [rid(), rid(), rid(), rid(), rid()];
-    // Both connections have written, and the replica acknowledged it, before it stops.
-    await a.membership.add(tenant, conv, [first], 10);
-    await b.membership.add(tenant, conv, [third], 10);
+  it(
+    'store B’s retry of a membership change store A made fails with UnavailableError while the replica lacks it, ' + 'and succeeds once the replica has it',
+    async () => {
+      const namespace = `acks-${rid().slice(0, 8)}`;
+      const open = async (owner: string, timeoutMs: number) => {
+        const c = await RedisWriterCoordination.open(primary.url, { namespace, owner, replicaAcks: { min: 1, timeoutMs } });
+        opened.push(c);
+        return c;
+      };
+      // Bounds well above a replica's answer on a loaded machine (the frozen attempts wait them out).
+      const a = await open('a', 1_500);
+      const b = await open('b', 3_000);
+      const [tenant, conv, first, second, third] = [rid(), rid(), rid(), rid(), rid()];
+      // Both connections have written, and the replica acknowledged it, before it stops.
+      await a.membership.add(tenant, conv, [first], 10);
+      await b.membership.add(tenant, conv, [third], 10);
 
-    replica.freeze();
-    try {
-      await expect(a.membership.add(tenant, conv, [second], 10)).rejects.toThrow(UnavailableError);
-      expect(await direct.primary.sismember(`${namespace}:members:{${tenant}:${conv}}`, second)).toBe(1);
-      // The retry's script finds the member and writes nothing; its WAIT must still cover A's write.
-      await expect(b.membership.add(tenant, conv, [second], 10)).rejects.toThrow(UnavailableError);
-    } finally {
-      replica.thaw();
-    }
+      replica.freeze();
+      try {
+        await expect(a.membership.add(tenant, conv, [second], 10)).rejects.toThrow(UnavailableError);
+        expect(await direct.primary.sismember(`${namespace}:members:{${tenant}:${conv}}`, second)).toBe(1);
+        // The retry's script finds the member and writes nothing; its WAIT must still cover A's write.
+        await expect(b.membership.add(tenant, conv, [second], 10)).rejects.toThrow(UnavailableError);
+      } finally {
+        replica.thaw();
+      }
 
-    expect(await b.membership.add(tenant, conv, [second], 10)).toBe(3);
-    // Answered only once the replica holds the change.
-    expect(await direct.replica.sismember(`${namespace}:members:{${tenant}:${conv}}`, second)).toBe(1);
-  }, 30_000);
+      expect(await b.membership.add(tenant, conv, [second], 10)).toBe(3);
+      // Answered only once the replica holds the change.
+      expect(await direct.replica.sismember(`${namespace}:members:{${tenant}:${conv}}`, second)).toBe(1);
+    },
+    30_000,
+  );
 
   it('truncateBefore is answered only once a replica holds the raised trim (a lost raise would give cursors below it their entries back)', async () => {
     const namespace = `acks-${rid().slice(0, 8)}`;
@@ -114,31 +118,35 @@ describe('replica acks: a retried step waits for the first attempt’s write', (
     expect(await direct.replica.get(trimKey)).toBe(seq(5n).toString(16).padStart(16, '0'));
   }, 30_000);
 
-  it('replicated() on a connection that ran nothing since another connection wrote still waits for that write (a primary the retry did not touch)', async () => {
-    // On Redis 7.0 a connection's WAIT offset moves with each of its commands, so the retry above is
-    // covered by its own script call; a connection that sent nothing to the primary since (a primary
-    // a retried page's scripts skipped) is not, and on Redis ≥ 7.2 only a propagated write moves it.
-    const namespace = `acks-${rid().slice(0, 8)}`;
-    const writer = new Redis(primary.url);
-    const waiter = new Redis(primary.url);
-    try {
-      const io = new RedisIo(waiter, { namespace, replicaAcks: { min: 1, timeoutMs: 1_500 } });
-      const key = `${namespace}:{t}:written-elsewhere`;
-      await writer.set(key, 'before');
-      await waiter.set(`${namespace}:{t}:own`, 'x');
-      await io.replicated([key], 'spec step');
-      replica.freeze();
+  it(
+    'replicated() on a connection that ran nothing since another connection wrote still waits for that write ' + '(a primary the retry did not touch)',
+    async () => {
+      // On Redis 7.0 a connection's WAIT offset moves with each of its commands, so the retry above is
+      // covered by its own script call; a connection that sent nothing to the primary since (a primary
+      // a retried page's scripts skipped) is not, and on Redis ≥ 7.2 only a propagated write moves it.
+      const namespace = `acks-${rid().slice(0, 8)}`;
+      const writer = new Redis(primary.url);
+      const waiter = new Redis(primary.url);
       try {
-        await writer.set(key, 'after');
-        await expect(io.replicated([key], 'spec step')).rejects.toThrow(UnavailableError);
+        const io = new RedisIo(waiter, { namespace, replicaAcks: { min: 1, timeoutMs: 1_500 } });
+        const key = `${namespace}:{t}:written-elsewhere`;
+        await writer.set(key, 'before');
+        await waiter.set(`${namespace}:{t}:own`, 'x');
+        await io.replicated([key], 'spec step');
+        replica.freeze();
+        try {
+          await writer.set(key, 'after');
+          await expect(io.replicated([key], 'spec step')).rejects.toThrow(UnavailableError);
+        } finally {
+          replica.thaw();
+        }
+        await io.replicated([key], 'spec step');
+        expect(await direct.replica.get(key)).toBe('after');
       } finally {
-        replica.thaw();
+        writer.disconnect();
+        waiter.disconnect();
       }
-      await io.replicated([key], 'spec step');
-      expect(await direct.replica.get(key)).toBe('after');
-    } finally {
-      writer.disconnect();
-      waiter.disconnect();
-    }
-  }, 30_000);
+    },
+    30_000,
+  );
 });

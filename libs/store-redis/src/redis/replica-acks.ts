@@ -140,7 +140,8 @@ export async function awaitReplicas(
   const least = Math.min(...counts);
   if (least < acks.min) {
     throw new UnavailableError(
-      `${what}: the write reached ${least} of the ${acks.min} replica(s) required within ${acks.timeoutMs} ms (it stays on the primary; retry the step as it is)`,
+      `${what}: the write reached ${least} of the ${acks.min} replica(s) required within ${acks.timeoutMs} ms ` +
+        `(it stays on the primary; retry the step as it is)`,
     );
   }
 }

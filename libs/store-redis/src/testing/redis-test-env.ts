@@ -34,7 +34,8 @@ export function requireRedisCluster(): RedisClusterTarget {
   const nodes = process.env['QIM_TEST_REDIS_CLUSTER_NODES'];
   if (nodes === undefined || nodes.trim() === '') {
     throw new Error(
-      'QIM_TEST_REDIS_CLUSTER_NODES is not set: run `tools/infra/infra up redis-cluster` and `eval "$(tools/infra/infra env)"` (the cluster target never skips)',
+      'QIM_TEST_REDIS_CLUSTER_NODES is not set: run `tools/infra/infra up redis-cluster` and ' +
+        '`eval "$(tools/infra/infra env)"` (the cluster target never skips)',
     );
   }
   return parseClusterNodes(nodes);

@@ -60,25 +60,29 @@ const sleepUntil = async (ms: bigint): Promise<void> => {
 };
 
 describe('explicit migration and readiness', () => {
-  it('migrate created exactly the frontier layout; mailbox_entry uses TWCS with gc_grace_seconds 86400; a second migrate creates nothing; readiness is green', async () => {
-    expect([...gate.migration.tablesCreated].sort()).toEqual([
-      'dispatch_index',
-      'mailbox_entry',
-      'mailbox_meta',
-      'mailbox_retention_bucket_v3',
-      'mailbox_retention_meta',
-      'shard_frontier',
-    ]);
-    const rs = await gate.session.client.execute(
-      'SELECT compaction, gc_grace_seconds, default_time_to_live FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?',
-      [gate.keyspace, 'mailbox_entry'],
-    );
-    expect(rs.rows[0]!['compaction']['class']).toMatch(/TimeWindowCompactionStrategy$/);
-    expect(rs.rows[0]!['gc_grace_seconds']).toBe(86_400);
-    expect(rs.rows[0]!['default_time_to_live']).toBe(0);
-    expect(await migrate(gate.session, MAILBOX_TABLES)).toMatchObject({ keyspaceCreated: false, tablesCreated: [], columnsAdded: [] });
-    expect(await checkReadiness(gate.session, MAILBOX_TABLES)).toMatchObject({ ready: true, problems: [] });
-  });
+  it(
+    'migrate created exactly the frontier layout; mailbox_entry uses TWCS with gc_grace_seconds 86400; ' +
+      'a second migrate creates nothing; readiness is green',
+    async () => {
+      expect([...gate.migration.tablesCreated].sort()).toEqual([
+        'dispatch_index',
+        'mailbox_entry',
+        'mailbox_meta',
+        'mailbox_retention_bucket_v3',
+        'mailbox_retention_meta',
+        'shard_frontier',
+      ]);
+      const rs = await gate.session.client.execute(
+        'SELECT compaction, gc_grace_seconds, default_time_to_live FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?',
+        [gate.keyspace, 'mailbox_entry'],
+      );
+      expect(rs.rows[0]!['compaction']['class']).toMatch(/TimeWindowCompactionStrategy$/);
+      expect(rs.rows[0]!['gc_grace_seconds']).toBe(86_400);
+      expect(rs.rows[0]!['default_time_to_live']).toBe(0);
+      expect(await migrate(gate.session, MAILBOX_TABLES)).toMatchObject({ keyspaceCreated: false, tablesCreated: [], columnsAdded: [] });
+      expect(await checkReadiness(gate.session, MAILBOX_TABLES)).toMatchObject({ ready: true, problems: [] });
+    },
+  );
 
   it('readiness is not green for a keyspace that was never migrated', async () => {
     const absent = { ...gate.session, config: { ...gate.session.config, keyspace: `${gate.keyspace}_absent` } };
@@ -181,27 +185,30 @@ describe('V4 retention proof on the real server', () => {
 });
 
 describe('exact gap boundary without raising the ledger item (ADR-0022 §5)', () => {
-  it('a day whose highest seq rides only on its proof is consumed at the proof by the next day registration → CursorExpired at that seq, never a skip', async () => {
-    const plan = soon(2_500n);
-    const store = open(plan.retention);
-    const [t, u] = [rid(), rid()];
-    await store.appendBatch([entryInput(t, u, seq(20n), plan.yesterday)]);
-    const day = dayOf(plan.yesterday);
-    // What a no-LWT append of seq 40 on that day leaves: the proof raised by stamp, the ledger item untouched.
-    await direct.exec(
-      'INSERT INTO {ks}.mailbox_retention_bucket_v3 (tenant_id, user_id, epoch, day, max_seq, expires_at) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ?',
-      [Buffer.from(t, 'hex'), Buffer.from(u, 'hex'), EPOCH, BigInt(day), seq(40n), entryExpiry(plan.yesterday, plan.retention), seq(40n)],
-    );
-    expect(decodeActiveLedger((await direct.retentionMeta(t, u))!['active_ledger'] as Buffer).map((i) => [i.day, i.maxSeq])).toEqual([[day, seq(20n)]]);
-    await sleepUntil(entryExpiry(plan.yesterday, plan.retention) + 1_100n);
-    await store.appendBatch([entryInput(t, u, seq(50n), plan.today)]);
-    const meta = (await direct.retentionMeta(t, u))!;
-    expect(meta['expired_gap_boundary']).toBe(seq(40n));
-    const err = await store.rangeScan(t, u, seq(20n), TOP, 10).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(CursorExpiredError);
-    expect((err as CursorExpiredError).boundary).toBe(seq(40n));
-    expect((await store.rangeScan(t, u, seq(40n), TOP, 10)).entries.map((e) => e.mailboxSeq)).toEqual([seq(50n)]);
-  });
+  it(
+    'a day whose highest seq rides only on its proof is consumed at the proof by the next day registration ' + '→ CursorExpired at that seq, never a skip',
+    async () => {
+      const plan = soon(2_500n);
+      const store = open(plan.retention);
+      const [t, u] = [rid(), rid()];
+      await store.appendBatch([entryInput(t, u, seq(20n), plan.yesterday)]);
+      const day = dayOf(plan.yesterday);
+      // What a no-LWT append of seq 40 on that day leaves: the proof raised by stamp, the ledger item untouched.
+      await direct.exec(
+        'INSERT INTO {ks}.mailbox_retention_bucket_v3 (tenant_id, user_id, epoch, day, max_seq, expires_at) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ?',
+        [Buffer.from(t, 'hex'), Buffer.from(u, 'hex'), EPOCH, BigInt(day), seq(40n), entryExpiry(plan.yesterday, plan.retention), seq(40n)],
+      );
+      expect(decodeActiveLedger((await direct.retentionMeta(t, u))!['active_ledger'] as Buffer).map((i) => [i.day, i.maxSeq])).toEqual([[day, seq(20n)]]);
+      await sleepUntil(entryExpiry(plan.yesterday, plan.retention) + 1_100n);
+      await store.appendBatch([entryInput(t, u, seq(50n), plan.today)]);
+      const meta = (await direct.retentionMeta(t, u))!;
+      expect(meta['expired_gap_boundary']).toBe(seq(40n));
+      const err = await store.rangeScan(t, u, seq(20n), TOP, 10).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(CursorExpiredError);
+      expect((err as CursorExpiredError).boundary).toBe(seq(40n));
+      expect((await store.rangeScan(t, u, seq(40n), TOP, 10)).entries.map((e) => e.mailboxSeq)).toEqual([seq(50n)]);
+    },
+  );
 });
 
 describe('range scan', () => {

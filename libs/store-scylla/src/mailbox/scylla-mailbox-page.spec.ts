@@ -49,97 +49,103 @@ async function visible(store: MailboxStore, t: Id128, u: Id128): Promise<bigint[
 }
 
 describe('LWTs per dispatch', () => {
-  it('a 1,000-recipient dispatch costs ≤ 1 LWT per recipient on their first entry of the day and 0 once the day is registered (warm and cold store)', async () => {
-    const se = newShard();
-    const counter = new StatementCounter();
-    const store = open(se, { counter });
-    const t = rid();
-    const users = sortedIds(1000);
-    const now = BigInt(Date.now());
-    const lwtNames = (): [string, number][] =>
-      counter
-        .snapshot()
-        .filter((c) => c.lwt)
-        .map((c) => [c.name, c.count]);
+  it(
+    'a 1,000-recipient dispatch costs ≤ 1 LWT per recipient on their first entry of the day ' + 'and 0 once the day is registered (warm and cold store)',
+    async () => {
+      const se = newShard();
+      const counter = new StatementCounter();
+      const store = open(se, { counter });
+      const t = rid();
+      const users = sortedIds(1000);
+      const now = BigInt(Date.now());
+      const lwtNames = (): [string, number][] =>
+        counter
+          .snapshot()
+          .filter((c) => c.lwt)
+          .map((c) => [c.name, c.count]);
 
-    counter.reset();
-    tally.reset();
-    expect(await store.applyPage(makePage(0n, 0n, [[0n, makeRecord(se.shard, t, users, now)]]))).toMatchObject({
-      frontier: 0n,
-      wrote: true,
-      entriesWritten: 1000,
-      entriesExpired: 0,
-    });
-    expect(lwtNames()).toEqual([['retention_meta.insert', 1000]]);
-    expect(tally.lwts).toBe(1000);
+      counter.reset();
+      tally.reset();
+      expect(await store.applyPage(makePage(0n, 0n, [[0n, makeRecord(se.shard, t, users, now)]]))).toMatchObject({
+        frontier: 0n,
+        wrote: true,
+        entriesWritten: 1000,
+        entriesExpired: 0,
+      });
+      expect(lwtNames()).toEqual([['retention_meta.insert', 1000]]);
+      expect(tally.lwts).toBe(1000);
 
-    counter.reset();
-    tally.reset();
-    expect(await store.applyPage(makePage(1n, 1n, [[1n, makeRecord(se.shard, t, users, now)]]))).toMatchObject({ frontier: 1n, entriesWritten: 1000 });
-    expect(lwtNames()).toEqual([]);
-    expect(tally.lwts).toBe(0);
-    expect(counter.count('retention_meta.')).toBe(0);
-    // Entries in batches of FAST_BATCH_ENTRIES (one replica set on the test node); frontier read, index read, sight batch, frontier write.
-    expect(counter.requests).toBe(1000 / FAST_BATCH_ENTRIES + 4);
+      counter.reset();
+      tally.reset();
+      expect(await store.applyPage(makePage(1n, 1n, [[1n, makeRecord(se.shard, t, users, now)]]))).toMatchObject({ frontier: 1n, entriesWritten: 1000 });
+      expect(lwtNames()).toEqual([]);
+      expect(tally.lwts).toBe(0);
+      expect(counter.count('retention_meta.')).toBe(0);
+      // Entries in batches of FAST_BATCH_ENTRIES (one replica set on the test node); frontier read, index read, sight batch, frontier write.
+      expect(counter.requests).toBe(1000 / FAST_BATCH_ENTRIES + 4);
 
-    const cold = open(se, { counter });
-    counter.reset();
-    tally.reset();
-    expect(await cold.applyPage(makePage(2n, 2n, [[2n, makeRecord(se.shard, t, users, now)]]))).toMatchObject({ frontier: 2n, entriesWritten: 1000 });
-    expect(lwtNames()).toEqual([]);
-    expect(tally.lwts).toBe(0);
-    expect(counter.count('retention_meta.select')).toBe(1000);
-    expect(tally.errors).toEqual([]);
+      const cold = open(se, { counter });
+      counter.reset();
+      tally.reset();
+      expect(await cold.applyPage(makePage(2n, 2n, [[2n, makeRecord(se.shard, t, users, now)]]))).toMatchObject({ frontier: 2n, entriesWritten: 1000 });
+      expect(lwtNames()).toEqual([]);
+      expect(tally.lwts).toBe(0);
+      expect(counter.count('retention_meta.select')).toBe(1000);
+      expect(tally.errors).toEqual([]);
 
-    for (const u of users.slice(0, 25)) {
-      expect(await visible(cold, t, u)).toEqual([seq(0n), seq(1n), seq(2n)]);
-      const [[epoch, , maxSeq, stamp]] = (await direct.proofRows(t, u)) as [[number, bigint, bigint, bigint]];
-      expect([epoch, maxSeq, stamp]).toEqual([EPOCH, seq(2n), seq(2n)]);
-    }
-  });
+      for (const u of users.slice(0, 25)) {
+        expect(await visible(cold, t, u)).toEqual([seq(0n), seq(1n), seq(2n)]);
+        const [[epoch, , maxSeq, stamp]] = (await direct.proofRows(t, u)) as [[number, bigint, bigint, bigint]];
+        expect([epoch, maxSeq, stamp]).toEqual([EPOCH, seq(2n), seq(2n)]);
+      }
+    },
+  );
 });
 
 describe('duplicates and conflicts', () => {
-  it('one entry per recipient at the lowest offset of a dispatch id, in the page and across pages; other content is a conflict and writes nothing', async () => {
-    const se = newShard();
-    const store = open(se);
-    const t = rid();
-    const now = BigInt(Date.now());
-    const x = makeRecord(se.shard, t, sortedIds(3), now);
-    const y = makeRecord(se.shard, t, sortedIds(2), now);
-    const xOther: DispatchRecord = { ...x, recipients: sortedIds(2) };
-    const yOther: DispatchRecord = { ...y, recipients: sortedIds(2) };
-    const first = await store.applyPage(
-      makePage(10n, 14n, [
-        [10n, x],
-        [12n, y],
-        [13n, x],
-        [14n, xOther],
-      ]),
-    );
-    expect(first.outcomes.map((o) => [o.offset, o.outcome, o.canonicalOffset])).toEqual([
-      [10n, 'applied', 10n],
-      [12n, 'applied', 12n],
-      [13n, 'duplicate', 10n],
-      [14n, 'conflict', 10n],
-    ]);
-    expect(first).toMatchObject({ frontier: 14n, wrote: true, entriesWritten: 5 });
-    const second = await store.applyPage(
-      makePage(15n, 17n, [
-        [15n, x],
-        [16n, yOther],
-      ]),
-    );
-    expect(second.outcomes.map((o) => [o.offset, o.outcome, o.canonicalOffset])).toEqual([
-      [15n, 'duplicate', 10n],
-      [16n, 'conflict', 12n],
-    ]);
-    expect(second).toMatchObject({ frontier: 17n, entriesWritten: 0 });
-    for (const u of x.recipients) expect(await visible(store, t, u)).toEqual([seq(10n)]);
-    for (const u of y.recipients) expect(await visible(store, t, u)).toEqual([seq(12n)]);
-    for (const u of [...xOther.recipients, ...yOther.recipients]) expect(await direct.entryRows(t, u)).toEqual([]);
-    expect((await direct.indexRows(se, x.dispatchId)).map((r) => [r['canonical_offset'], r['stamp']])).toEqual([[10n, INDEX_STAMP_BASE - 10n]]);
-  });
+  it(
+    'one entry per recipient at the lowest offset of a dispatch id, in the page and across pages; ' + 'other content is a conflict and writes nothing',
+    async () => {
+      const se = newShard();
+      const store = open(se);
+      const t = rid();
+      const now = BigInt(Date.now());
+      const x = makeRecord(se.shard, t, sortedIds(3), now);
+      const y = makeRecord(se.shard, t, sortedIds(2), now);
+      const xOther: DispatchRecord = { ...x, recipients: sortedIds(2) };
+      const yOther: DispatchRecord = { ...y, recipients: sortedIds(2) };
+      const first = await store.applyPage(
+        makePage(10n, 14n, [
+          [10n, x],
+          [12n, y],
+          [13n, x],
+          [14n, xOther],
+        ]),
+      );
+      expect(first.outcomes.map((o) => [o.offset, o.outcome, o.canonicalOffset])).toEqual([
+        [10n, 'applied', 10n],
+        [12n, 'applied', 12n],
+        [13n, 'duplicate', 10n],
+        [14n, 'conflict', 10n],
+      ]);
+      expect(first).toMatchObject({ frontier: 14n, wrote: true, entriesWritten: 5 });
+      const second = await store.applyPage(
+        makePage(15n, 17n, [
+          [15n, x],
+          [16n, yOther],
+        ]),
+      );
+      expect(second.outcomes.map((o) => [o.offset, o.outcome, o.canonicalOffset])).toEqual([
+        [15n, 'duplicate', 10n],
+        [16n, 'conflict', 12n],
+      ]);
+      expect(second).toMatchObject({ frontier: 17n, entriesWritten: 0 });
+      for (const u of x.recipients) expect(await visible(store, t, u)).toEqual([seq(10n)]);
+      for (const u of y.recipients) expect(await visible(store, t, u)).toEqual([seq(12n)]);
+      for (const u of [...xOther.recipients, ...yOther.recipients]) expect(await direct.entryRows(t, u)).toEqual([]);
+      expect((await direct.indexRows(se, x.dispatchId)).map((r) => [r['canonical_offset'], r['stamp']])).toEqual([[10n, INDEX_STAMP_BASE - 10n]]);
+    },
+  );
 });
 
 describe('index read beside the frontier, entries in batches', () => {
@@ -254,133 +260,141 @@ describe('crash points', () => {
 });
 
 describe('zombie workers', () => {
-  it('three stores applying the same pages concurrently (one frontier write held back until the end) converge to the same rows; the frontier and its WRITETIME never go back', async () => {
-    const se = newShard();
-    const t = rid();
-    const now = BigInt(Date.now());
-    const pool = sortedIds(12);
-    const records = new Map<bigint, DispatchRecord>();
-    for (let o = 0n; o < 30n; o++)
-      records.set(
-        o,
-        makeRecord(
-          se.shard,
-          t,
-          [pool[Number(o) % 12]!, pool[(Number(o) * 5 + 1) % 12]!, pool[(Number(o) * 7 + 3) % 12]!].filter((u, i, a) => a.indexOf(u) === i),
-          now,
+  it(
+    'three stores applying the same pages concurrently (one frontier write held back until the end) ' +
+      'converge to the same rows; the frontier and its WRITETIME never go back',
+    async () => {
+      const se = newShard();
+      const t = rid();
+      const now = BigInt(Date.now());
+      const pool = sortedIds(12);
+      const records = new Map<bigint, DispatchRecord>();
+      for (let o = 0n; o < 30n; o++)
+        records.set(
+          o,
+          makeRecord(
+            se.shard,
+            t,
+            [pool[Number(o) % 12]!, pool[(Number(o) * 5 + 1) % 12]!, pool[(Number(o) * 7 + 3) % 12]!].filter((u, i, a) => a.indexOf(u) === i),
+            now,
+          ),
+        );
+      records.set(17n, records.get(3n)!);
+      records.set(22n, records.get(21n)!);
+      records.delete(9n);
+      const pages = [0n, 5n, 10n, 15n, 20n, 25n].map((from) =>
+        makePage(
+          from,
+          from + 4n,
+          [...records].filter(([o]) => o >= from && o <= from + 4n),
         ),
       );
-    records.set(17n, records.get(3n)!);
-    records.set(22n, records.get(21n)!);
-    records.delete(9n);
-    const pages = [0n, 5n, 10n, 15n, 20n, 25n].map((from) =>
-      makePage(
-        from,
-        from + 4n,
-        [...records].filter(([o]) => o >= from && o <= from + 4n),
-      ),
-    );
 
-    const seen: { frontier: bigint; stamp: bigint }[] = [];
-    let polling = true;
-    const poller = (async () => {
-      while (polling) {
-        const row = await direct.frontierRow(se);
-        if (row) seen.push(row);
-        await sleep(5);
-      }
-    })();
-    let releaseStale!: () => void;
-    const stale = new Promise<void>((r) => (releaseStale = r));
-    const jitter = async (): Promise<void> => sleep(Math.floor(Math.random() * 40));
-    const chain = async (store: MailboxStore): Promise<void> => {
-      for (const p of pages) await store.applyPage(p);
-    };
-    let heldReached!: () => void;
-    const reached = new Promise<void>((r) => (heldReached = r));
-    const hold = async (): Promise<void> => {
-      heldReached();
-      await stale;
-    };
-    const held = open(se, { faults: { beforeFrontierWrite: hold } }).applyPage(pages[0]!);
-    await reached;
-    await Promise.all([chain(open(se, { faults: { beforeFrontierWrite: jitter } })), chain(open(se, { faults: { beforeFrontierWrite: jitter } }))]);
-    releaseStale();
-    expect(await held).toMatchObject({ wrote: true, frontier: 4n });
-    await sleep(50);
-    polling = false;
-    await poller;
+      const seen: { frontier: bigint; stamp: bigint }[] = [];
+      let polling = true;
+      const poller = (async () => {
+        while (polling) {
+          const row = await direct.frontierRow(se);
+          if (row) seen.push(row);
+          await sleep(5);
+        }
+      })();
+      let releaseStale!: () => void;
+      const stale = new Promise<void>((r) => (releaseStale = r));
+      const jitter = async (): Promise<void> => sleep(Math.floor(Math.random() * 40));
+      const chain = async (store: MailboxStore): Promise<void> => {
+        for (const p of pages) await store.applyPage(p);
+      };
+      let heldReached!: () => void;
+      const reached = new Promise<void>((r) => (heldReached = r));
+      const hold = async (): Promise<void> => {
+        heldReached();
+        await stale;
+      };
+      const held = open(se, { faults: { beforeFrontierWrite: hold } }).applyPage(pages[0]!);
+      await reached;
+      await Promise.all([chain(open(se, { faults: { beforeFrontierWrite: jitter } })), chain(open(se, { faults: { beforeFrontierWrite: jitter } }))]);
+      releaseStale();
+      expect(await held).toMatchObject({ wrote: true, frontier: 4n });
+      await sleep(50);
+      polling = false;
+      await poller;
 
-    expect(await direct.frontierRow(se)).toEqual({ frontier: 29n, stamp: 30n });
-    expect(seen.length).toBeGreaterThan(3);
-    for (const [i, row] of seen.entries()) {
-      expect(row.stamp).toBe(row.frontier + 1n);
-      if (i > 0) expect(row.frontier).toBeGreaterThanOrEqual(seen[i - 1]!.frontier);
-    }
-    const reader = open(se);
-    for (const u of pool) {
-      const expected = [...records].filter(([o, r]) => r.recipients.includes(u) && !(o === 17n || o === 22n)).map(([o]) => seq(o));
-      expect(await visible(reader, t, u)).toEqual(expected);
-      const rows = await direct.entryRows(t, u);
-      expect(rows.map((r) => r['mailbox_seq'])).toEqual(expected);
-      for (const r of rows) {
-        const e = decodeMailboxEntry(r['entry'] as Buffer);
-        const source = records.get(e.mailboxSeq - seq(0n))!;
-        expect(e.events.map((ev) => ev.eventId)).toEqual(source.events.map((ev) => ev.eventId));
+      expect(await direct.frontierRow(se)).toEqual({ frontier: 29n, stamp: 30n });
+      expect(seen.length).toBeGreaterThan(3);
+      for (const [i, row] of seen.entries()) {
+        expect(row.stamp).toBe(row.frontier + 1n);
+        if (i > 0) expect(row.frontier).toBeGreaterThanOrEqual(seen[i - 1]!.frontier);
       }
-      const proofs = await direct.proofRows(t, u);
-      expect(proofs.map(([, , max, stamp]) => [max, stamp])).toEqual([[expected[expected.length - 1], expected[expected.length - 1]]]);
-    }
-    expect((await direct.indexRows(se, records.get(3n)!.dispatchId)).map((r) => r['canonical_offset'])).toEqual([3n]);
-    expect((await direct.indexRows(se, records.get(21n)!.dispatchId)).map((r) => r['canonical_offset'])).toEqual([21n]);
-  });
+      const reader = open(se);
+      for (const u of pool) {
+        const expected = [...records].filter(([o, r]) => r.recipients.includes(u) && !(o === 17n || o === 22n)).map(([o]) => seq(o));
+        expect(await visible(reader, t, u)).toEqual(expected);
+        const rows = await direct.entryRows(t, u);
+        expect(rows.map((r) => r['mailbox_seq'])).toEqual(expected);
+        for (const r of rows) {
+          const e = decodeMailboxEntry(r['entry'] as Buffer);
+          const source = records.get(e.mailboxSeq - seq(0n))!;
+          expect(e.events.map((ev) => ev.eventId)).toEqual(source.events.map((ev) => ev.eventId));
+        }
+        const proofs = await direct.proofRows(t, u);
+        expect(proofs.map(([, , max, stamp]) => [max, stamp])).toEqual([[expected[expected.length - 1], expected[expected.length - 1]]]);
+      }
+      expect((await direct.indexRows(se, records.get(3n)!.dispatchId)).map((r) => r['canonical_offset'])).toEqual([3n]);
+      expect((await direct.indexRows(se, records.get(21n)!.dispatchId)).map((r) => r['canonical_offset'])).toEqual([21n]);
+    },
+  );
 });
 
 describe('lifetimes: no ghost rows', () => {
-  it('dispatch-index rows end at createdAt + dispatchDedupeMs (a later rewrite ends at the same second) and then vanish entirely; a sight after that is applied anew', async () => {
-    const se = newShard();
-    const store = new ScyllaMailboxStore({ session: gate.session, shardEpoch: se, gc: { entryRetentionMs: WEEK, dispatchDedupeMs: 4_000n } });
-    const t = rid();
-    const createdAt = BigInt(Date.now());
-    const expiry = createdAt + 4_000n;
-    const recs = Array.from({ length: 20 }, () => makeRecord(se.shard, t, sortedIds(1), createdAt));
-    const ids = recs.map((r) => r.dispatchId);
-    await store.applyPage(
-      makePage(
-        0n,
-        19n,
-        recs.map((r, i) => [BigInt(i), r]),
-      ),
-    );
-    const endOf = async (): Promise<number[]> => {
-      const ends: number[] = [];
-      for (const id of ids.slice(0, 5)) {
-        const readAt = Date.now();
-        const [row] = await direct.indexRows(se, id);
-        ends.push(Math.floor(readAt / 1000) + (row!['ttl'] as number));
-      }
-      return ends;
-    };
-    const firstEnds = await endOf();
-    for (const end of firstEnds) expect(Math.abs(end - Number((expiry + 999n) / 1000n))).toBeLessThanOrEqual(1);
-    await sleep(1_200);
-    const again = await store.applyPage(
-      makePage(
-        20n,
-        24n,
-        recs.slice(0, 5).map((r, i) => [BigInt(20 + i), r]),
-      ),
-    );
-    expect(again.outcomes.map((o) => o.outcome)).toEqual(['duplicate', 'duplicate', 'duplicate', 'duplicate', 'duplicate']);
-    const secondEnds = await endOf();
-    for (const [i, end] of secondEnds.entries()) expect(Math.abs(end - firstEnds[i]!)).toBeLessThanOrEqual(1);
-    expect(await direct.indexCount(se, ids)).toBe(20);
+  it(
+    'dispatch-index rows end at createdAt + dispatchDedupeMs (a later rewrite ends at the same second) ' +
+      'and then vanish entirely; a sight after that is applied anew',
+    async () => {
+      const se = newShard();
+      const store = new ScyllaMailboxStore({ session: gate.session, shardEpoch: se, gc: { entryRetentionMs: WEEK, dispatchDedupeMs: 4_000n } });
+      const t = rid();
+      const createdAt = BigInt(Date.now());
+      const expiry = createdAt + 4_000n;
+      const recs = Array.from({ length: 20 }, () => makeRecord(se.shard, t, sortedIds(1), createdAt));
+      const ids = recs.map((r) => r.dispatchId);
+      await store.applyPage(
+        makePage(
+          0n,
+          19n,
+          recs.map((r, i) => [BigInt(i), r]),
+        ),
+      );
+      const endOf = async (): Promise<number[]> => {
+        const ends: number[] = [];
+        for (const id of ids.slice(0, 5)) {
+          const readAt = Date.now();
+          const [row] = await direct.indexRows(se, id);
+          ends.push(Math.floor(readAt / 1000) + (row!['ttl'] as number));
+        }
+        return ends;
+      };
+      const firstEnds = await endOf();
+      for (const end of firstEnds) expect(Math.abs(end - Number((expiry + 999n) / 1000n))).toBeLessThanOrEqual(1);
+      await sleep(1_200);
+      const again = await store.applyPage(
+        makePage(
+          20n,
+          24n,
+          recs.slice(0, 5).map((r, i) => [BigInt(20 + i), r]),
+        ),
+      );
+      expect(again.outcomes.map((o) => o.outcome)).toEqual(['duplicate', 'duplicate', 'duplicate', 'duplicate', 'duplicate']);
+      const secondEnds = await endOf();
+      for (const [i, end] of secondEnds.entries()) expect(Math.abs(end - firstEnds[i]!)).toBeLessThanOrEqual(1);
+      expect(await direct.indexCount(se, ids)).toBe(20);
 
-    await sleep(Number(expiry - BigInt(Date.now())) + 1_500);
-    expect(await direct.indexCount(se, ids)).toBe(0);
-    for (const id of ids) expect(await direct.indexRows(se, id)).toEqual([]);
-    const late = await store.applyPage(makePage(25n, 25n, [[25n, recs[0]!]]));
-    expect(late.outcomes).toEqual([{ offset: 25n, dispatchId: ids[0], outcome: 'applied', canonicalOffset: 25n }]);
-    expect(await direct.indexCount(se, [ids[0]!])).toBe(0);
-  });
+      await sleep(Number(expiry - BigInt(Date.now())) + 1_500);
+      expect(await direct.indexCount(se, ids)).toBe(0);
+      for (const id of ids) expect(await direct.indexRows(se, id)).toEqual([]);
+      const late = await store.applyPage(makePage(25n, 25n, [[25n, recs[0]!]]));
+      expect(late.outcomes).toEqual([{ offset: 25n, dispatchId: ids[0], outcome: 'applied', canonicalOffset: 25n }]);
+      expect(await direct.indexCount(se, [ids[0]!])).toBe(0);
+    },
+  );
 });

@@ -390,33 +390,41 @@ describe('round trips a commit waits on, one after another (issue 31)', () => {
     }
   }
 
-  it('hot conversation: 7 (claim; recovery entry ∥ seq CAS; completion ∥ seq-free read; record; index; record mark; COMMITTED), fresh conversation: 8 (the seq is read first)', async () => {
-    const store = gate.store();
-    const committer = new DurableMessageCommitter(store, publisher());
-    const tenant = id();
-    // prepares every statement of the path
-    await committer.send(input(request(tenant, id())));
+  it(
+    'hot conversation: 7 (claim; recovery entry ∥ seq CAS; completion ∥ seq-free read; record; index; record mark; COMMITTED), ' +
+      'fresh conversation: 8 (the seq is read first)',
+    async () => {
+      const store = gate.store();
+      const committer = new DurableMessageCommitter(store, publisher());
+      const tenant = id();
+      // prepares every statement of the path
+      await committer.send(input(request(tenant, id())));
 
-    const fresh = await measuredCommit(store, committer, request(tenant, id()));
-    expect(fresh).toEqual({ driver: 8, store: 8, requests: 10 });
-    const hot = id();
-    await committer.send(input(request(tenant, hot)));
-    // the conversation's seq is known to the store now: one CAS, no read
-    expect(await measuredCommit(store, committer, request(tenant, hot))).toEqual({ driver: 7, store: 7, requests: 9 });
-    const names = store.statements.snapshot().map((c) => `${c.name}×${c.count}`);
-    expect(names).toEqual(expect.arrayContaining(['record.selectMany×1', 'commit.record×1', 'sequence.step×1']));
-    expect(names.filter((n) => n.startsWith('sequence.select'))).toEqual([]);
-  });
+      const fresh = await measuredCommit(store, committer, request(tenant, id()));
+      expect(fresh).toEqual({ driver: 8, store: 8, requests: 10 });
+      const hot = id();
+      await committer.send(input(request(tenant, hot)));
+      // the conversation's seq is known to the store now: one CAS, no read
+      expect(await measuredCommit(store, committer, request(tenant, hot))).toEqual({ driver: 7, store: 7, requests: 9 });
+      const names = store.statements.snapshot().map((c) => `${c.name}×${c.count}`);
+      expect(names).toEqual(expect.arrayContaining(['record.selectMany×1', 'commit.record×1', 'sequence.step×1']));
+      expect(names.filter((n) => n.startsWith('sequence.select'))).toEqual([]);
+    },
+  );
 
-  it("the seq-free check read with the completion stands in for putRecord's own only for a commit this store completed: another store reads before its record write", async () => {
-    const tenant = id();
-    const conv = id();
-    const { snapshot } = await gate.store().reserve(input(request(tenant, conv)));
-    const other = gate.store();
-    other.statements.reset();
-    expect(await other.putRecord(snapshot.intent, recordFromIntent(snapshot.intent))).toEqual({ intent: snapshot.intent, state: 'RECORDED' });
-    expect(other.statements.count('record.selectMany')).toBe(1);
-  });
+  it(
+    "the seq-free check read with the completion stands in for putRecord's own only for a commit this store completed: " +
+      'another store reads before its record write',
+    async () => {
+      const tenant = id();
+      const conv = id();
+      const { snapshot } = await gate.store().reserve(input(request(tenant, conv)));
+      const other = gate.store();
+      other.statements.reset();
+      expect(await other.putRecord(snapshot.intent, recordFromIntent(snapshot.intent))).toEqual({ intent: snapshot.intent, state: 'RECORDED' });
+      expect(other.statements.count('record.selectMany')).toBe(1);
+    },
+  );
 });
 
 describe('the record mark (RECORDED without an LWT)', () => {

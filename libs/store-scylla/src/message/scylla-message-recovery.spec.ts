@@ -51,7 +51,8 @@ async function finishedEntries(n: number, first: bigint): Promise<void> {
     128,
     (position) =>
       gate.exec(
-        'INSERT INTO {ks}.commit_recovery_v2 (hour_bucket, position, tenant_id, sender_id, client_message_id, created_at, done) VALUES (?, ?, ?, ?, ?, ?, true) USING TTL 3600',
+        'INSERT INTO {ks}.commit_recovery_v2 (hour_bucket, position, tenant_id, sender_id, client_message_id, created_at, done) ' +
+          'VALUES (?, ?, ?, ?, ?, ?, true) USING TTL 3600',
         [recoveryBucketOf(position), position, randomBytes(16), randomBytes(16), randomBytes(16), position],
       ),
   );

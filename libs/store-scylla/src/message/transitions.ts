@@ -81,7 +81,10 @@ async function move(ctx: MessageContext, stored: StoredCommit, intent: CommitInt
   return snapshot;
 }
 
-/** `… SET state = 'COMMITTED', committed_at IF state = <the stored state cell> AND claim = <its token>`, then the recovery entry is marked done (not awaited). */
+/**
+ * `… SET state = 'COMMITTED', committed_at IF state = <the stored state cell> AND claim = <its token>`,
+ * then the recovery entry is marked done (not awaited).
+ */
 async function moveToCommitted(ctx: MessageContext, stored: StoredCommit, intent: CommitIntent): Promise<CommitSnapshot | null> {
   const ttl = remainingAuxTtlSeconds(ctx, stored);
   const now = toCqlBigint(ctx.clock.nowMs(), 'committed_at');

@@ -3,7 +3,8 @@ import { LEGACY_LAYOUT_TABLES, legacyLayoutProblem } from './legacy-layout';
 describe('legacyLayoutProblem (ADR-0022 §7)', () => {
   it('names every lane-watermark table the keyspace still holds, with the operator advice', () => {
     expect(legacyLayoutProblem('qim', ['mailbox_entry', 'dispatch_chunk', 'lane_watermark'])).toBe(
-      'keyspace qim has dispatch_chunk, lane_watermark, created by the lane-watermark layout — deploy the frontier layout in a new keyspace, or drop those tables after draining the mailbox',
+      'keyspace qim has dispatch_chunk, lane_watermark, created by the lane-watermark layout — ' +
+        'deploy the frontier layout in a new keyspace, or drop those tables after draining the mailbox',
     );
   });
 

@@ -15,7 +15,10 @@ export const LEGACY_LAYOUT_TABLES: readonly string[] = Object.freeze([
 export function legacyLayoutProblem(keyspace: string, present: readonly string[]): string | null {
   const found = LEGACY_LAYOUT_TABLES.filter((t) => present.includes(t));
   if (found.length === 0) return null;
-  return `keyspace ${keyspace} has ${found.join(', ')}, created by the lane-watermark layout — deploy the frontier layout in a new keyspace, or drop those tables after draining the mailbox`;
+  return (
+    `keyspace ${keyspace} has ${found.join(', ')}, created by the lane-watermark layout — ` +
+    `deploy the frontier layout in a new keyspace, or drop those tables after draining the mailbox`
+  );
 }
 
 /** The tables of `keyspace` (one read of `system_schema.tables` at LOCAL_QUORUM). */

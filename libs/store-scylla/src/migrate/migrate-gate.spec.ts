@@ -50,32 +50,36 @@ describe('migrate + readiness (real server)', () => {
     expect(await readReplication(session.client, base.keyspace)).toBeNull();
   });
 
-  it('creates the keyspace (NetworkTopologyStrategy, target DC/RF, no tablets clause on Cassandra) and every table; then readiness is green; a rerun changes nothing', async () => {
-    const session = await open(base);
-    const events: MigrationEvent[] = [];
-    const first = await migrate(session, ALL_TABLES, (e) => events.push(e));
-    expect(first).toEqual({ dialect: 'cassandra', keyspaceCreated: true, tablesCreated: ALL_TABLES.map((t) => t.name), columnsAdded: [] });
-    expect(events).toEqual([
-      { kind: 'keyspace', keyspace: base.keyspace, created: true },
-      ...ALL_TABLES.map((t) => ({ kind: 'table', table: t.name, created: true })),
-    ]);
-    expect(await readReplication(session.client, base.keyspace)).toEqual({
-      class: 'org.apache.cassandra.locator.NetworkTopologyStrategy',
-      [base.localDataCenter]: String(base.replicationFactor),
-    });
-    expect(await checkReadiness(session, ALL_TABLES)).toMatchObject({ ready: true, dialect: 'cassandra', problems: [] });
-    const rerun: MigrationEvent[] = [];
-    expect(await migrate(session, ALL_TABLES, (e) => rerun.push(e))).toEqual({
-      dialect: 'cassandra',
-      keyspaceCreated: false,
-      tablesCreated: [],
-      columnsAdded: [],
-    });
-    expect(rerun).toEqual([
-      { kind: 'keyspace', keyspace: base.keyspace, created: false },
-      ...ALL_TABLES.map((t) => ({ kind: 'table', table: t.name, created: false })),
-    ]);
-  });
+  it(
+    'creates the keyspace (NetworkTopologyStrategy, target DC/RF, no tablets clause on Cassandra) and every table; ' +
+      'then readiness is green; a rerun changes nothing',
+    async () => {
+      const session = await open(base);
+      const events: MigrationEvent[] = [];
+      const first = await migrate(session, ALL_TABLES, (e) => events.push(e));
+      expect(first).toEqual({ dialect: 'cassandra', keyspaceCreated: true, tablesCreated: ALL_TABLES.map((t) => t.name), columnsAdded: [] });
+      expect(events).toEqual([
+        { kind: 'keyspace', keyspace: base.keyspace, created: true },
+        ...ALL_TABLES.map((t) => ({ kind: 'table', table: t.name, created: true })),
+      ]);
+      expect(await readReplication(session.client, base.keyspace)).toEqual({
+        class: 'org.apache.cassandra.locator.NetworkTopologyStrategy',
+        [base.localDataCenter]: String(base.replicationFactor),
+      });
+      expect(await checkReadiness(session, ALL_TABLES)).toMatchObject({ ready: true, dialect: 'cassandra', problems: [] });
+      const rerun: MigrationEvent[] = [];
+      expect(await migrate(session, ALL_TABLES, (e) => rerun.push(e))).toEqual({
+        dialect: 'cassandra',
+        keyspaceCreated: false,
+        tablesCreated: [],
+        columnsAdded: [],
+      });
+      expect(rerun).toEqual([
+        { kind: 'keyspace', keyspace: base.keyspace, created: false },
+        ...ALL_TABLES.map((t) => ({ kind: 'table', table: t.name, created: false })),
+      ]);
+    },
+  );
 
   it('a missing known nullable column makes readiness red; migrate adds exactly that column with ALTER TABLE … ADD', async () => {
     const session = await open(base);
@@ -134,7 +138,8 @@ describe('migrate + readiness (real server)', () => {
     const cfg = named('_bad');
     await ddl(`CREATE KEYSPACE ${cfg.keyspace} WITH replication = {'class': 'NetworkTopologyStrategy', '${base.localDataCenter}': ${base.replicationFactor}}`);
     await ddl(
-      `CREATE TABLE ${cfg.keyspace}.message_record (tenant_id blob, conversation_id blob, seq_bucket bigint, conversation_seq bigint, record text, PRIMARY KEY ((tenant_id, conversation_id, seq_bucket), conversation_seq))`,
+      `CREATE TABLE ${cfg.keyspace}.message_record (tenant_id blob, conversation_id blob, seq_bucket bigint, conversation_seq bigint, ` +
+        `record text, PRIMARY KEY ((tenant_id, conversation_id, seq_bucket), conversation_seq))`,
     );
     const session = await open(cfg);
     await expect(migrate(session, MESSAGE_TABLES)).rejects.toThrow(/message_record\.record is text, expected blob/);

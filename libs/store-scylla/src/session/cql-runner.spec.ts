@@ -109,20 +109,23 @@ describe('CqlRunner', () => {
     expect(counter.peakInFlight).toBe(3);
   });
 
-  it('maps driver errors in one place: a saturated connection or a closed socket → UnavailableError, a rejected statement → InvariantViolationError', async () => {
-    const busy = new errors.BusyConnectionError('127.0.0.1:9042', 2048, 1);
-    const socket = Object.assign(new Error('socket closed'), { isSocketError: true });
-    const rejected = new errors.ResponseError(0x2200, 'invalid');
-    for (const [err, type] of [
-      [busy, UnavailableError],
-      [socket, UnavailableError],
-      [rejected, InvariantViolationError],
-    ] as const) {
-      const runner = new CqlRunner(fakeClient(() => Promise.reject(err)).client, 'ks_l', new StatementCounter(), new InFlightLimit(2));
-      await expect(runner.run(SELECT, [1])).rejects.toBeInstanceOf(type);
-      await expect(runner.batch([{ statement: UPSERT, params: [1, 2] }])).rejects.toBeInstanceOf(type);
-    }
-  });
+  it(
+    'maps driver errors in one place: a saturated connection or a closed socket → UnavailableError, ' + 'a rejected statement → InvariantViolationError',
+    async () => {
+      const busy = new errors.BusyConnectionError('127.0.0.1:9042', 2048, 1);
+      const socket = Object.assign(new Error('socket closed'), { isSocketError: true });
+      const rejected = new errors.ResponseError(0x2200, 'invalid');
+      for (const [err, type] of [
+        [busy, UnavailableError],
+        [socket, UnavailableError],
+        [rejected, InvariantViolationError],
+      ] as const) {
+        const runner = new CqlRunner(fakeClient(() => Promise.reject(err)).client, 'ks_l', new StatementCounter(), new InFlightLimit(2));
+        await expect(runner.run(SELECT, [1])).rejects.toBeInstanceOf(type);
+        await expect(runner.batch([{ statement: UPSERT, params: [1, 2] }])).rejects.toBeInstanceOf(type);
+      }
+    },
+  );
 
   it('refuses an LWT in a batch and a plain statement as an LWT, before anything is sent', async () => {
     const fake = fakeClient(() => ok());

@@ -26,7 +26,8 @@ export class DirectReads {
   async indexRows(se: ShardEpoch, dispatchId: Id128): Promise<types.Row[]> {
     return (
       await this.exec(
-        'SELECT shard, epoch, dispatch_id, canonical_offset, digest, TTL(digest) AS ttl, WRITETIME(digest) AS stamp FROM {ks}.dispatch_index WHERE shard = ? AND epoch = ? AND dispatch_id = ?',
+        'SELECT shard, epoch, dispatch_id, canonical_offset, digest, TTL(digest) AS ttl, WRITETIME(digest) AS stamp ' +
+          'FROM {ks}.dispatch_index WHERE shard = ? AND epoch = ? AND dispatch_id = ?',
         [se.shard, se.epoch, id128ToBytes(dispatchId)],
       )
     ).rows;

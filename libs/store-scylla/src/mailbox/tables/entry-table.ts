@@ -26,7 +26,8 @@ export const ENTRY = Object.freeze({
   /** Ascending page `after < seq ≤ upTo`. */
   range: named(
     'entry.range',
-    'SELECT mailbox_seq, entry FROM {ks}.mailbox_entry WHERE tenant_id = ? AND user_id = ? AND mailbox_seq > ? AND mailbox_seq <= ? ORDER BY mailbox_seq ASC LIMIT ?',
+    'SELECT mailbox_seq, entry FROM {ks}.mailbox_entry WHERE tenant_id = ? AND user_id = ? ' +
+      'AND mailbox_seq > ? AND mailbox_seq <= ? ORDER BY mailbox_seq ASC LIMIT ?',
     READ,
   ),
 });

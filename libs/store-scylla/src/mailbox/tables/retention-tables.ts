@@ -40,7 +40,8 @@ export const RETENTION_META = Object.freeze({
   /** Whole-state compare-and-set: new five fields, then the expected five fields. */
   cas: named(
     'retention_meta.cas',
-    `UPDATE {ks}.mailbox_retention_meta SET retention_format_version = ?, ledger_generation = ?, inspected_through_bucket = ?, expired_gap_boundary = ?, active_ledger = ?
+    `UPDATE {ks}.mailbox_retention_meta SET retention_format_version = ?, ledger_generation = ?, ` +
+      `inspected_through_bucket = ?, expired_gap_boundary = ?, active_ledger = ?
  WHERE tenant_id = ? AND user_id = ?
  IF retention_format_version = ? AND ledger_generation = ? AND inspected_through_bucket = ? AND expired_gap_boundary = ? AND active_ledger = ?`,
     LWT,
