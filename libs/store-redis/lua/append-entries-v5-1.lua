@@ -76,7 +76,8 @@ local now, epoch, replace = ARGV[1], ARGV[3], ARGV[4] == 'replace'
 if not replace and ARGV[4] ~= 'add' then return { E_INVALID_INPUT } end
 local userPrefix = string.sub(KEYS[1], 1, -7) .. 'u2:'
 local horizonMs = fastMs(ARGV[2])
-if #ARGV[2] ~= 16 or not string.match(ARGV[2], '^%x+$') or #now ~= 16 or not string.match(now, '^%x+$') or hexCmp(ARGV[2], now) < 0 then return { E_INVALID_INPUT } end
+local function isHex16(v) return #v == 16 and string.match(v, '^%x+$') ~= nil end
+if not isHex16(ARGV[2]) or not isHex16(now) or hexCmp(ARGV[2], now) < 0 then return { E_INVALID_INPUT } end
 
 -- seq (16 hex) minus its epoch part: the low 47 bits, exact in a double.
 local OFFSET_SPAN = 140737488355328

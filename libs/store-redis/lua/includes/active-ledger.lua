@@ -17,7 +17,8 @@ local function parseLedger(blob)
   for i = 0, count - 1 do
     local at = 7 + 20 * i
     local b1, b2, b3, b4 = string.byte(blob, at, at + 3)
-    items[#items + 1] = { day = ((b1 * 256 + b2) * 256 + b3) * 256 + b4, max = bytesHex(blob, at + 4, at + 11), exp = bytesHex(blob, at + 12, at + 19) }
+    local day = ((b1 * 256 + b2) * 256 + b3) * 256 + b4
+    items[#items + 1] = { day = day, max = bytesHex(blob, at + 4, at + 11), exp = bytesHex(blob, at + 12, at + 19) }
   end
   return items
 end
