@@ -7,6 +7,7 @@ export * from './ports/clock';
 export * from './ports/history-authorizer';
 export * from './ports/outbox-publisher';
 export * from './ports/message-store';
+export * from './ports/message-parts';
 export * from './ports/message-store-capabilities';
 export * from './ports/message-commit-steps';
 export * from './ports/message-recovery-scan';

@@ -16,8 +16,10 @@ import {
   encodeSendRequest,
   recordFromIntent,
   recordExpiresAtMs,
+  requestIdentity,
   reservedIntentOf,
   validateReserveInput,
+  validateSendRequest,
 } from '@qim/store-core';
 import type {
   Clock,
@@ -26,10 +28,12 @@ import type {
   CommitSnapshot,
   CommitState,
   Id128,
+  MessageCommitSteps,
   MessageRecord,
   Publication,
   ReserveInput,
   ReserveResult,
+  SendRequest,
   SeqClaim,
   StepDecision,
 } from '@qim/store-core';
@@ -39,18 +43,22 @@ import { RECOVERY_BUCKET_MS, conversationKey } from './memory-message-backend';
 import type { MemoryMessageBackend } from './memory-message-backend';
 import { NO_MEMORY_MESSAGE_FAULTS } from './memory-message-faults';
 import type { MemoryMessageFaults } from './memory-message-faults';
+import type { MemoryOpenGate } from './memory-open-gate';
 
 /**
  * The commit lifecycle of the Memory MessageStore. Every decision comes from the store-core step
  * functions (`decidePutRecord`, …); this class only reads, writes and interleaves. Steps of one
  * operation are separated by event-loop turns, like network round trips, so concurrent calls from
- * several stores over one backend interleave as writers over one database would.
+ * several stores over one backend interleave as writers over one database would. Every port method
+ * checks `gate` first (a closed store → `UnavailableError`); `load` is the unchecked read the other
+ * parts use.
  */
-export class MemoryCommitSteps {
+export class MemoryCommitSteps implements MessageCommitSteps {
   constructor(
     private readonly backend: MemoryMessageBackend,
     private readonly clock: Clock,
     private readonly commitAuxTtlMs: bigint,
+    private readonly gate: MemoryOpenGate,
     private readonly faults: MemoryMessageFaults = NO_MEMORY_MESSAGE_FAULTS,
   ) {}
 
@@ -63,6 +71,7 @@ export class MemoryCommitSteps {
 
   /** Recovery row → claim + seq (one atomic step) → RESERVED commit row (first writer wins). */
   async reserve(raw: ReserveInput): Promise<ReserveResult> {
+    this.gate.check();
     const input = validateReserveInput(raw);
     const { request } = input;
     const key = commitKeyOf(request);
@@ -99,6 +108,7 @@ export class MemoryCommitSteps {
   }
 
   async putRecord(intent: CommitIntent, record: MessageRecord): Promise<CommitSnapshot> {
+    this.gate.check();
     assertRecordOfIntent(intent, record);
     const d = decidePutRecord(this.load(intent.key), intent, record);
     if (d.action === 'answer') return d.snapshot;
@@ -111,15 +121,31 @@ export class MemoryCommitSteps {
   }
 
   async markOutboxPublished(key: CommitKey, messageId: Id128, publication: Publication): Promise<CommitSnapshot> {
+    this.gate.check();
     return this.advance(key, (s) => decideMarkOutboxPublished(s, messageId), 'OUTBOXED', publication);
   }
 
   async markCommitted(key: CommitKey): Promise<CommitSnapshot> {
+    this.gate.check();
     return this.advance(key, decideMarkCommitted, 'COMMITTED');
   }
 
   async markPublishedAndCommitted(intent: CommitIntent, publication: Publication): Promise<CommitSnapshot> {
+    this.gate.check();
     return this.advance(intent.key, (s) => decideMarkPublishedAndCommitted(s, intent), 'COMMITTED', publication);
+  }
+
+  async loadCommit(key: CommitKey): Promise<CommitSnapshot | null> {
+    this.gate.check();
+    return this.load(key);
+  }
+
+  async loadCommitForRequest(request: SendRequest): Promise<CommitSnapshot | null> {
+    this.gate.check();
+    validateSendRequest(request);
+    const snapshot = this.load(commitKeyOf(request));
+    if (snapshot !== null) assertSameRequest('loadCommitForRequest', snapshot.intent.identity, requestIdentity(request));
+    return snapshot;
   }
 
   /**

@@ -98,4 +98,25 @@ describe('MemoryMessageStore model', () => {
     await store.close();
     await expect(store.loadCommitForRequest(request(id(), id()))).rejects.toBeInstanceOf(UnavailableError);
   });
+
+  it('a closed store rejects every port method with UnavailableError before looking at its arguments', async () => {
+    const { store } = setup();
+    await store.close();
+    const x = undefined as never;
+    const calls: (() => Promise<unknown>)[] = [
+      () => store.reserve(x),
+      () => store.putRecord(x, x),
+      () => store.markOutboxPublished(x, x, x),
+      () => store.markCommitted(x),
+      () => store.markPublishedAndCommitted(x, x),
+      () => store.loadCommit(x),
+      () => store.loadCommitForRequest(x),
+      () => store.scanRecoverableCommits(x, x),
+      () => store.gcCommittedAuxiliary(x, x),
+      () => store.gcExpiredHistory(x, x),
+      () => store.historyPage(x, x, x, x),
+      () => store.conversationSummaries(x, x),
+    ];
+    for (const call of calls) await expect(call()).rejects.toThrow(new UnavailableError('the MemoryMessageStore is closed'));
+  });
 });
