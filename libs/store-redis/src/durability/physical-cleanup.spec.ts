@@ -31,6 +31,8 @@ describe('physical clean-up of the Redis backends', () => {
     await redis.quit();
   }, 120_000);
   const pexpiretime = async (key: string): Promise<number> => Number(await redis.call('PEXPIRETIME', key));
+  const mailboxStore = (shardEpoch: { shard: number; epoch: number }, gc: { entryRetentionMs: bigint; dispatchDedupeMs: bigint }): RedisMailboxStore =>
+    new RedisMailboxStore({ redis, namespace, clock, physicalGraceMs: GRACE, ownsConnection: false, shardEpoch, gc });
 
   it('commit facts: physical expiry at aux expiry + grace; gcCommittedAuxiliary reclaims them after the logical expiry', async () => {
     const store = new RedisMessageStore({ redis, namespace, clock, physicalGraceMs: GRACE, ownsConnection: false });
@@ -98,15 +100,7 @@ describe('physical clean-up of the Redis backends', () => {
     'mailbox: a day index (holding the entries) gets its expiry once, a replay never renews it, a later entry raises it; ' +
       'a live day’s proof has none until its day is consumed',
     async () => {
-      const store = new RedisMailboxStore({
-        redis,
-        namespace,
-        clock,
-        physicalGraceMs: GRACE,
-        ownsConnection: false,
-        shardEpoch: { shard: 3, epoch: 4 },
-        gc: { entryRetentionMs: DAY_MS, dispatchDedupeMs: DAY_MS },
-      });
+      const store = mailboxStore({ shard: 3, epoch: 4 }, { entryRetentionMs: DAY_MS, dispatchDedupeMs: DAY_MS });
       const tenantId = rid();
       const userId = rid();
       const createdAt = clock.nowMs();
@@ -123,15 +117,7 @@ describe('physical clean-up of the Redis backends', () => {
       expect(await redis.zcard(day)).toBe(1);
 
       // A store with a longer retention writes a later-expiring entry into the same day: the key lives to it.
-      const longer = new RedisMailboxStore({
-        redis,
-        namespace,
-        clock,
-        physicalGraceMs: GRACE,
-        ownsConnection: false,
-        shardEpoch: { shard: 3, epoch: 4 },
-        gc: { entryRetentionMs: 2n * DAY_MS, dispatchDedupeMs: DAY_MS },
-      });
+      const longer = mailboxStore({ shard: 3, epoch: 4 }, { entryRetentionMs: 2n * DAY_MS, dispatchDedupeMs: DAY_MS });
       await longer.appendBatch([{ ...entry, mailboxSeq: composeMailboxSeq(4, 11n), createdAt: createdAt + 1n }]);
       const later = entryExpiry(createdAt + 1n, 2n * DAY_MS);
       expect(await pexpiretime(day)).toBe(Number(later + GRACE));
@@ -151,15 +137,7 @@ describe('physical clean-up of the Redis backends', () => {
 
   it('dispatch index: physical expiry at createdAt + dedupe + grace, never renewed by a later sight; the frontier has none', async () => {
     const dedupe = 10_000n;
-    const store = new RedisMailboxStore({
-      redis,
-      namespace,
-      clock,
-      physicalGraceMs: GRACE,
-      ownsConnection: false,
-      shardEpoch: { shard: 5, epoch: 1 },
-      gc: { entryRetentionMs: DAY_MS, dispatchDedupeMs: dedupe },
-    });
+    const store = mailboxStore({ shard: 5, epoch: 1 }, { entryRetentionMs: DAY_MS, dispatchDedupeMs: dedupe });
     const createdAt = clock.nowMs();
     const record: DispatchRecord = {
       dispatchId: rid(),
