@@ -3,7 +3,8 @@
 // expectation comparing bigints carries them in its details), and then the report is lost exactly
 // when a test failed. Here a bigint is written as its decimal text with an `n` suffix.
 // Usage: --reporters=default --reporters=./tools/ci/jest-summary-reporter.cjs, with the output
-// path in QIM_JEST_SUMMARY_FILE (reporter options cannot be given on the command line).
+// path in JEST_SUMMARY_FILE (reporter options cannot be given on the command line). Not a QIM_*
+// name: the e2e specs start services that inherit the environment and refuse an unknown QIM_* variable.
 'use strict';
 const { mkdirSync, writeFileSync } = require('node:fs');
 const { dirname, resolve } = require('node:path');
@@ -41,8 +42,8 @@ function serialize(value) {
 
 class JestSummaryReporter {
   constructor(_globalConfig, options = {}) {
-    this.outputFile = options.outputFile ?? process.env.QIM_JEST_SUMMARY_FILE;
-    if (!this.outputFile) throw new Error('jest-summary-reporter: set QIM_JEST_SUMMARY_FILE (or the outputFile option)');
+    this.outputFile = options.outputFile ?? process.env.JEST_SUMMARY_FILE;
+    if (!this.outputFile) throw new Error('jest-summary-reporter: set JEST_SUMMARY_FILE (or the outputFile option)');
   }
 
   onRunComplete(_contexts, results) {

@@ -50,9 +50,9 @@ rm -f .infra/reports/*.json
 reporters="--reporters=default --reporters=$root/tools/ci/jest-summary-reporter.cjs"
 set +e
 step "all test projects but e2e (2 workers)"
-QIM_JEST_SUMMARY_FILE=.infra/reports/projects.json npx jest -c jest.config.js --ignoreProjects e2e --maxWorkers=2 $reporters
+JEST_SUMMARY_FILE=.infra/reports/projects.json npx jest -c jest.config.js --ignoreProjects e2e --maxWorkers=2 $reporters
 step "end-to-end services (serial: each spec starts its own service stack)"
-QIM_JEST_SUMMARY_FILE=.infra/reports/e2e.json npx jest -c apps/e2e/jest.config.js --runInBand $reporters
+JEST_SUMMARY_FILE=.infra/reports/e2e.json npx jest -c apps/e2e/jest.config.js --runInBand $reporters
 # The short soak: 10 simulated days per backend (Memory, Redis, Cassandra) of the real store and
 # worker code on a fast-forwarded clock; exits non-zero on any lost/duplicated/silently-skipped
 # message, unbounded storage or a loop that keeps failing (tools/soak/README.md).
