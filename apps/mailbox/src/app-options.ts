@@ -10,6 +10,8 @@ export interface MailboxAppOptions {
   readonly syncMaxLimit: number;
   /** Largest `wait_ms` of a long-polling sync (`QIM_SYNC_MAX_WAIT_MS`); above → 400. */
   readonly syncMaxWaitMs: number;
+  /** Longest life of a streamed sync (`QIM_SYNC_STREAM_MAX_MS`); it then ends with an `end` event. */
+  readonly syncStreamMaxMs: number;
   readonly metrics: ServiceMetrics;
   readonly readiness: readonly ReadinessCheck[];
 }

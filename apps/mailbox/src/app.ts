@@ -2,6 +2,7 @@ import { installErrorHandler, installRequestMetrics, installRouteSchemas, regist
 import type { FastifyInstance } from 'fastify';
 import type { MailboxAppOptions } from './app-options';
 import { registerMailboxRoutes } from './routes/mailbox-routes';
+import { registerStreamRoute } from './routes/stream-route';
 
 export type { MailboxAppOptions } from './app-options';
 
@@ -27,5 +28,6 @@ export async function mailboxApp(app: FastifyInstance, opts: MailboxAppOptions):
   await app.register(async (api) => {
     requireBearerToken(api, opts.serviceTokens);
     registerMailboxRoutes(api, opts);
+    registerStreamRoute(api, opts);
   });
 }

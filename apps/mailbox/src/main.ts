@@ -46,6 +46,7 @@ async function serve(config: MailboxConfig): Promise<void> {
     status: runtime.status,
     syncMaxLimit: config.syncMaxLimit,
     syncMaxWaitMs: config.syncMaxWaitMs,
+    syncStreamMaxMs: config.syncStreamMaxMs,
     metrics: runtime.metrics,
     readiness: runtime.readiness,
   });

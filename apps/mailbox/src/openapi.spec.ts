@@ -27,6 +27,7 @@ describe('mailbox: routes defined once, documented from their schemas', () => {
         'GET /metrics',
         'GET /openapi.json',
         'GET /v1/mailboxes/{user}/entries',
+        'GET /v1/mailboxes/{user}/stream',
         'POST /v1/mailboxes/{user}/truncate',
         'GET /v1/shards/{shard}/status',
       ].sort(),
@@ -38,6 +39,10 @@ describe('mailbox: routes defined once, documented from their schemas', () => {
     expect(sync.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`)).toEqual(
       expect.arrayContaining(['query:after', 'query:wait_ms', 'path:user', 'header:x-qim-tenant', 'header:x-qim-user']),
     );
+    const stream = doc.paths['/v1/mailboxes/{user}/stream'].get;
+    expect(Object.keys(stream.responses['200'].content)).toEqual(['text/event-stream']);
+    expect(Object.keys(stream.responses).sort()).toEqual(['200', '400', '401', '403', '410', '500', '503']);
+    expect(stream.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`)).not.toContain('query:wait_ms');
     // The same record JSON as the writer's (one shared wire module).
     expect(doc.components.schemas.MessageRecord.required).toEqual(expect.arrayContaining(['client_message_id', 'retention']));
   });

@@ -36,5 +36,5 @@ export type {
   SendResult,
   SummaryRequest,
 } from './model/writer-model';
-export type { MailboxEntry, MailboxEvent, ResyncEvent, SyncOptions, SyncPage, SyncPageOptions } from './model/mailbox-model';
+export type { MailboxEntry, MailboxEvent, ResyncEvent, StreamOptions, SyncOptions, SyncPage, SyncPageOptions } from './model/mailbox-model';
 export type { Readiness, ShardStatus } from './model/ops-model';

@@ -7,7 +7,8 @@ import { DEFAULT_RETRY } from './http/retry-policy';
 import { shardStatus } from './mailbox/shard-status';
 import { syncPage, truncateMailbox } from './mailbox/sync-page';
 import { syncPages } from './mailbox/sync-pages';
-import type { SyncOptions, SyncPage, SyncPageOptions } from './model/mailbox-model';
+import { syncStream } from './mailbox/sync-stream';
+import type { StreamOptions, SyncOptions, SyncPage, SyncPageOptions } from './model/mailbox-model';
 import type { Readiness, ShardStatus } from './model/ops-model';
 import type { ConversationSummary, HistoryOptions, HistoryPage, SendInput, SendManyItem, SendResult, SummaryRequest } from './model/writer-model';
 import { readiness } from './ops/readiness';
@@ -165,6 +166,16 @@ export class QimClient {
   /** The acting user's mailbox as an async iterator over pages; long-polls in follow mode, resyncs on 410 via `onResync`. */
   sync(opts?: SyncOptions): AsyncGenerator<SyncPage, void, undefined> {
     return syncPages(this.mailbox, this.who, opts);
+  }
+
+  /**
+   * The acting user's mailbox pushed by the service over one connection (server-sent events), page by
+   * page as entries arrive, each page from the previous one's `nextAfter`: no request per page. Ends
+   * when the service ends the stream (its life is the service's `QIM_SYNC_STREAM_MAX_MS`): call again
+   * from the last `nextAfter`. 410 (`QimResyncRequiredError`) and other refusals are thrown.
+   */
+  stream(opts?: StreamOptions): AsyncGenerator<SyncPage, void, undefined> {
+    return syncStream(this.mailbox, this.who, opts);
   }
 
   /** Makes the acting user's entries at or below `before` unreadable. */

@@ -5,7 +5,8 @@ import { benchClient, errorCode } from './bench-client';
 import { Tally, sleep } from './stats';
 import type { Visibility } from './visibility';
 
-export type SyncMode = { readonly kind: 'long-poll'; readonly waitMs: number } | { readonly kind: 'short-poll'; readonly intervalMs: number };
+export type SyncMode =
+  { readonly kind: 'long-poll'; readonly waitMs: number } | { readonly kind: 'short-poll'; readonly intervalMs: number } | { readonly kind: 'stream' };
 
 /**
  * One syncing device per user: `syncPage` of @qim/client (`GET /v1/mailboxes/:user/entries?after=&limit=&wait_ms=`)
@@ -50,7 +51,32 @@ export class DevicePool {
     await Promise.all(this.running);
   }
 
+  private async streamingDevice(user: string): Promise<void> {
+    let after: bigint | null = null;
+    let first = true;
+    const device = benchClient(this.endpoints, 10_000, this.tenant).as(user);
+    while (!this.stop.signal.aborted) {
+      try {
+        for await (const page of device.stream({ after, limit: 500, signal: this.stop.signal })) {
+          this.requests++;
+          if (first) {
+            first = false;
+            this.primed++;
+          }
+          const now = performance.now();
+          for (const e of page.entries) for (const ev of e.events) if (ev.message) this.visibility.seen(user, ev.message.messageId, now);
+          after = page.nextAfter;
+        }
+      } catch (err) {
+        if (this.stop.signal.aborted) break;
+        this.errors.add(errorCode(err));
+        await sleep(200);
+      }
+    }
+  }
+
   private async device(user: string): Promise<void> {
+    if (this.mode.kind === 'stream') return this.streamingDevice(user);
     let after: bigint | null = null;
     let first = true;
     // 10 s per request beyond the long poll's own wait.

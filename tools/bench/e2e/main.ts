@@ -202,7 +202,11 @@ async function main(): Promise<void> {
   };
   writeFileSync(out, `${JSON.stringify(mixed === null ? { meta, phases, baselines } : { meta, mixed }, null, 2)}\n`);
   const syncText =
-    mode?.kind === 'long-poll' ? `long-poll wait_ms=${mode.waitMs}` : `SHORT polling every ${mode?.kind === 'short-poll' ? mode.intervalMs : '?'} ms`;
+    mode?.kind === 'stream'
+      ? 'streamed (GET …/stream; sync req/s = pages)'
+      : mode?.kind === 'long-poll'
+        ? `long-poll wait_ms=${mode.waitMs}`
+        : `SHORT polling every ${mode?.kind === 'short-poll' ? mode.intervalMs : '?'} ms`;
   const load = (l: number[]): string => l.map((v) => v.toFixed(1)).join(' ');
   process.stdout.write(
     `${mixed === null ? renderTable(phases, baselines) : renderMixed(mixed)}\n\n` +
@@ -299,6 +303,11 @@ async function idleCorePercent(procs: readonly WatchedProcess[], seconds: number
 
 /** Long poll when the mailbox accepts `wait_ms`, otherwise (or with --short-poll) short polling. */
 async function syncMode(endpoints: Endpoints, o: BenchOptions): Promise<SyncMode> {
+  if (o.stream) {
+    if (o.forceShortPoll) throw new Error('--stream and --short-poll exclude each other');
+    say('devices: streamed sync (GET …/stream, one response per device; sync req/s counts pages)');
+    return { kind: 'stream' };
+  }
   if (o.forceShortPoll) {
     say(`devices: short polling every ${o.pollMs} ms (--short-poll)`);
     return { kind: 'short-poll', intervalMs: o.pollMs };

@@ -26,6 +26,8 @@ export interface BenchOptions {
   readonly payloadBytes: number;
   /** Long-poll `wait_ms` of the devices. */
   readonly waitMs: number;
+  /** Devices sync by a streamed response each (`--stream`). */
+  readonly stream: boolean;
   /** Interval of the short-polling fallback (also forced with --poll-ms). */
   readonly pollMs: number;
   readonly forceShortPoll: boolean;
@@ -67,6 +69,8 @@ const USAGE = `usage: tools/bench/run.sh e2e [options]
   --wait-ms 10000            device long-poll wait
   --poll-ms 100              short-poll interval (fallback when the server has no wait_ms)
   --short-poll               force short polling (an aggressive device population with --poll-ms 10)
+  --stream                   devices sync by one streamed response each (GET …/stream, server-sent pages)
+                             instead of a long poll per page; sync req/s then counts pages
   --devices all              syncing devices per size: all (one per member) or N (the members of the
                              first conversations, N in all); send → visible is measured for those
                              members, applied/s for every message (the mailbox's entries written)
@@ -109,7 +113,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv, st
     if (a === '-h' || a === '--help') fail('');
     if (!a.startsWith('--')) fail(`unexpected argument ${a}`);
     const name = a.slice(2);
-    if (['short-poll', 'fetch', 'no-start', 'keep-stack', 'no-plot', 'mixed'].includes(name)) flags.set(name, 'true');
+    if (['short-poll', 'stream', 'fetch', 'no-start', 'keep-stack', 'no-plot', 'mixed'].includes(name)) flags.set(name, 'true');
     else if (i + 1 < argv.length) flags.set(name, argv[++i]!);
     else fail(`${a} needs a value`);
   }
@@ -127,6 +131,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv, st
     'wait-ms',
     'poll-ms',
     'short-poll',
+    'stream',
     'devices',
     'fetch',
     'baseline-seconds',
@@ -169,6 +174,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv, st
     waitMs: num('wait-ms', 10_000, 1, 300_000),
     pollMs: num('poll-ms', 100, 1, 60_000),
     forceShortPoll: flags.has('short-poll'),
+    stream: flags.has('stream'),
     devices: (flags.get('devices') ?? 'all') === 'all' ? null : num('devices', 0, 1, 1_000_000),
     fetch: flags.has('fetch'),
     baselineSeconds: num('baseline-seconds', 3, 0, 600),

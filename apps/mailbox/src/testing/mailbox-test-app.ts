@@ -16,11 +16,13 @@ export const hex = (n: number): Id128 => n.toString(16).padStart(32, '0') as Id1
 export const SHARDS = 2;
 export const EPOCH = 3;
 export const SYNC_MAX_WAIT_MS = 5_000;
+export const SYNC_STREAM_MAX_MS = 20_000;
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 export interface MailboxTestApp {
   readonly app: FastifyInstance;
+  readonly metrics: MailboxMetrics;
   readonly clock: ManualClock;
   readonly board: FrontierBoard;
   readonly storeFor: (shard: number) => Promise<MailboxStore>;
@@ -48,6 +50,10 @@ export async function mailboxTestApp(
     /** receives every route the app registers */ routes?: RouteOptions[];
     /** The reader's read budget (QIM_READ_BUDGET_BYTES); none unless given. */
     readBudget?: ReadBudget;
+    /** QIM_SYNC_MAX_WAIT_MS (default SYNC_MAX_WAIT_MS). */
+    syncMaxWaitMs?: number;
+    /** QIM_SYNC_STREAM_MAX_MS (default SYNC_STREAM_MAX_MS). */
+    syncStreamMaxMs?: number;
   } = {},
 ): Promise<MailboxTestApp> {
   const clock = new ManualClock(1_700_000_000_000n);
@@ -111,13 +117,15 @@ export async function mailboxTestApp(
       config: { shards: SHARDS, epoch: EPOCH, shardGroup: 'shards', dispatchTopic: 'dispatch' },
     }),
     syncMaxLimit: 50,
-    syncMaxWaitMs: SYNC_MAX_WAIT_MS,
+    syncMaxWaitMs: opts.syncMaxWaitMs ?? SYNC_MAX_WAIT_MS,
+    syncStreamMaxMs: opts.syncStreamMaxMs ?? SYNC_STREAM_MAX_MS,
     metrics,
     readiness: opts.readiness ?? [{ name: 'shards', check: () => worker.readiness() }],
   });
   await app.ready();
   return {
     app,
+    metrics,
     clock,
     board,
     storeFor,

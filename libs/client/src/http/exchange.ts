@@ -127,3 +127,60 @@ export function fetchExchange(baseUrl: string, fetchFn: typeof fetch): Exchange 
     }
   };
 }
+
+/** An answer whose body is read as it arrives (a stream of events), with its status and headers. */
+export interface OpenedStream {
+  readonly status: number;
+  header(name: string): string | null;
+  /** The body's text chunks as they arrive; ends when the service ends the response. */
+  readonly chunks: AsyncIterable<string>;
+  /** Closes the connection (the service sees the client gone). */
+  close(): void;
+}
+
+/** Opens a GET whose answer is a long stream; rejects when no answer head arrives within `timeoutMs`. */
+export type StreamOpener = (path: string, headers: Readonly<Record<string, string>>, timeoutMs: number, signal?: AbortSignal) => Promise<OpenedStream>;
+
+/**
+ * Streams on `node:http`/`node:https`: each on a connection of its own (an agent without a socket
+ * bound, apart from the request pool's, so a device's long stream never waits for a pooled socket
+ * nor holds one the requests need).
+ */
+export function nodeStreamOpener(baseUrl: string): StreamOpener {
+  const base = new URL(baseUrl);
+  const protocol = base.protocol === 'https:' ? 'https:' : 'http:';
+  const request = protocol === 'https:' ? https.request : http.request;
+  const agent = protocol === 'https:' ? new https.Agent({ keepAlive: false }) : new http.Agent({ keepAlive: false });
+  const prefix = base.pathname.replace(/\/+$/, '');
+  const target = { protocol, hostname: base.hostname.replace(/^\[|\]$/g, ''), port: base.port, agent };
+  return (path, headers, timeoutMs, signal) =>
+    new Promise<OpenedStream>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const req = request({ ...target, method: 'GET', path: `${prefix}${path}`, headers });
+      const timer = setTimeout(() => req.destroy(new AttemptTimeout(timeoutMs)), timeoutMs);
+      const onAbort = (): void => {
+        req.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      req.once('error', (err) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        reject(signal?.aborted ? signal.reason : err);
+      });
+      req.once('response', (res) => {
+        clearTimeout(timer);
+        res.setEncoding('utf8');
+        res.once('close', () => signal?.removeEventListener('abort', onAbort));
+        resolve({
+          status: res.statusCode ?? 0,
+          header: (name) => {
+            const v = res.headers[name.toLowerCase()];
+            return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+          },
+          chunks: res as AsyncIterable<string>,
+          close: () => req.destroy(),
+        });
+      });
+      req.end();
+    });
+}

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { errorOfAnswer } from '../errors/error-of-answer';
 import type { CallSite } from '../errors/qim-error';
-import { QimAbortedError, QimProtocolError, QimTransportError } from '../errors/qim-error';
-import type { Exchange } from './exchange';
-import { AttemptTimeout, DEFAULT_MAX_SOCKETS, fetchExchange, nodeExchange } from './exchange';
+import { QimAbortedError, QimArgumentError, QimProtocolError, QimTransportError } from '../errors/qim-error';
+import type { Exchange, OpenedStream, StreamOpener } from './exchange';
+import { AttemptTimeout, DEFAULT_MAX_SOCKETS, fetchExchange, nodeExchange, nodeStreamOpener } from './exchange';
 import type { RetryPolicy } from './retry-policy';
 import { DEFAULT_MAX_RETRY_AFTER_MS, retryAfterMsOf, retryDelayMs, sleep } from './retry-policy';
 
@@ -75,6 +75,7 @@ const RETRY_LATER: ReadonlySet<number> = new Set([503, 429]);
 export class HttpTransport {
   private readonly base: string;
   private readonly exchange: Exchange;
+  private streamOpener: StreamOpener | null = null;
 
   constructor(private readonly options: TransportOptions) {
     this.base = options.baseUrl.replace(/\/+$/, '');
@@ -132,6 +133,37 @@ export class HttpTransport {
       if (!parsed.ok) throw new QimProtocolError(`${spec.method} ${path} answered ${a.status} with a body that is not JSON`, a.status, call);
       return { status: a.status, body: parsed.value, call };
     }
+  }
+
+  /**
+   * Opens a GET answered by a stream of events (`text/event-stream`), once (no retries: the caller
+   * reconnects from its own cursor). A status other than 200 is read whole and thrown as the typed
+   * error of its body, as `call` does; no answer head within the transport's bound → `QimTransportError`.
+   */
+  async openStream(spec: Pick<CallSpec, 'path' | 'query' | 'headers' | 'signal'>): Promise<{ stream: OpenedStream; call: CallSite }> {
+    if (this.options.fetch) throw new QimArgumentError('a streamed sync needs the default node:http transport (the client was given a fetch)');
+    this.streamOpener ??= nodeStreamOpener(this.base);
+    const path = pathWithQuery({ ...spec, method: 'GET', auth: true });
+    const requestId = randomUUID();
+    const headers = { accept: 'text/event-stream', 'x-request-id': requestId, ...spec.headers, authorization: `Bearer ${this.options.token}` };
+    const site: CallSite = { method: 'GET', path, requestId };
+    let stream: OpenedStream;
+    try {
+      stream = await this.streamOpener(path, headers, this.options.timeoutMs, spec.signal);
+    } catch (err) {
+      if (spec.signal?.aborted) throw aborted(site, spec.signal.reason);
+      throw new QimTransportError(`GET ${this.base}${path} failed: ${describe(err)}`, err instanceof AttemptTimeout, 1, site, err);
+    }
+    const call: CallSite = { ...site, requestId: stream.header('x-request-id') ?? requestId };
+    if (stream.status !== 200) {
+      let text = '';
+      for await (const chunk of stream.chunks) text += chunk;
+      const parsed = parseJson(text);
+      const err = errorOfAnswer(stream.status, parsed.ok ? parsed.value : null, call);
+      err.retryAfterMs = RETRY_LATER.has(stream.status) ? retryAfterMsOf(stream.header('retry-after')) : null;
+      throw err;
+    }
+    return { stream, call };
   }
 
   /** Waits before the next attempt; the caller's abort ends the call. */

@@ -1,3 +1,4 @@
+import type { CallSite } from '../errors/qim-error';
 import type { ActingIdentity } from '../http/acting-headers';
 import { userHeaders } from '../http/acting-headers';
 import type { HttpTransport } from '../http/http-transport';
@@ -42,7 +43,12 @@ export async function syncPage(http: HttpTransport, who: ActingIdentity, opts: S
     extraTimeoutMs: query.wait_ms ?? 0,
     signal: opts.signal,
   });
-  const r = new JsonReader(a.body, 'sync', a.call, a.status);
+  return syncPageOf(a.body, after, a.call, a.status);
+}
+
+/** A sync answer's body (of `GET …/entries`, or a stream's `page` event) as a `SyncPage` read after `after`. */
+export function syncPageOf(body: unknown, after: bigint | null, call: CallSite, status: number): SyncPage {
+  const r = new JsonReader(body, 'sync', call, status);
   return { after, entries: r.objects('entries').map(entryOf), nextAfter: r.u64('next_after'), hasMore: r.boolean('has_more'), upTo: r.u64('up_to') };
 }
 

@@ -46,6 +46,18 @@ export interface SyncPageOptions {
   readonly signal?: AbortSignal;
 }
 
+/** A streamed sync (`stream()`): where it starts and each page's budgets; the service sets the waits and the stream's life. */
+export interface StreamOptions {
+  /** Exclusive cursor of the first page; absent or null: from the start of the current epoch. */
+  readonly after?: bigint | null;
+  /** Entries per page (service default 100, bounded by its QIM_SYNC_MAX_LIMIT). */
+  readonly limit?: number;
+  /** Byte budget of a page's event payloads (service default 1 MiB); the first entry is always whole. */
+  readonly maxBytes?: number;
+  /** Aborting closes the stream and ends the iteration quietly. */
+  readonly signal?: AbortSignal;
+}
+
 /** Told to `onResync` when the service refused the cursor (410): the device must drop what it derived from it. */
 export interface ResyncEvent {
   readonly error: QimResyncRequiredError;

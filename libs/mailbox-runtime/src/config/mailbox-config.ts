@@ -35,6 +35,9 @@ export const mailboxEnvShape = {
     'a sync that finds nothing after the cursor an answer gave the user within this long is held until ' +
       'then (woken by an entry); at most `QIM_SYNC_MAX_WAIT_MS`; 0 = off',
   ),
+  QIM_SYNC_STREAM_MAX_MS: intField(1_000, 3_600_000, 300_000).describe(
+    'longest life of a streamed sync (`GET …/stream`, ms): it then ends with an `end` event and the device reconnects from its cursor',
+  ),
   QIM_KAFKA_COMMIT_INTERVAL_MS: intField(0, 10_000, 100).describe(
     'least time (ms) between two OffsetCommit requests of one consumer (router, shard worker); a crash ' +
       're-reads up to this much, recognised as duplicates; 0 = as soon as the previous ended',
@@ -69,6 +72,8 @@ export interface MailboxConfig extends CommonConfig {
   readonly syncMaxLimit: number;
   /** Largest `wait_ms` of a long-polling sync (ms); 0 disables waiting. */
   readonly syncMaxWaitMs: number;
+  /** Longest life of a streamed sync (ms); it then ends and the device reconnects from its cursor. */
+  readonly syncStreamMaxMs: number;
   /**
    * The repeat hold (ms): a sync repeating the cursor an answer gave the user sooner than
    * this after it, with nothing new, waits until this long after that answer (woken by an entry);
@@ -138,6 +143,7 @@ export function mailboxEnvSchemaOver(backends: BackendEnv) {
       pageRecords: raw.QIM_MAILBOX_PAGE_RECORDS,
       syncMaxLimit: raw.QIM_SYNC_MAX_LIMIT,
       syncMaxWaitMs: raw.QIM_SYNC_MAX_WAIT_MS,
+      syncStreamMaxMs: raw.QIM_SYNC_STREAM_MAX_MS,
       syncRepeatHoldMs: Math.min(raw.QIM_SYNC_REPEAT_HOLD_MS, raw.QIM_SYNC_MAX_WAIT_MS),
       kafkaCommitIntervalMs: raw.QIM_KAFKA_COMMIT_INTERVAL_MS,
       kafkaFetchMinBytes: raw.QIM_KAFKA_FETCH_MIN_BYTES,
