@@ -3,6 +3,8 @@
 # on the same servers, the same benchmark client (this tree's) for both.
 #
 #   tools/bench/e2e/ab.sh OUT_DIR ROUNDS A=TREE B=TREE [-- e2e arguments]
+#   NAME=TREE:ARGS gives one build's runs more e2e arguments (e.g. stream=.:--stream: the same
+#   tree measured with its devices streaming)
 #   e.g. git worktree add ../base <commit> && (cd ../base && npx nx run-many -t build -p writer mailbox)
 #        npx nx run-many -t build -p writer mailbox
 #        tools/bench/e2e/ab.sh /tmp/ab 3 base=../base new=. -- --sizes 3 --seconds 20
@@ -42,7 +44,10 @@ printf 'run\tbuild\tcommit\tload1\tstarted\n' >> "$out/runs.tsv"
 for round in $(seq 1 "$rounds"); do
   for spec in "${builds[@]}"; do
     name=${spec%%=*}
-    tree=$(cd "${spec#*=}" && pwd)
+    rest=${spec#*=}
+    extra=()
+    if [[ $rest == *:* ]]; then read -r -a extra <<< "${rest#*:}"; rest=${rest%%:*}; fi
+    tree=$(cd "$rest" && pwd)
     id="ab-$name-$round-$(date +%s)"
     (
       export QIM_ENV=development QIM_STORE_BACKEND=redis QIM_SERVICE_TOKEN=$token
@@ -68,7 +73,7 @@ for round in $(seq 1 "$rounds"); do
     printf '%s\t%s\t%s\t%s\t%s\n' "$round" "$name" "$(git -C "$tree" rev-parse --short HEAD)" \
       "$(cut -d' ' -f1 /proc/loadavg)" "$(date -u +%FT%TZ)" >> "$out/runs.tsv"
     WRITER_URL=http://127.0.0.1:18680 MAILBOX_URL=http://127.0.0.1:18681 QIM_SERVICE_TOKEN=$token \
-      tools/bench/run.sh e2e --no-start --note "$name ($round)" --out "$out/$name-$round.json" "$@" > "$out/$name-$round.txt" 2>&1 ||
+      tools/bench/run.sh e2e --no-start --note "$name ($round)" --out "$out/$name-$round.json" "$@" "${extra[@]}" > "$out/$name-$round.txt" 2>&1 ||
       echo "run $name-$round failed (see $out/$name-$round.txt)" >&2
     stop
   done
