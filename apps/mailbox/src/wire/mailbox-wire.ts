@@ -10,34 +10,26 @@ export const shardParams = z.object({ shard: z.coerce.number().int().min(0).max(
 /** Largest `max_bytes` of a sync page (as for history pages). */
 export const SYNC_MAX_BYTES = 16 * 1024 * 1024;
 
+/** What a sync page reads: the cursor and the page's budgets (of `GET …/entries` and of each page of a stream). */
+const pageQueryFields = (maxLimit: number) => ({
+  after: u64.optional().describe('exclusive mailbox seq cursor (of the first page of a stream); absent = start of the current epoch'),
+  limit: z.coerce.number().int().min(1).max(maxLimit).default(Math.min(100, maxLimit)).describe('largest page (entries)'),
+  max_bytes: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(SYNC_MAX_BYTES)
+    .default(1024 * 1024)
+    .describe('byte budget of a page (event payloads); the first entry is always whole'),
+});
+
 /** The query of a streamed sync: a page's cursor and budgets; the server sets the waits and the stream's life. */
-export const streamQuery = (maxLimit: number) =>
-  z
-    .object({
-      after: u64.optional().describe('exclusive mailbox seq cursor of the first page; absent = start of the current epoch'),
-      limit: z.coerce.number().int().min(1).max(maxLimit).default(Math.min(100, maxLimit)).describe('largest page (entries per event)'),
-      max_bytes: z.coerce
-        .number()
-        .int()
-        .min(1)
-        .max(SYNC_MAX_BYTES)
-        .default(1024 * 1024)
-        .describe('byte budget of each page (event payloads); the first entry is always whole'),
-    })
-    .strict();
+export const streamQuery = (maxLimit: number) => z.object(pageQueryFields(maxLimit)).strict();
 
 export const entriesQuery = (maxLimit: number, maxWaitMs: number) =>
   z
     .object({
-      after: u64.optional().describe('exclusive mailbox seq cursor; absent = start of the current epoch'),
-      limit: z.coerce.number().int().min(1).max(maxLimit).default(Math.min(100, maxLimit)),
-      max_bytes: z.coerce
-        .number()
-        .int()
-        .min(1)
-        .max(SYNC_MAX_BYTES)
-        .default(1024 * 1024)
-        .describe('byte budget of the page (event payloads); the first entry is always whole'),
+      ...pageQueryFields(maxLimit),
       wait_ms: z.coerce
         .number()
         .int()

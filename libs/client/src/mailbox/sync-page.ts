@@ -20,6 +20,22 @@ function entryOf(e: JsonReader): MailboxEntry {
   };
 }
 
+/** A page's cursor and budgets, checked, as query parameters (of `GET …/entries` and `GET …/stream`). */
+export function pageQueryOf(opts: { readonly after?: bigint | null; readonly limit?: number; readonly maxBytes?: number }): {
+  after: bigint | null;
+  query: { after?: string; limit?: number; max_bytes?: number };
+} {
+  const after = opts.after === undefined || opts.after === null ? null : requireU64('after', opts.after);
+  return {
+    after,
+    query: {
+      after: after === null ? undefined : after.toString(),
+      limit: opts.limit === undefined ? undefined : requireInt('limit', opts.limit, 1, 1_000_000),
+      max_bytes: opts.maxBytes === undefined ? undefined : requireInt('maxBytes', opts.maxBytes, 1, 16 * 1024 * 1024),
+    },
+  };
+}
+
 /**
  * `GET /v1/mailboxes/:user/entries` for the acting user's own mailbox: entries after `after`, up to
  * what the service has proven delivered. With `waitMs` the service holds the request until entries
@@ -27,13 +43,8 @@ function entryOf(e: JsonReader): MailboxEntry {
  */
 export async function syncPage(http: HttpTransport, who: ActingIdentity, opts: SyncPageOptions = {}): Promise<SyncPage> {
   const headers = userHeaders(who);
-  const after = opts.after === undefined || opts.after === null ? null : requireU64('after', opts.after);
-  const query = {
-    after: after === null ? undefined : after.toString(),
-    limit: opts.limit === undefined ? undefined : requireInt('limit', opts.limit, 1, 1_000_000),
-    max_bytes: opts.maxBytes === undefined ? undefined : requireInt('maxBytes', opts.maxBytes, 1, 16 * 1024 * 1024),
-    wait_ms: opts.waitMs === undefined || opts.waitMs === 0 ? undefined : requireInt('waitMs', opts.waitMs, 0, 3_600_000),
-  };
+  const { after, query: page } = pageQueryOf(opts);
+  const query = { ...page, wait_ms: opts.waitMs === undefined || opts.waitMs === 0 ? undefined : requireInt('waitMs', opts.waitMs, 0, 3_600_000) };
   const a = await http.call({
     method: 'GET',
     path: `/v1/mailboxes/${headers['x-qim-user']}/entries`,

@@ -5,8 +5,7 @@ import type { ActingIdentity } from '../http/acting-headers';
 import { userHeaders } from '../http/acting-headers';
 import type { HttpTransport } from '../http/http-transport';
 import type { StreamOptions, SyncPage } from '../model/mailbox-model';
-import { requireInt, requireU64 } from '../wire/ids';
-import { syncPageOf } from './sync-page';
+import { pageQueryOf, syncPageOf } from './sync-page';
 
 /** One server-sent event: its name and its data (the `data:` lines joined by newlines). */
 export interface SseEvent {
@@ -55,12 +54,9 @@ function jsonOf(data: string, what: string, call: CallSite): unknown {
  */
 export async function* syncStream(http: HttpTransport, who: ActingIdentity, opts: StreamOptions = {}): AsyncGenerator<SyncPage, void, undefined> {
   const headers = userHeaders(who);
-  let after = opts.after === undefined || opts.after === null ? null : requireU64('after', opts.after);
-  const query = {
-    after: after === null ? undefined : after.toString(),
-    limit: opts.limit === undefined ? undefined : requireInt('limit', opts.limit, 1, 1_000_000),
-    max_bytes: opts.maxBytes === undefined ? undefined : requireInt('maxBytes', opts.maxBytes, 1, 16 * 1024 * 1024),
-  };
+  const start = pageQueryOf(opts);
+  let after = start.after;
+  const query = start.query;
   const { stream, call } = await http.openStream({ path: `/v1/mailboxes/${headers['x-qim-user']}/stream`, query, headers, signal: opts.signal });
   try {
     for await (const e of sseEvents(stream.chunks)) {
