@@ -26,6 +26,7 @@ const OPTIONS = {
   all: { type: 'boolean' },
   after: { type: 'string' },
   follow: { type: 'boolean' },
+  stream: { type: 'boolean' },
   'wait-ms': { type: 'string' },
   shard: { type: 'string', multiple: true },
   shards: { type: 'string' },

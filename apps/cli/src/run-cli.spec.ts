@@ -1,4 +1,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScriptedServer, entryJson, hex, messageJson, syncJson } from '@qim/client/testing';
@@ -141,6 +143,40 @@ describe('qim (in process, against real HTTP servers)', () => {
     expect(mailbox.requests[mailbox.requests.length - 1]!.query).toMatchObject({ wait_ms: '5000' });
     stop.abort();
     expect(await done).toBe(0);
+  });
+
+  it('sync --stream follows by streams: reconnects from the cursor at a stream end, resyncs after a 410, ends quietly when stopped', async () => {
+    const event = (name: string, data: unknown): string => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+    const page = (seq: number): string => event('page', syncJson([entryJson(BigInt(seq), messageJson(CONV, seq, BOB, `s${seq}`))], BigInt(seq), false));
+    const urls: string[] = [];
+    const server = http.createServer((req, res) => {
+      urls.push(req.url ?? '');
+      const after = new URL(req.url ?? '/', 'http://x').searchParams.get('after');
+      if (after === '1') {
+        res.writeHead(410, { 'content-type': 'application/json' });
+        return void res.end(JSON.stringify({ code: 'CURSOR_EXPIRED', message: 'below the trim', resync: true }));
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (after === null && urls.length === 1) return void res.end(page(1) + event('end', { next_after: '1' }));
+      res.write(page(5)); // then held open until the command stops
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const stop = new AbortController();
+      const io = new MemoryIo();
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const done = runCli(['sync', '--stream', '--page-size', '3'], { ...env, QIM_MAILBOX_URL: url }, io, stop.signal);
+      await until('the entry after the resync', () => io.stdout.length === 2);
+      stop.abort();
+      expect(await done).toBe(0);
+      expect(urls).toEqual([`/v1/mailboxes/${ALICE}/stream?limit=3`, `/v1/mailboxes/${ALICE}/stream?after=1&limit=3`, `/v1/mailboxes/${ALICE}/stream?limit=3`]);
+      expect(io.stdout.map((l) => l.split(': ')[1])).toEqual(['s1', 's5']);
+      expect(io.stderr).toEqual(['cursor 1 refused (CURSOR_EXPIRED: below the trim); resyncing from the start']);
+      expect((await run(['sync', '--stream', '--wait-ms', '10'])).code).toBe(2);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it('sync: catches up, says when it resyncs after a 410, and prints the cursor to resume from', async () => {

@@ -11,6 +11,7 @@ commands:
        [--page-size N] [--limit N] (messages printed, default 50) [--all]
   sync                                 the acting user's mailbox from [--after SEQ] (default: the start)
        [--follow] (keep printing entries as they arrive; long-polls) [--wait-ms N] [--page-size N]
+       [--stream] (follow by streamed pages instead of long polls, GET …/stream; reconnects by itself)
   members add|remove <conversation> <user...>
   members list <conversation>
   status                               readiness of both services and each mailbox shard's frontier and lag
