@@ -51,6 +51,12 @@ export class DevicePool {
     await Promise.all(this.running);
   }
 
+  /** Reports every message of a page as synced by `user`'s device now. */
+  private seen(user: string, page: SyncPage): void {
+    const now = performance.now();
+    for (const e of page.entries) for (const ev of e.events) if (ev.message) this.visibility.seen(user, ev.message.messageId, now);
+  }
+
   private async streamingDevice(user: string): Promise<void> {
     let after: bigint | null = null;
     let first = true;
@@ -63,8 +69,7 @@ export class DevicePool {
             first = false;
             this.primed++;
           }
-          const now = performance.now();
-          for (const e of page.entries) for (const ev of e.events) if (ev.message) this.visibility.seen(user, ev.message.messageId, now);
+          this.seen(user, page);
           after = page.nextAfter;
         }
       } catch (err) {
@@ -99,8 +104,7 @@ export class DevicePool {
         await sleep(200);
         continue;
       }
-      const now = performance.now();
-      for (const e of page.entries) for (const ev of e.events) if (ev.message) this.visibility.seen(user, ev.message.messageId, now);
+      this.seen(user, page);
       after = page.nextAfter;
       if (this.mode.kind === 'short-poll' && !page.hasMore) await sleep(this.mode.intervalMs);
     }

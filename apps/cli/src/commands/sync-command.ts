@@ -66,11 +66,21 @@ async function followByStream(ctx: CommandContext, from: bigint | null, limit: n
       }
       if (!(err instanceof QimTransportError || err instanceof QimUnavailableError)) throw err;
       ctx.io.err(`stream interrupted (${err.code}: ${err.message}); reconnecting from cursor ${cursor ?? 'start'}`);
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, RECONNECT_MS);
-        ctx.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-      });
+      await pause(RECONNECT_MS, ctx.signal);
     }
   }
   return 0;
+}
+
+/** Waits `ms`, or less when `signal` aborts first (then without a listener left behind). */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { MailboxAppOptions } from '../app-options';
-import { entriesQuery, entryJsonOf, shardParams, shardStatusAnswer, syncAnswer, truncateAnswer, truncateBody, userParams } from '../wire/mailbox-wire';
+import { entriesQuery, shardParams, shardStatusAnswer, syncAnswer, syncAnswerOf, truncateAnswer, truncateBody, userParams } from '../wire/mailbox-wire';
 
 /** Device sync (long-poll with `wait_ms`), truncate and the operators' shard status. */
 export function registerMailboxRoutes(app: FastifyInstance, opts: MailboxAppOptions): void {
@@ -49,13 +49,7 @@ export function registerMailboxRoutes(app: FastifyInstance, opts: MailboxAppOpti
           waitMs: q.wait_ms,
           signal: gone.signal,
         });
-        const answer: z.output<typeof syncAnswer> = {
-          entries: page.entries.map(entryJsonOf),
-          next_after: page.nextAfter.toString(),
-          has_more: page.hasMore,
-          up_to: page.upTo.toString(),
-        };
-        return answer;
+        return syncAnswerOf(page);
       } finally {
         reply.raw.off('close', onClose);
       }

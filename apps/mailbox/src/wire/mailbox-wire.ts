@@ -1,3 +1,4 @@
+import type { SyncPage } from '@qim/mailbox-runtime';
 import type { MailboxEntry } from '@qim/store-core';
 import { decodeMessageRecord } from '@qim/store-core';
 import type { MessageRecordJson } from '@qim/wire';
@@ -104,4 +105,9 @@ export function entryJsonOf(e: MailboxEntry): z.output<typeof entryJson> {
       return { ordinal: ev.ordinal, event_id: ev.eventId, payload: message ? null : Buffer.from(ev.payload).toString('base64'), message };
     }),
   };
+}
+
+/** A sync page as its answer body: of `GET …/entries` and of each `page` event of a stream. */
+export function syncAnswerOf(page: SyncPage): z.output<typeof syncAnswer> {
+  return { entries: page.entries.map(entryJsonOf), next_after: page.nextAfter.toString(), has_more: page.hasMore, up_to: page.upTo.toString() };
 }

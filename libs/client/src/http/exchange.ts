@@ -66,12 +66,7 @@ function sharedAgent(protocol: 'http:' | 'https:', maxSockets: number): http.Age
  * streams, abort signals), which matters when a client process drives hundreds of requests/s.
  */
 export function nodeExchange(baseUrl: string, maxSockets: number): Exchange {
-  const base = new URL(baseUrl);
-  const protocol = base.protocol === 'https:' ? 'https:' : 'http:';
-  const request = protocol === 'https:' ? https.request : http.request;
-  const agent = sharedAgent(protocol, maxSockets);
-  const prefix = base.pathname.replace(/\/+$/, '');
-  const target = { protocol, hostname: base.hostname.replace(/^\[|\]$/g, ''), port: base.port, agent };
+  const { request, target, prefix } = nodeTarget(baseUrl, (protocol) => sharedAgent(protocol, maxSockets));
   return (r) =>
     new Promise<Exchanged>((resolve, reject) => {
       if (r.signal?.aborted) return reject(r.signal.reason);
@@ -103,6 +98,17 @@ export function nodeExchange(baseUrl: string, maxSockets: number): Exchange {
       });
       req.end(r.body);
     });
+}
+
+/** Where requests to `baseUrl` go on `node:http`/`node:https`: the request function, its options (over `agent`) and the path prefix. */
+function nodeTarget(baseUrl: string, agentFor: (protocol: 'http:' | 'https:') => http.Agent) {
+  const base = new URL(baseUrl);
+  const protocol = base.protocol === 'https:' ? 'https:' : 'http:';
+  return {
+    request: protocol === 'https:' ? https.request : http.request,
+    target: { protocol, hostname: base.hostname.replace(/^\[|\]$/g, ''), port: base.port, agent: agentFor(protocol) },
+    prefix: base.pathname.replace(/\/+$/, ''),
+  };
 }
 
 function single(v: string | string[] | undefined): string | null {
@@ -147,12 +153,9 @@ export type StreamOpener = (path: string, headers: Readonly<Record<string, strin
  * nor holds one the requests need).
  */
 export function nodeStreamOpener(baseUrl: string): StreamOpener {
-  const base = new URL(baseUrl);
-  const protocol = base.protocol === 'https:' ? 'https:' : 'http:';
-  const request = protocol === 'https:' ? https.request : http.request;
-  const agent = protocol === 'https:' ? new https.Agent({ keepAlive: false }) : new http.Agent({ keepAlive: false });
-  const prefix = base.pathname.replace(/\/+$/, '');
-  const target = { protocol, hostname: base.hostname.replace(/^\[|\]$/g, ''), port: base.port, agent };
+  const { request, target, prefix } = nodeTarget(baseUrl, (protocol) =>
+    protocol === 'https:' ? new https.Agent({ keepAlive: false }) : new http.Agent({ keepAlive: false }),
+  );
   return (path, headers, timeoutMs, signal) =>
     new Promise<OpenedStream>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
@@ -173,10 +176,7 @@ export function nodeStreamOpener(baseUrl: string): StreamOpener {
         res.once('close', () => signal?.removeEventListener('abort', onAbort));
         resolve({
           status: res.statusCode ?? 0,
-          header: (name) => {
-            const v = res.headers[name.toLowerCase()];
-            return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
-          },
+          header: (name) => single(res.headers[name.toLowerCase()]),
           chunks: res as AsyncIterable<string>,
           close: () => req.destroy(),
         });

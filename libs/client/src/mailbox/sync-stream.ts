@@ -1,6 +1,6 @@
 import { errorOfAnswer } from '../errors/error-of-answer';
 import type { CallSite } from '../errors/qim-error';
-import { QimProtocolError, QimTransportError } from '../errors/qim-error';
+import { QimError, QimProtocolError, QimTransportError } from '../errors/qim-error';
 import type { ActingIdentity } from '../http/acting-headers';
 import { userHeaders } from '../http/acting-headers';
 import type { HttpTransport } from '../http/http-transport';
@@ -75,7 +75,7 @@ export async function* syncStream(http: HttpTransport, who: ActingIdentity, opts
     throw new QimTransportError(`GET ${call.path}: the stream was closed before its end event`, false, 1, call, null);
   } catch (err) {
     if (opts.signal?.aborted) return;
-    if (err instanceof Error && err.name.startsWith('Qim')) throw err;
+    if (err instanceof QimError) throw err;
     throw new QimTransportError(`GET ${call.path}: the stream failed: ${err instanceof Error ? err.message : String(err)}`, false, 1, call, err);
   } finally {
     stream.close();
