@@ -1,9 +1,12 @@
+import { EventEmitter } from 'node:events';
 import http from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { composeMailboxSeq, epochStartSeq } from '@qim/store-core';
 import { specMessage } from '@qim/mailbox-runtime/testing';
 import { EPOCH, headers, hex, mailboxTestApp } from './testing/mailbox-test-app';
 import type { MailboxTestApp } from './testing/mailbox-test-app';
+import { drained } from './routes/stream-route';
 
 const T = hex(0xa1);
 const alice = hex(1);
@@ -207,5 +210,26 @@ describe('GET /v1/mailboxes/:user/stream (streamed sync)', () => {
     await start({ syncMaxWaitMs: 0 });
     const s = await open(alice);
     expect([s.status, ((await s.json()) as { code: string }).code]).toEqual([400, 'INVALID_INPUT']);
+  });
+});
+
+describe('drained (a stream whose socket buffer is full)', () => {
+  // Enough of a ServerResponse for `drained`: its events and whether it is destroyed.
+  const response = (destroyed = false) => Object.assign(new EventEmitter(), { destroyed }) as unknown as ServerResponse;
+
+  it('is true once the response drains, false when it closes or the wait passes first, at once when already destroyed', async () => {
+    // Each answer must come without waiting out the long bound: a race against 500 ms tells it apart.
+    const soon = (p: Promise<boolean>) => Promise.race([p, new Promise((r) => setTimeout(() => r('still waiting'), 500))]);
+    const draining = response();
+    const a = soon(drained(draining, 60_000));
+    draining.emit('drain');
+    expect(await a).toBe(true);
+    const closing = response();
+    const b = soon(drained(closing, 60_000));
+    closing.emit('close');
+    expect(await b).toBe(false);
+    expect(await soon(drained(response(), 20))).toBe(false);
+    expect(await soon(drained(response(true), 60_000))).toBe(false);
+    expect([draining.listenerCount('drain'), draining.listenerCount('close'), closing.listenerCount('drain')]).toEqual([0, 0, 0]);
   });
 });

@@ -9,16 +9,15 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { MailboxAppOptions } from '../app-options';
-import { entryJsonOf, streamQuery, userParams } from '../wire/mailbox-wire';
+import { streamQuery, syncAnswerOf, userParams } from '../wire/mailbox-wire';
 
 /** The page of a stream event, exactly the body a `GET …/entries` would answer. */
 function pageEvent(page: SyncPage): string {
-  const body = { entries: page.entries.map(entryJsonOf), next_after: page.nextAfter.toString(), has_more: page.hasMore, up_to: page.upTo.toString() };
-  return `event: page\ndata: ${JSON.stringify(body)}\n\n`;
+  return `event: page\ndata: ${JSON.stringify(syncAnswerOf(page))}\n\n`;
 }
 
 /** Resolves when the response can take more (`drain`), or false when it closed or `ms` passed first. */
-function drained(res: ServerResponse, ms: number): Promise<boolean> {
+export function drained(res: ServerResponse, ms: number): Promise<boolean> {
   if (res.destroyed) return Promise.resolve(false);
   return new Promise((resolve) => {
     const done = (ok: boolean): void => {
