@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where the CPU of each process goes, from Linux perf samples (tools/bench/perf-cpu.sh).
 
-Reads `perf script -F pid,tid,comm,dso,sym` on stdin. perf's cpu-clock samples count on-CPU time
+Reads `perf script -F comm,pid,tid,ip,sym,dso` on stdin. perf's cpu-clock samples count on-CPU time
 only; a V8 `--cpu-prof` profile samples wall time, so a thread preempted inside a write syscall
 charges that wait to the write. Each sample goes to one category by its shared object and symbol:
 
@@ -15,10 +15,10 @@ charges that wait to the write. Each sample goes to one category by its shared o
   native      a native binary's own code (redis-server, the JVM's libjvm)
   other       unresolved addresses
 
-Usage: perf script ... | perf-cpu.py --names writer=PID,mailbox=PID,... --seconds S --messages N
-       [--md OUT.md] [--png OUT.png --title T]
-Prints, per named process, CPU seconds sampled, µs per message (samples / frequency / messages) and
-each category's share.
+Usage: perf script ... | perf-cpu.py --names writer=PID,mailbox=PID,... --freq F --messages N
+       [--md OUT.md] [--png OUT.png --title T] [--top K]
+Prints, per named process, µs per message (samples / frequency / messages), each category's share
+and its top symbols.
 """
 import argparse
 import collections
@@ -63,7 +63,7 @@ LINE = re.compile(r'^\s*(?P<comm>.+?)\s+(?P<pid>\d+)/(?P<tid>\d+)\s+(?P<rest>.*)
 
 
 def parse(stream):
-    """Yields (pid, comm, dso, sym) per sample; `-F pid,tid,comm,dso,sym` prints ADDR? SYM (DSO)."""
+    """Yields (pid, dso, sym) per sample; each line is `COMM PID/TID ADDR SYM (DSO)`."""
     for line in stream:
         m = LINE.match(line.rstrip('\n'))
         if not m:
@@ -75,7 +75,7 @@ def parse(stream):
             dso = dm.group(1).split('/')[-1] if not dm.group(1).startswith('[') else dm.group(1)
             rest = rest[: dm.start()].strip()
         sym = re.sub(r'^[0-9a-f]+\s+', '', rest)
-        yield int(m.group('pid')), m.group('comm'), dso, sym
+        yield int(m.group('pid')), dso, sym
 
 
 def main():
@@ -94,7 +94,7 @@ def main():
         names[int(pid)] = label
     counts = {label: collections.Counter() for label in names.values()}
     syms = {label: collections.Counter() for label in names.values()}
-    for pid, _comm, dso, sym in parse(sys.stdin):
+    for pid, dso, sym in parse(sys.stdin):
         label = names.get(pid)
         if label is None:
             continue
