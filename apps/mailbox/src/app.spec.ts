@@ -59,7 +59,8 @@ describe('mailbox app', () => {
       const names = [...(await t.app.inject({ url: '/metrics' })).body.matchAll(/^# TYPE (qim_\w+) /gm)].map((m) => m[1]);
       for (const own of ['qim_shard_frontier', 'qim_dispatch_lag_seconds', 'qim_router_dispatches_total', 'qim_sync_scans_total', 'qim_poison_records_total'])
         expect(names).toContain(own);
-      for (const shared of ['qim_http_request_duration_seconds', 'qim_kafka_requests_total', 'qim_read_budget_refused_total']) expect(names).toContain(shared);
+      for (const shared of ['qim_http_request_duration_seconds', 'qim_kafka_requests_total', 'qim_read_budget_refused_total', 'qim_read_budget_shrunk_total'])
+        expect(names).toContain(shared);
       for (const writer of ['qim_commits_total', 'qim_recovery_actions_total', 'qim_commit_step_seconds', 'qim_writer_lease_held', 'qim_admission_closed'])
         expect(names).not.toContain(writer);
     });

@@ -38,6 +38,32 @@ describe('mailbox sync pages under the read budget (QIM_READ_BUDGET_BYTES)', () 
     expect((await sync(MiB)).statusCode).toBe(200);
   });
 
+  it('a page whose whole max_bytes is not free reads a shorter page with the free part, and its next_after carries on', async () => {
+    const big = 'x'.repeat(60 * 1024);
+    for (let seq = 2n; seq <= 7n; seq++) await t.deliver(specMessage(T, USER, seq, t.clock.nowMs(), big), [USER]);
+    const whole = (await sync(MiB)).json();
+    expect([whole.entries.length, whole.has_more]).toEqual([7, false]);
+
+    // 128 KiB stay free: a page of two or three of these entries, not seven.
+    const release = t.holdScans();
+    const first = sync(2 * MiB - 128 * 1024);
+    await until(() => budget.inUseBytes === 2 * MiB - 128 * 1024);
+    const second = sync(MiB);
+    await until(() => budget.inUseBytes === 2 * MiB);
+    release();
+    expect((await first).statusCode).toBe(200);
+    const short = await second;
+    expect(short.statusCode).toBe(200);
+    const page = short.json();
+    expect(page.has_more).toBe(true);
+    expect(page.entries.length).toBeLessThan(4);
+    expect(page.entries.length).toBeGreaterThan(0);
+    expect(budget.inUseBytes).toBe(0);
+
+    const rest = (await t.app.inject({ url: `/v1/mailboxes/${USER}/entries?after=${page.next_after}`, headers: headers(T, USER) })).json();
+    expect([...page.entries, ...rest.entries].map((e: { seq: string }) => e.seq)).toEqual(whole.entries.map((e: { seq: string }) => e.seq));
+  });
+
   it('a long poll holds no share while it waits', async () => {
     const page = (await sync(2 * MiB)).json();
     const waiting = t.app.inject({

@@ -178,7 +178,8 @@ describe('writer app', () => {
     it("exposes its own metrics and the ones both services have in /metrics, none of the mailbox's", async () => {
       const names = [...(await t.app.inject({ url: '/metrics' })).body.matchAll(/^# TYPE (qim_\w+) /gm)].map((m) => m[1]);
       for (const own of ['qim_commits_total', 'qim_recovery_actions_total', 'qim_commit_step_seconds', 'qim_writer_lease_held']) expect(names).toContain(own);
-      for (const shared of ['qim_http_request_duration_seconds', 'qim_kafka_requests_total', 'qim_read_budget_refused_total']) expect(names).toContain(shared);
+      for (const shared of ['qim_http_request_duration_seconds', 'qim_kafka_requests_total', 'qim_read_budget_refused_total', 'qim_read_budget_shrunk_total'])
+        expect(names).toContain(shared);
       for (const mailbox of [
         'qim_shard_frontier',
         'qim_dispatch_lag_seconds',

@@ -1,4 +1,4 @@
-import { ConfigError, ReadBudget, listenWithSignals, serviceServerOptions } from '@qim/service-kit';
+import { ConfigError, listenWithSignals, processReadBudget, serviceServerOptions } from '@qim/service-kit';
 import { parseServiceEnv } from '@qim/backends';
 import { startWriterRuntime, writerEnvSchema } from '@qim/writer-runtime';
 import type { WriterConfig } from '@qim/writer-runtime';
@@ -46,11 +46,7 @@ async function main(): Promise<void> {
     authorizer: runtime.authorizer,
     maxFanout: config.maxFanout,
     sendBatch: config.sendBatch,
-    readBudget: new ReadBudget({
-      totalBytes: config.readBudget.bytes,
-      waitMs: config.readBudget.waitMs,
-      onRefused: () => runtime.metrics.readBudgetRefused.inc(),
-    }),
+    readBudget: processReadBudget(config.readBudget, runtime.metrics),
     metrics: runtime.metrics,
     readiness: runtime.readiness,
   });

@@ -41,6 +41,30 @@ describe('writer history pages under the read budget (QIM_READ_BUDGET_BYTES)', (
     expect((await page(MiB)).statusCode).toBe(200);
   });
 
+  it('a page whose whole max_bytes is not free reads a shorter page with the free part, and its next_anchor carries on', async () => {
+    const big = Buffer.from('x'.repeat(48 * 1024)).toString('base64');
+    for (let n = 2; n <= 7; n++) {
+      const body = { client_message_id: hex(0x1000 + n), conversation_id: CONV, body: big };
+      expect((await t.app.inject({ method: 'POST', url: '/v1/messages', headers: headers(T, ALICE), payload: body })).statusCode).toBe(200);
+    }
+    const whole = (await page(MiB)).json();
+    expect([whole.items.length, whole.has_more]).toEqual([7, false]);
+
+    // 128 KiB stay free: a page of two or three of these messages, not seven.
+    const release = t.holdHistoryReads();
+    const first = page(2 * MiB - 128 * 1024);
+    await until(() => budget.inUseBytes === 2 * MiB - 128 * 1024);
+    const second = page(MiB);
+    await until(() => budget.inUseBytes === 2 * MiB);
+    release();
+    expect((await first).statusCode).toBe(200);
+    const short = (await second).json();
+    expect(short.has_more).toBe(true);
+    expect(short.items.length).toBeLessThan(4);
+    expect(short.items.length).toBeGreaterThan(0);
+    expect(budget.inUseBytes).toBe(0);
+  });
+
   it('pages whose budgets fit together are served concurrently', async () => {
     const release = t.holdHistoryReads();
     const both = [page(MiB), page(MiB)];

@@ -69,7 +69,8 @@ export interface MailboxReaderOptions {
   readonly maxRememberedAnswers?: number;
   /**
    * The process's bound on page bytes read at once (`QIM_READ_BUDGET_BYTES`): each range scan holds
-   * its `maxBytes` while the store reads (never while a long poll waits); absent: unbounded.
+   * its `maxBytes` while the store reads (never while a long poll waits), or reads a shorter page
+   * with the part that is free (`ReadBudget.run`); absent: unbounded.
    */
   readonly readBudget?: ReadBudget;
 }
@@ -261,8 +262,10 @@ export class MailboxReader {
     this.opts.onScan?.('read');
     const upTo = seqForWatermark(this.opts.epoch, frontier);
     const budget = this.opts.readBudget;
-    const read = (): Promise<RangeScanPage> => this.rangeFrom(store, req, upTo, how);
-    const raw = budget === undefined ? await read() : await budget.run(req.maxBytes, read);
+    const raw =
+      budget === undefined
+        ? await this.rangeFrom(store, req, upTo, how)
+        : await budget.run(req.maxBytes, (granted) => this.rangeFrom(store, granted < req.maxBytes ? { ...req, maxBytes: granted } : req, upTo, how));
     return { page: { entries: raw.entries, nextAfter: raw.next, hasMore: raw.hasMore, upTo }, frontier };
   }
 

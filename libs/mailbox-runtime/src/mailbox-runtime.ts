@@ -10,7 +10,7 @@ import {
   withDeadLetterTopics,
 } from '@qim/bus';
 import type { MailboxStore } from '@qim/store-core';
-import { ReadBudget, ShutdownStack, TerminalFailure, isDevelopmentEnv, kafkaReadiness } from '@qim/service-kit';
+import { ShutdownStack, TerminalFailure, isDevelopmentEnv, kafkaReadiness, processReadBudget } from '@qim/service-kit';
 import { openMailboxBackend } from '@qim/backends';
 import type { ReadinessCheck } from '@qim/service-kit';
 import type { MailboxConfig } from './config/mailbox-config';
@@ -158,7 +158,7 @@ export async function startMailboxRuntime(config: MailboxConfig, log: BusLogger)
         onScan: (result) => metrics.syncScans.inc({ result }),
         onWokenRead: () => metrics.syncWokenStoreCalls.inc(),
         onHold: () => metrics.syncHeld.inc(),
-        readBudget: new ReadBudget({ totalBytes: config.readBudget.bytes, waitMs: config.readBudget.waitMs, onRefused: () => metrics.readBudgetRefused.inc() }),
+        readBudget: processReadBudget(config.readBudget, metrics),
       }),
       status: new ShardStatusReader({
         storeFor,

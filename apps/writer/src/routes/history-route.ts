@@ -32,12 +32,12 @@ export function registerHistoryRoute(app: FastifyInstance, opts: WriterAppOption
       const who = { tenantId: request.headers['x-qim-tenant'], userId: request.headers['x-qim-user'] };
       const { id } = request.params;
       const q = request.query;
-      const page = await opts.readBudget.run(q.max_bytes, () =>
+      const page = await opts.readBudget.run(q.max_bytes, (granted) =>
         opts.store.historyPage(opts.authorizer, who, id, {
           direction: q.direction,
           anchor: q.anchor ?? null,
           maxItems: q.max_items,
-          maxBytes: q.max_bytes,
+          maxBytes: granted,
         }),
       );
       return {

@@ -42,11 +42,12 @@ export const commonEnvShape = {
   ),
   QIM_READ_BUDGET_BYTES: intField(1024 * 1024, 16 * 1024 * 1024 * 1024, 64 * 1024 * 1024).describe(
     'bytes of pages (mailbox sync, writer history) one process reads at once (1 MiB…16 GiB): ' +
-      'each read holds its `max_bytes` (at most this) while the store reads; ' +
-      'beyond it a read waits `QIM_READ_BUDGET_WAIT_MS`, then `503 UNAVAILABLE` with `Retry-After`',
+      'each read holds its `max_bytes` (at most this) while the store reads; when that much is not free it reads a shorter page ' +
+      'with the free part if that is at least 64 KiB (ADR-0043); else it waits `QIM_READ_BUDGET_WAIT_MS`, then `503 UNAVAILABLE` with `Retry-After`',
   ),
   QIM_READ_BUDGET_WAIT_MS: intField(0, 10_000, 200).describe(
-    'most time a page read waits for room in `QIM_READ_BUDGET_BYTES` before `503` with `Retry-After` (ms; 0 = refuse at once)',
+    'most time a page read waits for 64 KiB (or its whole `max_bytes`, if less) free in `QIM_READ_BUDGET_BYTES` before `503` ' +
+      'with `Retry-After` (ms; 0 = refuse at once)',
   ),
 } as const;
 

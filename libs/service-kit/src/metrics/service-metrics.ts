@@ -34,6 +34,13 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  /** Page reads (sync, history) that ran with less than their max_bytes because only part of the read budget was free: a shorter page, not a 503. */
+  readonly readBudgetShrunk = new Counter({
+    name: 'qim_read_budget_shrunk_total',
+    help: 'Page reads (sync, history) served as a shorter page because only part of their max_bytes was free in the read budget of the process',
+    registers: [this.registry],
+  });
+
   constructor(
     readonly service: string,
     withDefaults = true,
