@@ -3,10 +3,11 @@
 
   ab-runs-chart.py OUT.png LABEL=run.txt ...   (LABEL: the build, e.g. base, new, stream)
 
-Reads each run's saved stdout: the saturation row's accepted/s and the fixed phase's visible p99,
-and the "CPU µs per accepted message" saturation row (above idle) of writer, mailbox, redis, kafka
-and the benchmark client. Prints a markdown table (one row per run, then the median per build) and
-draws two panels: CPU µs per message above idle per process (one group per run), and accepted/s.
+Reads each run's saved stdout: the saturation row's accepted/s and devices' sync answers 503 (the
+read budget's refusals, ADR-0043), the fixed phase's visible p99, and the "CPU µs per accepted
+message" saturation row (above idle) of writer, mailbox, redis, kafka and the benchmark client.
+Prints a markdown table (one row per run, then the median per build) and draws three panels: CPU µs
+per message above idle per process (one group per run), accepted/s, and sync 503s per run.
 Needs matplotlib (Debian: python3-matplotlib for /usr/bin/python3).
 """
 import re
@@ -17,7 +18,8 @@ SHOWN = ['writer', 'mailbox', 'redis', 'kafka', 'bench-client']
 
 
 def parse(text):
-    sat = re.search(r'^3m saturation \d+\s+(\d+)\s', text, re.M)
+    sat = re.search(r'^3m saturation \d+\s+(\d+)\s.*$', text, re.M)
+    refused = re.search(r'sync 503 UNAVAILABLE×(\d+)', sat[0]) if sat else None
     fixed = re.search(r'^3m fixed \S+\s+\d+\s+\d+\s+\d+\s+[\d.]+ / ([\d.]+) / [\d.]+\s+[\d.]+ / ([\d.]+) /', text, re.M)
     i = text.find('CPU µs per accepted message')
     if i < 0 or not sat:
@@ -31,6 +33,7 @@ def parse(text):
     cpu = {p: int(b) for p, (_, b) in zip(header, pairs)}
     return {
         'accepted': int(sat[1]),
+        'sync_503': int(refused[1]) if refused else 0,
         'send_p99_500': float(fixed[1]) if fixed else None,
         'visible_p99_500': float(fixed[2]) if fixed else None,
         **cpu,
@@ -47,8 +50,8 @@ def main():
             print(f'(no result in {path})', file=sys.stderr)
             continue
         runs.append((label, r))
-    cols = ['accepted', *SHOWN, 'visible_p99_500']
-    print('| run | accepted/s | ' + ' | '.join(f'{c} µs/msg' for c in SHOWN) + ' | fixed 500/s visible p99 ms |')
+    cols = ['accepted', *SHOWN, 'visible_p99_500', 'sync_503']
+    print('| run | accepted/s | ' + ' | '.join(f'{c} µs/msg' for c in SHOWN) + ' | fixed 500/s visible p99 ms | sync 503s |')
     print('|---' * (len(cols) + 1) + '|')
     for label, r in runs:
         print(f'| {label} | ' + ' | '.join('—' if r[c] is None else f'{r[c]:g}' for c in cols) + ' |')
@@ -65,7 +68,7 @@ def main():
     labels = list(dict.fromkeys(l for l, _ in runs))
     palette = ['#888888', '#1b9e77', '#d95f02', '#7570b3']
     colour = {l: palette[i % len(palette)] for i, l in enumerate(labels)}
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(14, 4.8), gridspec_kw={'width_ratios': [3, 1]})
+    fig, (ax, bx, cx) = plt.subplots(1, 3, figsize=(16, 4.8), gridspec_kw={'width_ratios': [3, 1, 1]})
     w = 0.8 / len(runs)
     for i, (label, r) in enumerate(runs):
         xs = [j + (i - (len(runs) - 1) / 2) * w for j in range(len(SHOWN))]
@@ -80,6 +83,10 @@ def main():
     bx.set_xticks(range(len(runs)))
     bx.set_xticklabels([l for l, _ in runs], rotation=60, fontsize=7)
     bx.set_ylabel('accepted msg/s at saturation')
+    cx.bar(range(len(runs)), [r['sync_503'] for _, r in runs], color=[colour[l] for l, _ in runs], edgecolor='black', linewidth=0.3)
+    cx.set_xticks(range(len(runs)))
+    cx.set_xticklabels([l for l, _ in runs], rotation=60, fontsize=7)
+    cx.set_ylabel('device syncs answered 503 at saturation')
     fig.tight_layout()
     fig.savefig(out, dpi=110)
 

@@ -1,3 +1,4 @@
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { ReadBudget, ReadBudgetSpentError } from './read-budget';
 
 /** A read that holds its share until `release()` is called. */
@@ -54,6 +55,7 @@ describe('ReadBudget', () => {
     const pd = budget.run(100, d.read);
     const pe = budget.run(1, async () => 'e').catch((e: unknown) => e);
     jest.advanceTimersByTime(50);
+    jest.runOnlyPendingTimers(); // the refusal is decided after the loop's I/O (setImmediate)
     expect(await pe).toBeInstanceOf(ReadBudgetSpentError);
     d.release();
     await pd;
@@ -102,6 +104,57 @@ describe('ReadBudget', () => {
     a.release();
     await pa;
     expect(budget.inUseBytes).toBe(0);
+  });
+
+  it('reads waiting behind others split a freed share instead of taking it whole one after another', async () => {
+    const budget = new ReadBudget({ totalBytes: 400, waitMs: 1_000, minShareBytes: 10 });
+    const first = heldRead();
+    const held = [first, heldRead(), heldRead(), heldRead()];
+    const running = held.map((h) => budget.run(100, h.read));
+    const granted: number[] = [];
+    const waiting = Array.from({ length: 8 }, () => heldRead());
+    const pw = waiting.map((w) => budget.run(100, async (bytes) => (granted.push(bytes), w.read())));
+    first.release();
+    await running[0];
+    await new Promise((r) => setImmediate(r));
+    // 100 bytes freed, 8 reads waiting: each gets an eighth (12), not the first one all 100.
+    expect(granted).toEqual([12, 12, 12, 12, 12, 12, 12, 12]);
+    expect(budget.inUseBytes).toBe(396);
+    for (const h of [...held.slice(1), ...waiting]) h.release();
+    await Promise.all([...running, ...pw]);
+    expect(budget.inUseBytes).toBe(0);
+  });
+
+  describe('after the event loop was held up past the wait', () => {
+    let server: Server;
+    let client: Socket;
+    let peer: Socket;
+    beforeEach(async () => {
+      server = createServer();
+      const accepted = new Promise<Socket>((r) => server.once('connection', r));
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      const port = (server.address() as { port: number }).port;
+      client = createConnection(port, '127.0.0.1');
+      await new Promise((r) => client.once('connect', r));
+      peer = await accepted;
+    });
+    afterEach(async () => {
+      client.destroy();
+      peer.destroy();
+      await new Promise((r) => server.close(r));
+    });
+
+    it('a waiting read is admitted when a reply already received frees a share, not refused because its timer ran first', async () => {
+      const budget = new ReadBudget({ totalBytes: 100, waitMs: 20 });
+      // The read in flight ends when its reply arrives on the socket (as a store reply does).
+      const inFlight = budget.run(100, () => new Promise<string>((r) => client.once('data', () => r('first'))));
+      const waiting = budget.run(100, async () => 'second').catch((e: unknown) => e);
+      peer.write('reply'); // in the socket's buffer before the loop stalls
+      const until = Date.now() + 100;
+      while (Date.now() < until); // the loop is held up: the waiter's timer and the reply are both due
+      expect(await inFlight).toBe('first');
+      expect(await waiting).toBe('second');
+    });
   });
 
   it('a failing read frees its share; bad settings are refused', async () => {

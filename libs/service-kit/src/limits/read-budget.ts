@@ -91,10 +91,14 @@ export class ReadBudget {
     }
   }
 
-  /** The share a read gets now: all it wants, else the free part when it reaches `floor`; null: none. */
-  private grant(wanted: number, floor: number): number | null {
+  /**
+   * The share a read gets now: all it wants (at most `cap`), else the free part when it reaches
+   * `floor`; null: none.
+   */
+  private grant(wanted: number, floor: number, cap = Number.POSITIVE_INFINITY): number | null {
+    const want = Math.min(wanted, cap);
     const free = this.opts.totalBytes - this.inUse;
-    if (free >= wanted) return wanted;
+    if (free >= want) return want;
     return free >= floor ? free : null;
   }
 
@@ -110,22 +114,38 @@ export class ReadBudget {
         wanted,
         floor,
         admit: resolve,
-        timer: setTimeout(() => {
-          const at = this.queue.indexOf(waiter);
-          if (at >= 0) this.queue.splice(at, 1);
-          reject(this.refusal());
-          // The refused read may have been the head that held the others back.
-          this.admitWaiting();
-        }, this.opts.waitMs),
+        // When the loop was held up past the wait, timers run before the I/O that came in meanwhile:
+        // replies that end reads and free shares may already be waiting. The refusal is decided
+        // after that I/O (setImmediate runs after the loop's poll phase), so it is not taken for a
+        // budget that those replies free.
+        timer: setTimeout(
+          () =>
+            setImmediate(() => {
+              const at = this.queue.indexOf(waiter);
+              if (at < 0) return; // admitted meanwhile
+              this.queue.splice(at, 1);
+              reject(this.refusal());
+              // The refused read may have been the head that held the others back.
+              this.admitWaiting();
+            }),
+          this.opts.waitMs,
+        ),
       };
       this.queue.push(waiter);
     });
   }
 
-  /** Admits waiting reads in arrival order while the head gets a share. */
+  /**
+   * Admits waiting reads in arrival order while the head gets a share. With several waiting, the free
+   * part is split evenly among them (each at least its smallest share), so a freed share admits
+   * several short pages instead of one whole page after another.
+   */
   private admitWaiting(): void {
+    const waiting = this.queue.length;
+    if (waiting === 0) return;
+    const even = waiting === 1 ? Number.POSITIVE_INFINITY : Math.floor((this.opts.totalBytes - this.inUse) / waiting);
     for (let head = this.queue[0]; head !== undefined; head = this.queue[0]) {
-      const granted = this.grant(head.wanted, head.floor);
+      const granted = this.grant(head.wanted, head.floor, Math.max(head.floor, even));
       if (granted === null) return;
       this.queue.shift();
       clearTimeout(head.timer);
