@@ -188,7 +188,7 @@ export function renderTable(phases: readonly PhaseResult[], baselines: readonly 
   lines.push("where delivery time goes, the mailbox's histograms from created_at (writer clock, at reserve), ms p50 / p99:");
   lines.push(
     `${pad('phase', 26)}${STAGES.map((s) => pad(STAGE_TITLE[s], 26)).join('')}${pad('device sees it (from send start)', 34)}` +
-      `${pad('OffsetCommit req./msg', 23)}sync scans read / skipped per message`,
+      `${pad('OffsetCommit req./msg', 23)}${pad('sync scans read / skipped per message', 40)}read budget: pages shrunk / refused`,
   );
   for (const p of phases) {
     const st = (s: Stage): string => {
@@ -197,9 +197,10 @@ export function renderTable(phases: readonly PhaseResult[], baselines: readonly 
     };
     const commits = p.accepted === 0 ? '–' : (p.stages.offsetCommits / p.accepted).toFixed(2);
     const scans = p.accepted === 0 ? '–' : `${(p.stages.syncScans.read / p.accepted).toFixed(2)} / ${(p.stages.syncScans.skipped / p.accepted).toFixed(2)}`;
+    const budget = `${p.stages.readBudget.shrunk} / ${p.stages.readBudget.refused}`;
     lines.push(
       `${pad(`${p.size}m ${p.mode}`, 26)}${STAGES.map((s) => pad(st(s), 26)).join('')}` +
-        `${pad(`${ms(p.visible.p50)} / ${ms(p.visible.p99)}`, 34)}${pad(commits, 23)}${scans}`,
+        `${pad(`${ms(p.visible.p50)} / ${ms(p.visible.p99)}`, 34)}${pad(commits, 23)}${pad(scans, 40)}${budget}`,
     );
   }
   if (phases.some((p) => p.commitSteps !== null)) {

@@ -57,6 +57,16 @@ describe('delivery stages from the mailbox histograms', () => {
     expect(() => stageDelta(later, none)).toThrow('sync scans went down');
   });
 
+  it('counts the reads the read budget shrank and refused between two scrapes (absent counter: none yet)', () => {
+    const none = parseStages(exposition([0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]));
+    expect(none.readBudget).toEqual({ shrunk: 0, refused: 0 });
+    const later = parseStages(
+      `${exposition([0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0])}\nqim_read_budget_shrunk_total{service="mailbox"} 17\n` + 'qim_read_budget_refused_total 3',
+    );
+    expect(stageDelta(none, later).readBudget).toEqual({ shrunk: 17, refused: 3 });
+    expect(() => stageDelta(later, none)).toThrow('read budget counters went down');
+  });
+
   it('sums the mailbox entries written over the shards between two scrapes (expired ones not counted)', () => {
     const none = parseStages(exposition([0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]));
     expect(none.entriesWritten).toBe(0);

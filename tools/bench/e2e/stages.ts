@@ -19,6 +19,12 @@ export interface SyncScans {
   readonly skipped: number;
 }
 
+/** Device syncs the read budget (ADR-0043) served with a shorter page, and refused with 503. */
+export interface ReadBudgetCounts {
+  readonly shrunk: number;
+  readonly refused: number;
+}
+
 /**
  * Per stage, cumulative counts by bucket upper bound (s; +Inf last); the OffsetCommit requests sent
  * so far, all roles; the sync scans; the mailbox entries written so far, all shards (one per member
@@ -27,6 +33,7 @@ export interface SyncScans {
 export type StageScrape = Record<Stage, ReadonlyMap<number, number>> & {
   readonly offsetCommits: number;
   readonly syncScans: SyncScans;
+  readonly readBudget: ReadBudgetCounts;
   readonly entriesWritten: number;
   /** The mailbox's Kafka requests so far by "client API" (`parseKafkaRequests`). */
   readonly kafkaRequests: ReadonlyMap<string, number>;
@@ -41,6 +48,7 @@ export interface StageSummary {
 
 const COMMITS = /^qim_kafka_offset_commit_requests_total\{[^}]*\}\s+(\S+)$/;
 const SCANS = /^qim_sync_scans_total\{[^}]*result="(read|skipped)"[^}]*\}\s+(\S+)$/;
+const BUDGET = /^qim_read_budget_(shrunk|refused)_total(?:\{[^}]*\})?\s+(\S+)$/;
 const WRITTEN = /^qim_mailbox_entries_total\{[^}]*state="written"[^}]*\}\s+(\S+)$/;
 const LINE = /^(qim_delivery_stage_seconds_bucket|qim_dispatch_lag_seconds_bucket)\{([^}]*)\}\s+(\S+)$/;
 
@@ -49,6 +57,7 @@ export function parseStages(text: string): StageScrape {
   const acc: Record<Stage, Map<number, number>> = { routed: new Map(), applying: new Map(), visible: new Map() };
   let offsetCommits = 0;
   const scans = { read: 0, skipped: 0 };
+  const budget = { shrunk: 0, refused: 0 };
   let entriesWritten = 0;
   for (const line of text.split('\n')) {
     const w = WRITTEN.exec(line);
@@ -57,6 +66,8 @@ export function parseStages(text: string): StageScrape {
     if (c) offsetCommits += Number(c[1]);
     const sc = SCANS.exec(line);
     if (sc) scans[sc[1] as 'read' | 'skipped'] += Number(sc[2]);
+    const rb = BUDGET.exec(line);
+    if (rb) budget[rb[1] as 'shrunk' | 'refused'] += Number(rb[2]);
     const m = LINE.exec(line);
     if (!m) continue;
     const b = bucketOf(m[2]!, m[3]!, line);
@@ -67,8 +78,9 @@ export function parseStages(text: string): StageScrape {
   }
   if (!Number.isFinite(offsetCommits)) throw new Error('unreadable qim_kafka_offset_commit_requests_total');
   if (!Number.isFinite(scans.read) || !Number.isFinite(scans.skipped)) throw new Error('unreadable qim_sync_scans_total');
+  if (!Number.isFinite(budget.shrunk) || !Number.isFinite(budget.refused)) throw new Error('unreadable qim_read_budget_*_total');
   if (!Number.isFinite(entriesWritten)) throw new Error('unreadable qim_mailbox_entries_total');
-  return { ...acc, offsetCommits, syncScans: scans, entriesWritten, kafkaRequests: parseKafkaRequests(text) };
+  return { ...acc, offsetCommits, syncScans: scans, readBudget: budget, entriesWritten, kafkaRequests: parseKafkaRequests(text) };
 }
 
 /** The labels of one exposition line, from the text between its braces. */
@@ -87,22 +99,27 @@ function bucketOf(labelText: string, valueText: string, line: string): { labels:
   return { labels, bound, value };
 }
 
-export type StageDelta = Record<Stage, StageSummary> & { readonly offsetCommits: number; readonly syncScans: SyncScans; readonly entriesWritten: number };
+export type StageDelta = Record<Stage, StageSummary> & {
+  readonly offsetCommits: number;
+  readonly syncScans: SyncScans;
+  readonly readBudget: ReadBudgetCounts;
+  readonly entriesWritten: number;
+};
 
 /** Count and p50/p99 (ms) of each stage between two scrapes of the same process, and the counters' differences. */
 export function stageDelta(before: StageScrape, after: StageScrape): StageDelta {
   const syncScans = { read: after.syncScans.read - before.syncScans.read, skipped: after.syncScans.skipped - before.syncScans.skipped };
-  const out = { offsetCommits: after.offsetCommits - before.offsetCommits, syncScans, entriesWritten: after.entriesWritten - before.entriesWritten } as Record<
-    Stage,
-    StageSummary
-  > & {
-    offsetCommits: number;
-    syncScans: SyncScans;
-    entriesWritten: number;
-  };
+  const readBudget = { shrunk: after.readBudget.shrunk - before.readBudget.shrunk, refused: after.readBudget.refused - before.readBudget.refused };
+  const out = {
+    offsetCommits: after.offsetCommits - before.offsetCommits,
+    syncScans,
+    readBudget,
+    entriesWritten: after.entriesWritten - before.entriesWritten,
+  } as Record<Stage, StageSummary> & { offsetCommits: number; syncScans: SyncScans; readBudget: ReadBudgetCounts; entriesWritten: number };
   if (out.entriesWritten < 0) throw new Error('mailbox entries written went down between scrapes (the mailbox restarted?)');
   if (out.offsetCommits < 0) throw new Error('OffsetCommit requests went down between scrapes (the mailbox restarted?)');
   if (syncScans.read < 0 || syncScans.skipped < 0) throw new Error('sync scans went down between scrapes (the mailbox restarted?)');
+  if (readBudget.shrunk < 0 || readBudget.refused < 0) throw new Error('read budget counters went down between scrapes (the mailbox restarted?)');
   for (const stage of STAGES) out[stage] = bucketDelta(before[stage], after[stage], `histogram of ${stage} went down between scrapes (the mailbox restarted?)`);
   return out;
 }
