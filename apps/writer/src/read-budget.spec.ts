@@ -63,6 +63,11 @@ describe('writer history pages under the read budget (QIM_READ_BUDGET_BYTES)', (
     expect(short.items.length).toBeLessThan(4);
     expect(short.items.length).toBeGreaterThan(0);
     expect(budget.inUseBytes).toBe(0);
+
+    const rest = (
+      await t.app.inject({ url: `/v1/conversations/${CONV}/messages?max_bytes=${MiB}&anchor=${short.next_anchor}`, headers: headers(T, BOB) })
+    ).json();
+    expect([...short.items, ...rest.items].map((m: { seq: string }) => m.seq)).toEqual(whole.items.map((m: { seq: string }) => m.seq));
   });
 
   it('pages whose budgets fit together are served concurrently', async () => {

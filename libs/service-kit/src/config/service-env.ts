@@ -1,7 +1,10 @@
 import type { BackendEnv, BackendSelection, QimEnv } from '@qim/store-core';
 import { choice, hostList, intField, isDevelopmentEnv, optionalIntField, optionalString, qimEnvShape, topicName } from '@qim/store-core';
 import type { z } from 'zod';
+import { READ_BUDGET_MIN_SHARE_BYTES } from '../limits/read-budget';
 import { serviceTokenShape } from './service-tokens';
+
+const minShareText = `${READ_BUDGET_MIN_SHARE_BYTES / 1024} KiB`;
 
 export { QIM_ENVS, isDevelopmentEnv } from '@qim/store-core';
 export type { QimEnv } from '@qim/store-core';
@@ -43,10 +46,11 @@ export const commonEnvShape = {
   QIM_READ_BUDGET_BYTES: intField(1024 * 1024, 16 * 1024 * 1024 * 1024, 64 * 1024 * 1024).describe(
     'bytes of pages (mailbox sync, writer history) one process reads at once (1 MiB…16 GiB): ' +
       'each read holds its `max_bytes` (at most this) while the store reads; when that much is not free it reads a shorter page ' +
-      'with the free part if that is at least 64 KiB (ADR-0043); else it waits `QIM_READ_BUDGET_WAIT_MS`, then `503 UNAVAILABLE` with `Retry-After`',
+      `with the free part if that is at least ${minShareText} (ADR-0043); ` +
+      'else it waits `QIM_READ_BUDGET_WAIT_MS`, then `503 UNAVAILABLE` with `Retry-After`',
   ),
   QIM_READ_BUDGET_WAIT_MS: intField(0, 10_000, 200).describe(
-    'most time a page read waits for 64 KiB (or its whole `max_bytes`, if less) free in `QIM_READ_BUDGET_BYTES` before `503` ' +
+    `most time a page read waits for ${minShareText} (or its whole \`max_bytes\`, if less) free in \`QIM_READ_BUDGET_BYTES\` before \`503\` ` +
       'with `Retry-After` (ms; 0 = refuse at once)',
   ),
 } as const;
