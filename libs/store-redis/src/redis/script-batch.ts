@@ -12,8 +12,14 @@ export const BATCHABLE_SCRIPTS: ReadonlySet<LuaScriptName> = new Set<LuaScriptNa
   'markCommittedV1',
 ]);
 
-/** Most calls in one `commit-batch` call (a turn with more sends several, in order). */
-export const MAX_BATCH_CALLS = 128;
+/**
+ * A batch goes as soon as it holds this many calls, without waiting for the turn's end (ADR-0044).
+ * When the replies of many commits arrive together, their next calls are made in one long turn; sent
+ * only at its end, the server idled while the client worked and then the client while the server
+ * did. Sent in batches of this size, the server works on the first while the client is still making
+ * the next. Eight calls share one EVALSHA, so the saving of ADR-0039 is mostly kept.
+ */
+export const BATCH_FLUSH_CALLS = 8;
 
 /** The `commit-batch` call that runs `calls` in order (pure; the script's docblock has the layout). */
 export function commitBatchCall(calls: readonly ScriptCall[]): ScriptCall {
@@ -47,12 +53,13 @@ interface Pending {
 }
 
 /**
- * Collects the batchable script calls of one event-loop turn and hands them to `flush` together at
- * the turn's end (setImmediate), at most `MAX_BATCH_CALLS` at a time, in the order they were made.
+ * Collects the batchable script calls of one event-loop turn and hands them to `flush` in the order
+ * they were made: every `BATCH_FLUSH_CALLS` calls at once, the rest at the turn's end (setImmediate).
  * `flush` answers each call by its index; a call it does not answer is rejected with its error.
  */
 export class ScriptBatcher {
   private queue: Pending[] = [];
+  private drainQueued = false;
 
   constructor(
     private readonly flush: (calls: readonly ScriptCall[]) => Promise<BatchAnswer[]>,
@@ -61,15 +68,23 @@ export class ScriptBatcher {
 
   add(call: ScriptCall): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      if (this.queue.length === 0) setImmediate(() => this.drain());
+      if (!this.drainQueued) {
+        this.drainQueued = true;
+        setImmediate(() => {
+          this.drainQueued = false;
+          this.drain();
+        });
+      }
       this.queue.push({ call, resolve, reject });
+      if (this.queue.length >= BATCH_FLUSH_CALLS) this.drain();
     });
   }
 
   private drain(): void {
-    const all = this.queue;
+    if (this.queue.length === 0) return;
+    const batch = this.queue;
     this.queue = [];
-    for (let at = 0; at < all.length; at += MAX_BATCH_CALLS) void this.run(all.slice(at, at + MAX_BATCH_CALLS));
+    void this.run(batch);
   }
 
   private async run(batch: readonly Pending[]): Promise<void> {
