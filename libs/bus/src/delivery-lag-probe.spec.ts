@@ -48,6 +48,51 @@ describe('DeliveryLagProbe: stalled partitions leave the gate alone', () => {
     expect(lag.groups[0]).toMatchObject({ lagMs: 800, behindRecords: 5n, stalledPartitions: [1] });
   });
 
+  it('does not estimate a drain time while a partition stands still for half its stall window: a stall being confirmed is not load', async () => {
+    // The source-hole drill of a fresh-clone run (2026-12-06): a shard stopped at a hole, its age passed
+    // the drain threshold (8 s) half a second before the stall window classified it, and its pace,
+    // measured over reads that still held moves, was tiny: a drain of 147 s closed the gate. Here the
+    // records already waited 3 s at each move, so the age is past 5 s at a standstill of 2.5 s.
+    const { state, source, clock } = world();
+    const probe = new DeliveryLagProbe(source, [{ groupId: 'shards', topic: 'd' }], clock, { stallMs: 5_000 });
+    let committed = 100n;
+    let oldestWaiting = NOW - 3_000;
+    const read = async (ms: number, moves: boolean) => {
+      state.now = NOW + ms;
+      if (moves) {
+        committed += 2n;
+        oldestWaiting = state.now - 3_000;
+      }
+      state.groups.set('shards', {
+        members: 1,
+        partitions: [at({ partition: 0, committed, end: committed + 20n + BigInt(ms / 500), metadata: commitPositionMetadata(oldestWaiting) })],
+      });
+      return probe.read();
+    };
+    let lag = await read(0, true);
+    for (let ms = 500; ms <= 10_000; ms += 500) lag = await read(ms, true);
+    // Moving every read, 4 records/s: its drain time counts.
+    expect(lag.groups[0]!.drainMs).toBeGreaterThan(0);
+    const stoppedAt = 10_000;
+    for (let ms = stoppedAt + 500; ms < stoppedAt + 2_500; ms += 500) lag = await read(ms, false);
+    // Still for 2 s of a 5 s window: slow, perhaps, and still measured.
+    expect(lag.groups[0]!.drainMs).toBeGreaterThan(0);
+    lag = await read(stoppedAt + 2_500, false);
+    // Half the window: the drain time waits for the window's verdict; the age goes on counting.
+    expect(lag.groups[0]!.drainMs).toBeNull();
+    expect(lag.drainMs).toBe(0);
+    expect(lag.ageMs).toBe(5_500);
+    lag = await read(stoppedAt + 4_500, false);
+    expect(lag.groups[0]!.drainMs).toBeNull();
+    expect(lag.groups[0]!.stalledPartitions).toEqual([]);
+    lag = await read(stoppedAt + 5_000, false);
+    expect(lag.groups[0]!.stalledPartitions).toEqual([0]);
+    // Moving again: measured again once its pace is.
+    lag = await read(stoppedAt + 5_500, true);
+    expect(lag.groups[0]!.stalledPartitions).toEqual([]);
+    expect(lag.ageMs).toBe(3_000);
+  });
+
   it("does not count a partition a newer epoch replays below what the older epoch's group committed, and counts it again past that", async () => {
     const { state, source, clock } = world();
     const probe = new DeliveryLagProbe(source, [{ groupId: 'mb-shards-e2', topic: 'd', replayOf: ['mb-shards-e1'] }], clock, { stallMs: 5_000 });

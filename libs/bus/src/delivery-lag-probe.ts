@@ -147,7 +147,11 @@ export class DeliveryLagProbe {
     this.caughtUp.set(key, caughtUp);
     const counted = partitions.filter((p) => !stalled.has(p.partition) && !replaying.has(p.partition));
     const perSecond = this.measurePace(key, now, consumedRecords(counted), lag.behindRecords > 0n, counted.map((p) => p.partition).join(','));
-    const drainMs = lag.behindRecords === 0n ? 0 : perSecond !== null && perSecond > 0 ? Math.round((Number(lag.behindRecords) / perSecond) * 1000) : null;
+    // A partition standing still may be a stall the window has not confirmed yet: its pace is tiny and
+    // its drain time huge, which is not load (ADR-0023 decision 11). Its age still counts.
+    const stillOne = counted.some((p) => progress.standingStill(p.partition, now));
+    const drainMs =
+      lag.behindRecords === 0n ? 0 : !stillOne && perSecond !== null && perSecond > 0 ? Math.round((Number(lag.behindRecords) / perSecond) * 1000) : null;
     return { ...lag, drainMs, recordsPerSecond: perSecond };
   }
 

@@ -59,6 +59,16 @@ export class PartitionProgress {
     return Math.min(this.stallMs * STALL_MAX_FACTOR, Math.max(this.stallMs, longest * STALL_GAP_FACTOR));
   }
 
+  /**
+   * Whether `partition`, with records waiting, has stood still at its position for at least half
+   * the stall window in force at `nowMs` (as of the last `observe`): a stall may be under way, and
+   * until the window decides, its group's drain time is not estimated (ADR-0023 decision 11).
+   */
+  standingStill(partition: number, nowMs: number): boolean {
+    const since = this.seen.get(partition)?.waitingSince;
+    return since != null && (nowMs - since) * 2 >= this.windowMs(partition, nowMs);
+  }
+
   /** Classifies every partition of one read taken at `nowMs` and remembers it for the next. */
   observe(partitions: readonly PartitionOffsets[], nowMs: number): Map<number, PartitionMotion> {
     const out = new Map<number, PartitionMotion>();
