@@ -87,10 +87,12 @@ describe('DeliveryLagProbe: stalled partitions leave the gate alone', () => {
     expect(lag.groups[0]!.stalledPartitions).toEqual([]);
     lag = await read(stoppedAt + 5_000, false);
     expect(lag.groups[0]!.stalledPartitions).toEqual([0]);
-    // Moving again: measured again once its pace is.
+    // Moving again: counted again, and its drain time estimated again once its pace is measured.
     lag = await read(stoppedAt + 5_500, true);
     expect(lag.groups[0]!.stalledPartitions).toEqual([]);
     expect(lag.ageMs).toBe(3_000);
+    for (let ms = stoppedAt + 6_000; ms <= stoppedAt + 20_000; ms += 500) lag = await read(ms, true);
+    expect(lag.groups[0]!.drainMs).toBeGreaterThan(0);
   });
 
   it("does not count a partition a newer epoch replays below what the older epoch's group committed, and counts it again past that", async () => {

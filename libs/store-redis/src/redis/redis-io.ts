@@ -81,8 +81,8 @@ export class RedisIo {
   /**
    * `groupCommit`: the commit-path scripts (`BATCHABLE_SCRIPTS`) made in one event-loop turn go to
    * Redis as `commit-batch` calls of up to `BATCH_FLUSH_CALLS` (ADR-0039, ADR-0044), each call
-   * answered on its own. Only on a standalone client without a
-   * key prefix (the batch spans hash tags); elsewhere each call goes on its own, as without it.
+   * answered on its own. Only on a standalone client without a key prefix (the batch spans hash
+   * tags); elsewhere each call goes on its own, as without it.
    * `replicaAcks`: how the durable steps wait for replicas (ADR-0038; none by default); with
    * `min` ≥ 1 the store's `namespace` is required, its fence keys live there.
    */
